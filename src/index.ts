@@ -1,0 +1,19 @@
+/**
+ * authchart: sign-in, sign-out and sessions for Node.js web apps, wire-compatible with Auth.js v5, with
+ * every sign-in flow an XState statechart.
+ *
+ * @example
+ * ```ts
+ * import { Auth } from "authchart"
+ * const response = await Auth(request, config)
+ * ```
+ * @packageDocumentation
+ */
+export { Auth } from "./runtime/auth.js"
+export { raw, skipCSRFCheck } from "./runtime/config.js"
+export { createActionURL, isAuthAction, setEnvDefaults, type AuthAction } from "./runtime/env.js"
+export { defineFlow, type FlowDefinition, type FlowDefinitionInput, type FlowRoute, type EffectContext } from "./runtime/flow.js"
+export type { FlowStore, FlowEnvelope, FlowStoreIO } from "./runtime/store.js"
+export type { ResponseInternal } from "./runtime/context.js"
+export * from "./errors.js"
+export type * from "./types.js"

@@ -1,0 +1,172 @@
+/**
+ * Express integration: `ExpressAuth(config)` mounts every auth route, `getSession(req)` reads the
+ * session in your own routes. Works on Express 4 and 5, with `app.use("/auth", …)`,
+ * `app.use("/auth/*", …)` (4) or `app.use("/auth/*splat", …)` (5).
+ *
+ * @example
+ * ```ts
+ * import express from "express"
+ * import { ExpressAuth, getSession } from "authchart/express"
+ * const app = express()
+ * app.set("trust proxy", true) // behind a proxy: protocol and host from X-Forwarded-*
+ * app.use("/auth", ExpressAuth(authConfig))
+ * app.get("/me", async (req, res) => res.json(await getSession(req, authConfig, res)))
+ * ```
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
+import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from "express"
+import { UnknownAction } from "../errors.js"
+import { finish, handleRequest } from "../runtime/auth.js"
+import { type ResolvedConfig, resolvedFor } from "../runtime/config.js"
+import type { HeaderReader, IncomingRequest } from "../runtime/context.js"
+import { parseCookies, serializeCookie } from "../runtime/cookies.js"
+import { json as jsonResponse, type Outgoing, toOutgoing } from "../runtime/respond.js"
+import type { AuthConfig, Session } from "../types.js"
+import { readBody } from "./body.js"
+
+export type ExpressAuthConfig = Omit<AuthConfig, "raw">
+
+const MOUNTED = Symbol.for("authchart.express.config")
+
+type AuthMiddleware = ((req: ExpressRequest, res: ExpressResponse, next: NextFunction) => Promise<void>) & {
+  [MOUNTED]: ExpressAuthConfig
+}
+
+function headerReader(headers: IncomingHttpHeaders): HeaderReader {
+  return {
+    get(name) {
+      const value = headers[name]
+      if (value === undefined) return null
+      return Array.isArray(value) ? value.join(", ") : value
+    },
+  }
+}
+
+function* headerEntries(headers: IncomingHttpHeaders): Iterable<[string, string]> {
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue
+    if (Array.isArray(value)) for (const v of value) yield [name, v]
+    else yield [name, value]
+  }
+}
+
+/** Protocol and host as Express sees them: `X-Forwarded-*` only when `trust proxy` trusts the peer. */
+function originOf(req: ExpressRequest): string {
+  const trust = req.app?.get("trust proxy fn") as ((addr: string | undefined, i: number) => boolean) | undefined
+  const forwarded = req.get("x-forwarded-host")
+  const host =
+    forwarded && trust?.(req.socket.remoteAddress, 0) ? (forwarded.split(",")[0] ?? "").trim() : req.get("host")
+  return `${req.protocol}://${host ?? "localhost"}`
+}
+
+/** The mount path of the middleware, with any `*` / `*splat` remainder removed. */
+function mountPath(req: ExpressRequest): string {
+  const params = req.params as Record<string, string | string[] | undefined>
+  const rest = params["0"] ?? params.splat
+  const restPath = Array.isArray(rest) ? rest.join("/") : rest
+  let base = req.baseUrl
+  if (restPath && base.endsWith(`/${restPath}`)) base = base.slice(0, -(restPath.length + 1))
+  return base.replace(/\/+$/, "")
+}
+
+function toIncoming(req: ExpressRequest, url: URL, body: Record<string, unknown> | undefined): IncomingRequest {
+  return {
+    method: req.method,
+    url,
+    headers: headerReader(req.headers),
+    cookies: parseCookies(req.headers.cookie),
+    body,
+    headerEntries: () => headerEntries(req.headers),
+  }
+}
+
+/** Writes an outgoing response: proper status text, every `Set-Cookie`, no empty `Content-Type`. */
+function write(res: ServerResponse, out: Outgoing): void {
+  const grouped = new Map<string, string[]>()
+  for (const [name, value] of out.headers) {
+    const list = grouped.get(name)
+    if (list) list.push(value)
+    else grouped.set(name, [value])
+  }
+  res.statusCode = out.status
+  res.statusMessage = out.statusText
+  for (const [name, values] of grouped) res.setHeader(name, values.length === 1 ? (values[0] as string) : values)
+  res.end(out.body)
+}
+
+/**
+ * Express middleware serving the auth routes under its mount path.
+ * The config is resolved once (env defaults, secrets, cookies) and never mutated.
+ */
+export function ExpressAuth(config: ExpressAuthConfig): AuthMiddleware {
+  const middleware = async (req: ExpressRequest, res: ExpressResponse, next: NextFunction): Promise<void> => {
+    try {
+      const resolved = resolvedFor(config)
+      const basePath = req.baseUrl ? mountPath(req) : resolved.basePath
+      const url = new URL(`${originOf(req)}${req.originalUrl}`)
+      let body: Record<string, unknown> | undefined
+      try {
+        body = req.method === "POST" ? await readBody(req as IncomingMessage & { body?: unknown }) : undefined
+      } catch (err) {
+        if (!(err instanceof UnknownAction)) throw err
+        resolved.logger.error(err)
+        write(res, toOutgoing(jsonResponse("Bad request.", 400), req.method, false))
+        return
+      }
+      const incoming = toIncoming(req, url, body)
+      const out = finish(await handleRequest(incoming, resolved, basePath), incoming)
+      if (!res.headersSent) write(res, out)
+    } catch (err) {
+      next(err)
+    }
+  }
+  return Object.assign(middleware, { [MOUNTED]: config })
+}
+
+interface Layer {
+  handle?: Partial<AuthMiddleware>
+}
+
+/** The config of the `ExpressAuth` mounted on the request's app, if any. */
+function mountedConfig(req: ExpressRequest): ExpressAuthConfig | undefined {
+  const app = req.app as unknown as { _router?: { stack?: Layer[] }; router?: { stack?: Layer[] } }
+  const stack = app?._router?.stack ?? app?.router?.stack ?? []
+  for (const layer of stack) {
+    const config = layer.handle?.[MOUNTED]
+    if (config) return config
+  }
+  return undefined
+}
+
+/**
+ * The request's session, or `null`. Without `config`, the config of the `ExpressAuth` mounted on the
+ * same app is used. With `res`, a refreshed session cookie is forwarded to the response.
+ *
+ * @example
+ * ```ts
+ * app.use(async (req, res, next) => { res.locals.session = await getSession(req, authConfig, res); next() })
+ * ```
+ */
+export async function getSession(
+  req: ExpressRequest,
+  config?: ExpressAuthConfig,
+  res?: ExpressResponse,
+): Promise<Session | null> {
+  const effective = config ?? mountedConfig(req)
+  if (!effective) {
+    throw new Error("getSession(req) found no ExpressAuth on this app: pass the config, getSession(req, config).")
+  }
+  const resolved: ResolvedConfig = resolvedFor(effective)
+  const url = new URL(`${originOf(req)}${resolved.basePath}/session`)
+  const handled = await handleRequest(toIncoming(req, url, undefined), resolved)
+  const { response } = handled
+  if ((response.status ?? 200) !== 200) {
+    const message = (response.body as { message?: string } | undefined)?.message
+    throw new Error(message ?? "getSession failed")
+  }
+  if (res && !res.headersSent && response.cookies?.length) {
+    for (const cookie of response.cookies) res.append("Set-Cookie", serializeCookie(cookie))
+  }
+  const session = response.body as Session | null
+  return session && Object.keys(session).length > 0 ? session : null
+}

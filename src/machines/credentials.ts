@@ -1,0 +1,30 @@
+/**
+ * Credentials sign-in: `idle` waits for the form POST, `authorizing` runs the provider's `authorize`,
+ * then the shared sign-in tail. The submitted fields travel in the event into `authorize` only and are
+ * never kept in the context, so a snapshot can never hold a password.
+ */
+import { assign } from "xstate"
+import { AWAITING_INPUT, type FlowOutput } from "./types.js"
+import { flowSetup, initialContext, signInTail } from "./setup.js"
+
+export const credentialsMachine = flowSetup.createMachine({
+  id: "credentials",
+  initial: "idle",
+  context: ({ input }) => initialContext(input),
+  output: ({ context }): FlowOutput => context.output ?? { ok: false, error: new Error("flow ended without output") },
+  states: {
+    idle: {
+      tags: [AWAITING_INPUT],
+      on: { SUBMIT: { target: "authorizing" } },
+    },
+    authorizing: {
+      invoke: {
+        src: "authorize",
+        input: ({ event }) => ({ params: event.params }),
+        onDone: { target: "gate", actions: assign({ identity: ({ event }) => event.output }) },
+        onError: { target: "failed", actions: "fail" },
+      },
+    },
+    ...signInTail,
+  },
+})

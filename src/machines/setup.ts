@@ -1,0 +1,102 @@
+/**
+ * The one `setup()` the built-in flows share: their context, events, and every effect they may invoke,
+ * declared by name. Effects are placeholders here; the runtime supplies the real ones with
+ * `machine.provide({ actors })`, so machines stay pure and testable without I/O.
+ */
+import { assign, fromPromise, setup } from "xstate"
+import type { FlowInput, FlowOutput, GateResult, Identity, Issued, Reply } from "./types.js"
+
+/** What a flow keeps between steps. Everything here may be persisted: no secrets from the user. */
+export interface FlowContext {
+  provider: string
+  startedAt: number
+  identity: Identity | null
+  reply: Reply | null
+  output: FlowOutput | null
+}
+
+/** An HTTP request, as the one event the runtime sends per request. */
+export interface FlowEvent {
+  type: "SUBMIT" | "CALLBACK" | "STEP"
+  params: Record<string, unknown>
+  now: number
+}
+
+function notProvided(name: string): () => Promise<never> {
+  return () => Promise.reject(new Error(`effect "${name}" was not provided by the runtime`))
+}
+
+export const flowSetup = setup({
+  types: {
+    context: {} as FlowContext,
+    events: {} as FlowEvent,
+    input: {} as FlowInput,
+    output: {} as FlowOutput,
+    tags: {} as "awaiting-input",
+  },
+  actors: {
+    /** credentials: check the submitted fields, answer who the user is. */
+    authorize: fromPromise<Identity, { params: Record<string, unknown> }>(notProvided("authorize")),
+    /** The `signIn` callback: allow, deny (throws AccessDenied), or redirect elsewhere. */
+    signInGate: fromPromise<GateResult, Identity>(notProvided("signInGate")),
+    /** Create the session (cookie or database), fire events, resolve the redirect. */
+    issueSession: fromPromise<Issued, Identity>(notProvided("issueSession")),
+  },
+  actions: {
+    /** Ends the flow with the error an effect threw (`onError` events carry it as `error`). */
+    fail: assign(({ event }) => ({
+      output: { ok: false, error: (event as unknown as { error?: unknown }).error } satisfies FlowOutput,
+    })),
+  },
+})
+
+/** The initial context of a flow. */
+export function initialContext(input: FlowInput): FlowContext {
+  return { provider: input.provider, startedAt: input.now, identity: null, reply: null, output: null }
+}
+
+
+/**
+ * The tail every sign-in flow ends in, entered once the identity is established:
+ * `gate` (signIn callback) → `issuing` (session, events, redirect) → `done`; or `denied` / `failed`.
+ */
+export const signInTail = {
+  gate: flowSetup.createStateConfig({
+    invoke: {
+      src: "signInGate",
+      input: ({ context }) => context.identity as Identity,
+      onDone: [
+        { guard: ({ event }) => event.output.allow, target: "issuing" },
+        {
+          target: "denied",
+          actions: assign({
+            output: ({ event }): FlowOutput => ({
+              ok: true,
+              reply: { type: "redirect", url: event.output.allow ? "" : event.output.redirect },
+            }),
+          }),
+        },
+      ],
+      onError: { target: "failed", actions: "fail" },
+    },
+  }),
+  issuing: flowSetup.createStateConfig({
+    invoke: {
+      src: "issueSession",
+      input: ({ context }) => context.identity as Identity,
+      onDone: {
+        target: "done",
+        actions: assign({
+          output: ({ event }): FlowOutput => ({
+            ok: true,
+            reply: { type: "redirect", url: event.output.redirect, cookies: event.output.cookies },
+          }),
+        }),
+      },
+      onError: { target: "failed", actions: "fail" },
+    },
+  }),
+  done: flowSetup.createStateConfig({ type: "final" }),
+  denied: flowSetup.createStateConfig({ type: "final" }),
+  failed: flowSetup.createStateConfig({ type: "final" }),
+}

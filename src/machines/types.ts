@@ -1,0 +1,56 @@
+/**
+ * The vocabulary every flow machine shares: what arrives (events), what it keeps (context), and what it
+ * answers (replies). Plain data only: machines never build HTTP, touch cookies or read the clock.
+ */
+
+/** Tag of every state that waits for the next HTTP request. Only there is a snapshot persisted. */
+export const AWAITING_INPUT = "awaiting-input"
+
+/** A user as a flow carries it: JSON data. */
+export interface FlowUser {
+  id?: string
+  name?: string | null
+  email?: string | null
+  image?: string | null
+  [field: string]: unknown
+}
+
+/** An account as a flow carries it: JSON data. */
+export interface FlowAccount {
+  provider: string
+  providerAccountId: string
+  type: string
+  [field: string]: unknown
+}
+
+/** Who the flow has established the user to be. */
+export interface Identity {
+  user: FlowUser
+  account: FlowAccount | null
+  profile?: Record<string, unknown>
+  isNewUser?: boolean
+}
+
+/** What the runtime turns into one HTTP response. `cookies` is opaque to machines. */
+export type Reply =
+  | { type: "redirect"; url: string; cookies?: readonly unknown[] }
+  | { type: "page"; page: string; data?: Record<string, unknown> }
+  | { type: "json"; body: unknown; status?: number }
+
+/** How a flow ended. A failure carries the error as thrown by an effect (an `AuthError`). */
+export type FlowOutput = { ok: true; reply: Reply } | { ok: false; error: unknown }
+
+/** What the signIn gate decided: go on, or redirect somewhere else without a session. */
+export type GateResult = { allow: true } | { allow: false; redirect: string }
+
+/** What issuing a session produced: where to go, and the cookies to set (opaque to machines). */
+export interface Issued {
+  redirect: string
+  cookies: readonly unknown[]
+}
+
+/** Input every flow starts with. `now` is milliseconds since the epoch. */
+export interface FlowInput {
+  provider: string
+  now: number
+}

@@ -1,0 +1,78 @@
+/**
+ * The built-in pages (sign-in, sign-out, verify-request, error), or redirects to the app's own `pages`.
+ */
+import type { CredentialsConfig } from "../../types.js"
+import { resolveCallbackUrl } from "../callback-url.js"
+import type { Handled, RequestContext } from "../context.js"
+import type { OutCookie } from "../cookies.js"
+import { csrfState } from "../csrf.js"
+import { type PageProvider, renderError, renderSignIn, renderSignOut, renderVerifyRequest } from "../pages/index.js"
+import { htmlPage, redirect } from "../respond.js"
+
+/** Absolute URLs of a provider's sign-in and callback routes. */
+export function providerUrls(ctx: RequestContext, id: string): { signinUrl: string; callbackUrl: string } {
+  const encoded = encodeURIComponent(id)
+  return { signinUrl: `${ctx.authUrl}/signin/${encoded}`, callbackUrl: `${ctx.authUrl}/callback/${encoded}` }
+}
+
+function pageProviders(ctx: RequestContext): PageProvider[] {
+  return [...ctx.config.providers.values()].map((p) => ({
+    id: p.id,
+    name: p.name,
+    type: p.type,
+    ...providerUrls(ctx, p.id),
+    ...(p.style ? { style: p.style } : {}),
+    ...(p.type === "credentials" ? { credentials: (p.config as CredentialsConfig).credentials ?? {} } : {}),
+  }))
+}
+
+export async function signInPage(ctx: RequestContext): Promise<Handled> {
+  const callback = await resolveCallbackUrl(ctx)
+  const error = ctx.req.url.searchParams.get("error") ?? undefined
+  const custom = ctx.config.pages.signIn
+  if (custom) {
+    const url = new URL(custom, ctx.origin)
+    url.searchParams.set("callbackUrl", callback.url)
+    if (error) url.searchParams.set("error", error)
+    return { response: redirect(url.href, callback.cookie ? [callback.cookie] : []) }
+  }
+  const csrf = csrfState(ctx)
+  const email = ctx.req.url.searchParams.get("email") ?? undefined
+  const html = renderSignIn({
+    providers: pageProviders(ctx),
+    csrfToken: csrf.token,
+    callbackUrl: callback.url,
+    ...(email ? { email } : {}),
+    ...(error ? { error } : {}),
+    theme: ctx.config.theme,
+  })
+  const cookies = [csrf.cookie, callback.cookie].filter((c): c is OutCookie => c !== undefined)
+  return { response: htmlPage(html, 200, cookies) }
+}
+
+export async function signOutPage(ctx: RequestContext): Promise<Handled> {
+  const custom = ctx.config.pages.signOut
+  if (custom) return { response: redirect(new URL(custom, ctx.origin).href) }
+  const csrf = csrfState(ctx)
+  const html = renderSignOut({ csrfToken: csrf.token, action: `${ctx.authUrl}/signout`, theme: ctx.config.theme })
+  return { response: htmlPage(html, 200, csrf.cookie ? [csrf.cookie] : []) }
+}
+
+export async function verifyRequestPage(ctx: RequestContext): Promise<Handled> {
+  const custom = ctx.config.pages.verifyRequest
+  if (custom) return { response: redirect(`${new URL(custom, ctx.origin).href}${ctx.req.url.search}`) }
+  const html = renderVerifyRequest({ homeUrl: ctx.origin, host: ctx.req.url.host, theme: ctx.config.theme })
+  return { response: htmlPage(html) }
+}
+
+export async function errorPage(ctx: RequestContext): Promise<Handled> {
+  const error = ctx.req.url.searchParams.get("error") ?? ""
+  const custom = ctx.config.pages.error
+  if (custom) {
+    const url = new URL(custom, ctx.origin)
+    if (error) url.searchParams.set("error", error)
+    return { response: redirect(url.href) }
+  }
+  const page = renderError({ error, homeUrl: ctx.origin, signInUrl: `${ctx.authUrl}/signin`, theme: ctx.config.theme })
+  return { response: htmlPage(page.html, page.status) }
+}

@@ -1,0 +1,152 @@
+/**
+ * `Auth(request, config)`: a web `Request` in, a web `Response` out. Resolve the config (once), parse
+ * the action off the path, answer configuration errors, route, and serialise.
+ */
+import { AuthError, UnknownAction } from "../errors.js"
+import type { AuthConfig } from "../types.js"
+import { type ResolvedConfig, resolvedFor } from "./config.js"
+import type { Handled, IncomingRequest, RequestContext, ResponseInternal } from "./context.js"
+import { parseCookies } from "./cookies.js"
+import { type AuthAction, isAuthAction } from "./env.js"
+import { configErrorResponse, json, toOutgoing, toWebResponse, type Outgoing } from "./respond.js"
+import { route } from "./routes.js"
+
+const PROVIDER_ACTIONS: ReadonlySet<string> = new Set(["signin", "callback", "webauthn-options"])
+
+/** The body of every malformed request: 400 with the JSON string "Bad request." (Auth.js). */
+function badRequest(config: ResolvedConfig, reason: string): Handled {
+  const error = new UnknownAction(reason)
+  config.logger.error(error)
+  return { response: json("Bad request.", 400), error }
+}
+
+interface ParsedPath {
+  action: AuthAction
+  providerId: string | undefined
+}
+
+/** Splits `<basePath>/<action>[/<providerId>]`; the base path must end on a `/` boundary. */
+export function parsePath(pathname: string, basePath: string): ParsedPath | null {
+  if (basePath !== "" && pathname !== basePath && !pathname.startsWith(`${basePath}/`)) return null
+  const segments = pathname.slice(basePath.length).split("/").filter(Boolean)
+  const [action, rawProvider, ...rest] = segments
+  if (!action || rest.length > 0 || !isAuthAction(action)) return null
+  let providerId: string | undefined
+  if (rawProvider !== undefined && rawProvider !== "undefined") {
+    try {
+      providerId = decodeURIComponent(rawProvider)
+    } catch {
+      return null
+    }
+  }
+  if (providerId !== undefined && !PROVIDER_ACTIONS.has(action)) return null
+  return { action, providerId }
+}
+
+/**
+ * Handles one parsed request. Integrations call this directly (no web `Request` needed); `basePath`
+ * overrides the configured one, e.g. with the Express mount path.
+ */
+export async function handleRequest(
+  req: IncomingRequest,
+  config: ResolvedConfig,
+  basePath: string = config.basePath,
+): Promise<Handled> {
+  if (req.method !== "GET" && req.method !== "POST") {
+    return badRequest(config, "Only GET and POST requests are supported")
+  }
+  const parsed = parsePath(req.url.pathname, basePath)
+  if (!parsed) return badRequest(config, `Cannot parse action at ${req.url.pathname}`)
+  const origin = req.url.origin
+  const secure = config.useSecureCookies ?? req.url.protocol === "https:"
+  const ctx: RequestContext = {
+    config,
+    req,
+    action: parsed.action,
+    providerId: parsed.providerId,
+    provider: parsed.providerId === undefined ? undefined : config.providers.get(parsed.providerId),
+    origin,
+    basePath,
+    authUrl: `${origin}${basePath}`,
+    secure,
+    cookies: secure ? config.cookies.secure : config.cookies.plain,
+    now: Date.now(),
+  }
+  if (config.configError) return { response: configErrorResponse(ctx), error: config.configError }
+  return route(ctx)
+}
+
+/** Reads a web `Request` into the runtime's request shape. Throws `UnknownAction` on a malformed body. */
+export async function fromWebRequest(request: Request): Promise<IncomingRequest> {
+  const url = new URL(request.url)
+  let body: Record<string, unknown> | undefined
+  if (request.method === "POST" && request.body) {
+    const type = request.headers.get("content-type") ?? ""
+    if (type.includes("application/json")) {
+      let parsed: unknown
+      try {
+        parsed = await request.json()
+      } catch (err) {
+        throw new UnknownAction("The JSON body could not be parsed.", { err })
+      }
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+        throw new UnknownAction("The JSON body must be an object.")
+      }
+      body = parsed as Record<string, unknown>
+    } else if (type.includes("application/x-www-form-urlencoded")) {
+      body = Object.fromEntries(new URLSearchParams(await request.text()))
+    }
+  }
+  const headers = request.headers
+  return {
+    method: request.method,
+    url,
+    headers,
+    cookies: parseCookies(headers.get("cookie")),
+    body,
+    headerEntries: () => headers.entries(),
+  }
+}
+
+/** Serialises a handled request the way `Auth` answers it. */
+export function finish(handled: Handled, req: Pick<IncomingRequest, "method" | "headers">): Outgoing {
+  const returnRedirect = req.headers.get("x-auth-return-redirect") !== null
+  return toOutgoing(handled.response, req.method, returnRedirect)
+}
+
+/**
+ * Handles an auth request: `GET|POST <basePath>/<action>[/<provider>]`.
+ *
+ * @example
+ * ```ts
+ * import { Auth } from "authchart"
+ * import Credentials from "authchart/providers/credentials"
+ * const response = await Auth(request, { providers: [Credentials({ authorize })], secret })
+ * ```
+ * With `raw` in the config the internal response object is returned instead, and `AuthError`s are
+ * thrown (unless the request asked for `X-Auth-Return-Redirect`).
+ */
+export async function Auth(request: Request, config: AuthConfig & { raw: symbol }): Promise<ResponseInternal>
+export async function Auth(request: Request, config: AuthConfig): Promise<Response>
+export async function Auth(request: Request, config: AuthConfig): Promise<Response | ResponseInternal> {
+  const resolved = resolvedFor(config)
+  let handled: Handled
+  try {
+    const incoming = await fromWebRequest(request)
+    handled = await handleRequest(incoming, resolved)
+  } catch (err) {
+    handled =
+      err instanceof UnknownAction
+        ? badRequest(resolved, err.message)
+        : { response: json({ message: "Internal error" }, 500), error: err }
+    if (!(err instanceof UnknownAction)) resolved.logger.error(err instanceof Error ? err : new Error(String(err)))
+  }
+  const returnRedirect = request.headers.get("x-auth-return-redirect") !== null
+  if (resolved.raw && !(handled.error !== undefined && !(handled.error instanceof AuthError))) {
+    if (handled.error instanceof AuthError && !returnRedirect && handled.error !== resolved.configError) {
+      throw handled.error
+    }
+    if (!resolved.configError) return handled.response
+  }
+  return toWebResponse(toOutgoing(handled.response, request.method, returnRedirect))
+}

@@ -1,0 +1,73 @@
+/**
+ * The per-request context handed to route handlers and effects: the parsed request, the resolved
+ * config, and what follows from both (origin, base path, cookie set). Built once per request.
+ */
+import type { CookiesOptions } from "../types.js"
+import type { ResolvedConfig, ResolvedProvider } from "./config.js"
+import type { CookieJar, OutCookie } from "./cookies.js"
+import type { AuthAction } from "./env.js"
+
+/** Reads request headers by lower-case name. */
+export interface HeaderReader {
+  get(name: string): string | null
+}
+
+/** A request as the runtime sees it, whichever integration it came from. */
+export interface IncomingRequest {
+  readonly method: string
+  /** Absolute URL; its origin is the one the app is served on. */
+  readonly url: URL
+  readonly headers: HeaderReader
+  readonly cookies: CookieJar
+  /** The parsed urlencoded or JSON body of a POST, else undefined. */
+  readonly body: Readonly<Record<string, unknown>> | undefined
+  /** All request headers, for building a web `Request` when user code asks for one. */
+  headerEntries(): Iterable<[string, string]>
+}
+
+export interface RequestContext {
+  readonly config: ResolvedConfig
+  readonly req: IncomingRequest
+  readonly action: AuthAction
+  readonly providerId: string | undefined
+  readonly provider: ResolvedProvider | undefined
+  readonly origin: string
+  readonly basePath: string
+  /** `origin + basePath`: where the auth routes live. */
+  readonly authUrl: string
+  readonly secure: boolean
+  readonly cookies: CookiesOptions
+  /** Milliseconds since the epoch, read once per request. */
+  readonly now: number
+}
+
+/** What a route handler returns: the internal response, and the error it ended with (for `raw`). */
+export interface ResponseInternal {
+  status?: number
+  headers?: Record<string, string>
+  body?: unknown
+  redirect?: string
+  cookies?: OutCookie[]
+}
+
+export interface Handled {
+  readonly response: ResponseInternal
+  readonly error?: unknown
+}
+
+/** A string field of the body, else of the query. */
+export function param(req: IncomingRequest, name: string): string | undefined {
+  const fromBody = req.body?.[name]
+  if (typeof fromBody === "string") return fromBody
+  return req.url.searchParams.get(name) ?? undefined
+}
+
+/** A web `Request` for user code (authorize), carrying the headers and the body as JSON. */
+export function toUserRequest(req: IncomingRequest): Request {
+  const headers = new Headers()
+  for (const [name, value] of req.headerEntries()) {
+    if (name !== "content-length" && name !== "content-type") headers.append(name, value)
+  }
+  headers.set("content-type", "application/json")
+  return new Request(req.url, { method: "POST", headers, body: JSON.stringify(req.body ?? {}) })
+}

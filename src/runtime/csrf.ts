@@ -1,0 +1,52 @@
+/**
+ * Double-submit CSRF protection, cookie format of Auth.js (`token|sha256(token + secret)`). The hash is
+ * written with the newest secret and checked against every secret (and against the comma-joined list
+ * Auth.js used), so rotating the secret invalidates no form.
+ */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
+import type { OutCookie } from "./cookies.js"
+import type { RequestContext } from "./context.js"
+
+export interface CsrfState {
+  /** The token to put into forms. */
+  readonly token: string
+  /** A new cookie to set when the request had none or a bad one. */
+  readonly cookie?: OutCookie
+  /** True when this POST carried the cookie's token in its body `csrfToken`. */
+  readonly verified: boolean
+}
+
+function sha256hex(value: string): string {
+  return createHash("sha256").update(value).digest("hex")
+}
+
+function equal(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+function validToken(value: string | undefined, secrets: readonly string[]): string | undefined {
+  if (!value) return undefined
+  const bar = value.indexOf("|")
+  if (bar <= 0) return undefined
+  const token = value.slice(0, bar)
+  const hash = value.slice(bar + 1)
+  const candidates = secrets.length > 1 ? [...secrets, secrets.join(",")] : secrets
+  return candidates.some((secret) => equal(sha256hex(`${token}${secret}`), hash)) ? token : undefined
+}
+
+/** Reads (or mints) the CSRF token of a request and tells whether the POST body proved it. */
+export function csrfState(ctx: RequestContext): CsrfState {
+  const { name, options } = ctx.cookies.csrfToken
+  const secrets = ctx.config.secrets
+  const existing = validToken(ctx.req.cookies[name], secrets)
+  if (existing) {
+    const sent = ctx.req.body?.csrfToken
+    const verified = ctx.req.method === "POST" && typeof sent === "string" && equal(sent, existing)
+    return { token: existing, verified: verified || ctx.config.skipCSRFCheck }
+  }
+  const token = randomBytes(32).toString("hex")
+  const value = `${token}|${sha256hex(`${token}${secrets[0] ?? ""}`)}`
+  return { token, cookie: { name, value, options }, verified: ctx.config.skipCSRFCheck }
+}

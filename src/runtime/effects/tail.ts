@@ -1,0 +1,53 @@
+/**
+ * Effects of the sign-in tail every flow ends in: the `signIn` gate and session issuance.
+ */
+import { fromPromise } from "xstate"
+import { AccessDenied, AuthError } from "../../errors.js"
+import type { GateResult, Identity, Issued } from "../../machines/types.js"
+import type { Account, Profile, User } from "../../types.js"
+import { redirectTo } from "../callback-url.js"
+import { fireEvent } from "../events.js"
+import type { EffectContext } from "../flow.js"
+import { sessionStrategy } from "../session.js"
+
+function subjectOf(identity: Identity): { user: User; account: Account | null; profile?: Profile } {
+  return {
+    user: identity.user as User,
+    account: identity.account as Account | null,
+    ...(identity.profile ? { profile: identity.profile as Profile } : {}),
+  }
+}
+
+/** The `signIn` callback: true goes on; false or a throw is AccessDenied; a string redirects. */
+export function signInGate(ctx: EffectContext) {
+  return fromPromise<GateResult, Identity>(async ({ input }) => {
+    const subject = subjectOf(input)
+    const credentials = input.account?.type === "credentials" ? { credentials: { ...(ctx.req.body ?? {}) } } : {}
+    let verdict: boolean | string
+    try {
+      verdict = await ctx.config.callbacks.signIn({ ...subject, ...credentials })
+    } catch (err) {
+      if (err instanceof AuthError) throw err
+      throw new AccessDenied("The signIn callback threw.", { err })
+    }
+    if (typeof verdict === "string") return { allow: false, redirect: await redirectTo(ctx, verdict) }
+    if (!verdict) throw new AccessDenied("The signIn callback refused the sign-in.")
+    return { allow: true }
+  })
+}
+
+/** Issues the session, fires `signIn`, and says where to go (`pages.newUser` for new users). */
+export function issueSession(ctx: EffectContext) {
+  return fromPromise<Issued, Identity>(async ({ input }) => {
+    const subject = { ...subjectOf(input), ...(input.isNewUser !== undefined ? { isNewUser: input.isNewUser } : {}) }
+    const cookies = await sessionStrategy(ctx).issue(ctx, subject)
+    await fireEvent(ctx, "signIn", subject)
+    const newUser = ctx.config.pages.newUser
+    if (input.isNewUser && newUser) {
+      const target = new URL(newUser, ctx.origin)
+      target.searchParams.set("callbackUrl", ctx.callbackUrl)
+      return { redirect: target.href, cookies }
+    }
+    return { redirect: ctx.callbackUrl, cookies }
+  })
+}

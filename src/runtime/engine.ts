@@ -1,0 +1,142 @@
+/**
+ * The flow engine: restore the flow's snapshot (or start it), provide its effects, send the request as
+ * ONE event, run until the machine rests (`awaiting-input`) or ends, persist or clear, and turn its
+ * reply into a response. Bounded by `flowTimeout`; a snapshot that no longer fits is a FlowStateError.
+ */
+import { randomUUID } from "node:crypto"
+import { type AnyActorRef, type AnyMachineSnapshot, createActor } from "xstate"
+import { AuthError, FlowStateError } from "../errors.js"
+import { AWAITING_INPUT, type FlowOutput, type Reply } from "../machines/types.js"
+import { resolveCallbackUrl } from "./callback-url.js"
+import type { Handled, RequestContext } from "./context.js"
+import type { OutCookie } from "./cookies.js"
+import { signInGate, issueSession } from "./effects/tail.js"
+import type { EffectContext, FlowDefinition, FlowRoute } from "./flow.js"
+import { errorResponse, replyResponse } from "./respond.js"
+import { ENVELOPE_VERSION, type FlowEnvelope, type FlowStoreIO } from "./store.js"
+
+function storeIO(ctx: RequestContext): FlowStoreIO {
+  const { name, options } = ctx.cookies.flow
+  return {
+    cookies: ctx.req.cookies,
+    cookieName: `${name}.${ctx.providerId}`,
+    cookieOptions: options,
+    secrets: ctx.config.secrets,
+    now: ctx.now,
+  }
+}
+
+function eventParams(ctx: RequestContext, route: FlowRoute): Record<string, unknown> {
+  const spec = route.params ?? "body"
+  if (spec === "body") return { ...(ctx.req.body ?? {}) }
+  if (spec === "query") return Object.fromEntries(ctx.req.url.searchParams)
+  const out: Record<string, unknown> = {}
+  for (const key of spec) {
+    const value = ctx.req.body?.[key] ?? ctx.req.url.searchParams.get(key) ?? undefined
+    if (value !== undefined) out[key] = value
+  }
+  return out
+}
+
+/** Resolves once the actor rests, ends or fails; rejects after `ms`. */
+function settle(actor: AnyActorRef, ms: number): Promise<AnyMachineSnapshot> {
+  const restful = (s: AnyMachineSnapshot) => s.status !== "active" || s.hasTag(AWAITING_INPUT)
+  const now = actor.getSnapshot() as AnyMachineSnapshot
+  if (restful(now)) return Promise.resolve(now)
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      sub.unsubscribe()
+      reject(new FlowStateError(`The sign-in step did not finish within ${ms} ms.`))
+    }, ms)
+    const done = (s: AnyMachineSnapshot) => {
+      clearTimeout(timer)
+      sub.unsubscribe()
+      resolve(s)
+    }
+    const sub = actor.subscribe({
+      next: (s) => restful(s as AnyMachineSnapshot) && done(s as AnyMachineSnapshot),
+      error: () => done(actor.getSnapshot() as AnyMachineSnapshot),
+    })
+  })
+}
+
+function checkEnvelope(envelope: FlowEnvelope, flow: FlowDefinition, ctx: RequestContext): void {
+  if (envelope.flow !== flow.id || envelope.provider !== ctx.providerId) {
+    throw new FlowStateError("The sign-in state belongs to another flow or provider.")
+  }
+  if (envelope.version !== flow.version) {
+    throw new FlowStateError("The sign-in state was made by another version of this flow.")
+  }
+  if (envelope.exp * 1000 <= ctx.now) throw new FlowStateError("The sign-in state has expired.")
+}
+
+/** Runs one request through a flow. */
+export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute): Promise<Handled> {
+  const store = ctx.config.flowStore
+  const io = storeIO(ctx)
+  const hadState = ctx.req.cookies[io.cookieName] !== undefined || ctx.req.cookies[`${io.cookieName}.0`] !== undefined
+  const cleanup = async (): Promise<OutCookie[]> => {
+    try {
+      return [...(await store.clear(io))]
+    } catch (err) {
+      ctx.config.logger.error(new FlowStateError("The sign-in state could not be cleared.", { err }))
+      return []
+    }
+  }
+  let actor: AnyActorRef | undefined
+  try {
+    const envelope = route.start ? null : await store.load(io)
+    if (!route.start) {
+      if (!envelope) throw new FlowStateError("No sign-in is in progress (or it was already used).")
+      checkEnvelope(envelope, flow, ctx)
+    }
+    const callback = await resolveCallbackUrl(ctx)
+    const ectx: EffectContext = { ...ctx, callbackUrl: callback.url }
+    const machine = flow.machine.provide({
+      actors: { signInGate: signInGate(ectx), issueSession: issueSession(ectx), ...(flow.effects?.(ectx) ?? {}) },
+    })
+    const input = { provider: ctx.providerId, now: ctx.now }
+    try {
+      actor = createActor(machine, envelope ? { snapshot: envelope.snapshot as never, input } : { input })
+      actor.start()
+    } catch (err) {
+      throw new FlowStateError("The sign-in state does not fit this flow any more.", { err })
+    }
+    const before = actor.getSnapshot() as AnyMachineSnapshot
+    if (before.status !== "active" || !before.hasTag(AWAITING_INPUT)) {
+      throw new FlowStateError("The sign-in state is not waiting for input.")
+    }
+    actor.send({ type: route.event, params: eventParams(ctx, route), now: ctx.now })
+    if (actor.getSnapshot() === before) throw new FlowStateError(`This step does not accept "${route.event}".`)
+    const after = await settle(actor, ctx.config.flowTimeout)
+    const extra = callback.cookie ? [callback.cookie] : []
+
+    if (after.status === "done") {
+      const output = after.output as FlowOutput
+      const cleared = hadState ? await cleanup() : []
+      if (!output.ok) return errorResponse(ctx, output.error, [...cleared, ...extra])
+      return replyResponse(ctx, output.reply, [...cleared, ...extra])
+    }
+    if (after.status === "error") throw after.error
+    const saved = await store.save(
+      {
+        v: ENVELOPE_VERSION,
+        flow: flow.id,
+        flowId: envelope?.flowId ?? randomUUID(),
+        provider: ctx.providerId as string,
+        version: flow.version,
+        exp: envelope?.exp ?? Math.floor(ctx.now / 1000) + flow.ttl,
+        snapshot: actor.getPersistedSnapshot(),
+      },
+      io,
+    )
+    const reply = (after.context as { reply?: Reply | null }).reply
+    if (!reply) throw new FlowStateError(`Flow "${flow.id}" rested without a reply.`)
+    return replyResponse(ctx, reply, [...saved, ...extra])
+  } catch (err) {
+    const error = err instanceof AuthError ? err : new FlowStateError("The sign-in step failed.", { err })
+    return errorResponse(ctx, error, hadState ? await cleanup() : [])
+  } finally {
+    actor?.stop()
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * Environment defaults (`AUTH_*` variables) and action URLs. Pure functions over an env record; the
+ * exported `setEnvDefaults` keeps Auth.js' mutate-in-place signature for compatibility.
+ */
+import type { AuthConfig, LoggerInstance, Provider } from "../types.js"
+import { createLogger } from "./logger.js"
+
+export type Env = Readonly<Record<string, string | undefined>>
+
+/** The Auth.js v5 action names. */
+export const authActions = [
+  "providers",
+  "session",
+  "csrf",
+  "signin",
+  "signout",
+  "callback",
+  "verify-request",
+  "error",
+  "webauthn-options",
+] as const
+
+export type AuthAction = (typeof authActions)[number]
+
+const actionSet: ReadonlySet<string> = new Set(authActions)
+
+/**
+ * True when `action` names one of the nine Auth.js actions.
+ * @example isAuthAction("signin") // true
+ */
+export function isAuthAction(action: string): action is AuthAction {
+  return actionSet.has(action)
+}
+
+/** `AUTH_TRUST_HOST=false` or `0` means false (Auth.js took any non-empty string as true). */
+function envFlag(value: string | undefined): boolean | undefined {
+  if (value === undefined || value === "") return undefined
+  return !/^(false|0|no|off)$/i.test(value.trim())
+}
+
+/** basePath from `AUTH_URL`'s path; a bare origin gives `/auth`, never `/`. */
+function basePathFromUrl(url: string | undefined): string | undefined {
+  if (!url) return undefined
+  try {
+    const path = new URL(url).pathname.replace(/\/+$/, "")
+    return path === "" ? undefined : path
+  } catch {
+    return undefined
+  }
+}
+
+/** Secrets from the environment, newest first: `AUTH_SECRET_3, _2, _1, AUTH_SECRET`. */
+export function secretsFromEnv(env: Env): string[] {
+  return [env.AUTH_SECRET_3, env.AUTH_SECRET_2, env.AUTH_SECRET_1, env.AUTH_SECRET].filter(
+    (s): s is string => typeof s === "string" && s.length > 0,
+  )
+}
+
+function providerWithEnv(provider: Provider, env: Env): Provider {
+  const base = typeof provider === "function" ? undefined : provider
+  const id = base?.id ?? (typeof provider === "function" ? provider().id : "")
+  const key = id.toUpperCase().replace(/-/g, "_")
+  const fromEnv = {
+    clientId: env[`AUTH_${key}_ID`],
+    clientSecret: env[`AUTH_${key}_SECRET`],
+    issuer: env[`AUTH_${key}_ISSUER`],
+    apiKey: env[`AUTH_${key}_KEY`],
+  }
+  const resolved = typeof provider === "function" ? provider(stripUndefined(fromEnv)) : { ...provider }
+  if (resolved.type === "oauth" || resolved.type === "oidc") {
+    const r = resolved as Record<string, unknown>
+    r.clientId ??= fromEnv.clientId
+    r.clientSecret ??= fromEnv.clientSecret
+    r.issuer ??= fromEnv.issuer
+  } else if (resolved.type === "email") {
+    ;(resolved as Record<string, unknown>).apiKey ??= fromEnv.apiKey
+  }
+  return resolved
+}
+
+function stripUndefined(o: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v
+  return out
+}
+
+/**
+ * The config with environment defaults applied, as a new object (the input is not touched).
+ * basePath, secret, redirectProxyUrl, trustHost and per-provider `AUTH_<ID>_*` values.
+ */
+export function withEnvDefaults(env: Env, config: AuthConfig, logger?: Pick<LoggerInstance, "warn">): AuthConfig {
+  const out: AuthConfig = { ...config }
+  const envUrl = env.AUTH_URL
+  if (envUrl) {
+    if (config.basePath) logger?.warn("env-url-basepath-redundant")
+    else out.basePath = basePathFromUrl(envUrl)
+  }
+  out.basePath ??= "/auth"
+  const secret = config.secret
+  if (!secret || (Array.isArray(secret) && secret.length === 0)) {
+    const fromEnv = secretsFromEnv(env)
+    if (fromEnv.length > 0) out.secret = fromEnv
+  }
+  out.redirectProxyUrl ??= env.AUTH_REDIRECT_PROXY_URL
+  out.trustHost ??=
+    envUrl !== undefined && envUrl !== ""
+      ? true
+      : (envFlag(env.AUTH_TRUST_HOST) ?? (!!env.VERCEL || !!env.CF_PAGES || env.NODE_ENV !== "production"))
+  out.providers = config.providers.map((p) => providerWithEnv(p, env))
+  return out
+}
+
+/**
+ * Applies the `AUTH_*` environment defaults to `config` in place (the Auth.js signature). authchart's own
+ * entry points resolve a frozen copy instead and never mutate your config.
+ *
+ * @example setEnvDefaults(process.env, config)
+ */
+export function setEnvDefaults(env: Env, config: AuthConfig, suppressBasePathWarning = false): void {
+  Object.assign(config, withEnvDefaults(env, config, suppressBasePathWarning ? undefined : createLogger(config.logger, !!config.debug)))
+}
+
+/**
+ * The absolute URL of an action: from `AUTH_URL` when set, else from the forwarded or plain host headers.
+ *
+ * @example createActionURL("signin", "https", new Headers({ host: "app.test" }), {}, { basePath: "/auth" })
+ * // → https://app.test/auth/signin
+ */
+export function createActionURL(
+  action: AuthAction,
+  protocol: string,
+  headers: Headers,
+  env: Env,
+  config: Pick<AuthConfig, "basePath" | "logger">,
+): URL {
+  const basePath = config.basePath
+  const envUrl = env.AUTH_URL ?? env.NEXTAUTH_URL
+  let url: URL
+  if (envUrl) {
+    url = new URL(envUrl)
+    if (basePath && basePath !== "/" && url.pathname !== "/") {
+      if (url.pathname !== basePath) config.logger?.warn?.("env-url-basepath-mismatch")
+      url.pathname = "/"
+    }
+  } else {
+    const host = headers.get("x-forwarded-host") ?? headers.get("host")
+    const proto = headers.get("x-forwarded-proto") ?? protocol ?? "https"
+    url = new URL(`${proto.replace(/:$/, "")}://${host}`)
+  }
+  const root = url.toString().replace(/\/$/, "")
+  const path = (basePath ?? "").replace(/(^\/+|\/+$)/g, "")
+  return new URL(path ? `${root}/${path}/${action}` : `${root}/${action}`)
+}

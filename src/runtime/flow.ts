@@ -1,0 +1,76 @@
+/**
+ * `defineFlow`: the one contract every flow uses, the built-in ones included. A flow is a machine, the
+ * request rows that drive it, and the effects the runtime provides to it.
+ */
+import type { AnyActorLogic, AnyStateMachine } from "xstate"
+import { createHash } from "node:crypto"
+import type { AuthAction } from "./env.js"
+import type { RequestContext } from "./context.js"
+
+/** One request row of a flow: which request drives which machine event. */
+export interface FlowRoute {
+  readonly method: "GET" | "POST"
+  readonly action: AuthAction
+  /** The machine event this request becomes. Its `params` come from `params`. */
+  readonly event: string
+  /** True when this request may start a new flow (otherwise it resumes a persisted one). */
+  readonly start?: boolean
+  /** Require the double-submit CSRF token (the body's `csrfToken`). */
+  readonly csrf?: boolean
+  /** Request fields that become the event's `params`: the whole body, the query, or named fields. */
+  readonly params?: "body" | "query" | readonly string[]
+}
+
+/** What an effect factory receives: the request it runs for, and the callback URL it resolved. */
+export interface EffectContext extends RequestContext {
+  readonly callbackUrl: string
+}
+
+export interface FlowDefinition {
+  /** Unique flow id; a config flow with a built-in id replaces the built-in. */
+  readonly id: string
+  /** The provider type this flow serves (a provider may also name a flow by `flow: id`). */
+  readonly providerType: string
+  readonly machine: AnyStateMachine
+  readonly routes: readonly FlowRoute[]
+  /** Effects the machine invokes by name, for one request. Built-in tail effects are always provided. */
+  readonly effects?: (ctx: EffectContext) => Record<string, AnyActorLogic>
+  /** Seconds a resting flow stays resumable. Default 900. */
+  readonly ttl: number
+  /** Fingerprint of the machine definition: a snapshot from another version is refused. */
+  readonly version: string
+}
+
+export interface FlowDefinitionInput extends Omit<FlowDefinition, "ttl" | "version"> {
+  readonly ttl?: number
+}
+
+function fingerprint(machine: AnyStateMachine): string {
+  const shape = JSON.stringify(machine.definition, (key, value) =>
+    typeof value === "function" ? `fn:${key}` : value,
+  )
+  return createHash("sha256").update(shape).digest("base64url").slice(0, 16)
+}
+
+/**
+ * Declares a flow. The built-in credentials flow is declared the same way.
+ *
+ * @example
+ * ```ts
+ * const inviteFlow = defineFlow({
+ *   id: "invite", providerType: "credentials", machine: inviteMachine,
+ *   routes: [{ method: "POST", action: "callback", event: "SUBMIT", start: true, csrf: true, params: "body" }],
+ *   effects: (ctx) => ({ authorize: fromPromise(async ({ input }) => checkInvite(input)) }),
+ * })
+ * ```
+ */
+export function defineFlow(input: FlowDefinitionInput): FlowDefinition {
+  if (!input.id) throw new TypeError("defineFlow: `id` is required")
+  if (input.routes.length === 0) throw new TypeError(`defineFlow(${input.id}): at least one route is required`)
+  return Object.freeze({
+    ...input,
+    routes: Object.freeze([...input.routes]),
+    ttl: input.ttl ?? 900,
+    version: fingerprint(input.machine),
+  })
+}

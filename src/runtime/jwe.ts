@@ -1,0 +1,316 @@
+/**
+ * Session-token crypto: the compact JWE (`alg: "dir"`) that Auth.js v5 writes, on `node:crypto`,
+ * synchronous. Keys are derived with HKDF exactly as Auth.js does, so tokens move both ways.
+ *
+ * The fast path handles the headers Auth.js and authchart produce (`alg`, `enc`, optional `kid`) and
+ * accepts exactly what `jose.jwtDecrypt` accepts with Auth.js' options; anything unusual (extra header
+ * members, padding or whitespace in a part) goes to `jose` itself through {@link decryptJwtAsync}.
+ */
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+} from "node:crypto"
+import { errors, jwtDecrypt, type CompactJWEHeaderParameters } from "jose"
+
+/** The content encryptions a session token may use. Auth.js writes `A256CBC-HS512`. */
+export type ContentEncryption = "A256CBC-HS512" | "A256GCM"
+
+/** A derived encryption key and its RFC 7638 thumbprint. Shared and cached: never mutate `key`. */
+export interface DerivedKey {
+  readonly key: Buffer
+  readonly kid: string
+}
+
+/** A decrypted, claim-checked token. */
+export interface DecryptedJwt {
+  payload: Record<string, unknown>
+  /** The decrypted JSON text (for tokens outside the fast path: the JSON of `payload`). */
+  plaintext: string
+}
+
+/** Thrown by {@link decryptJwt} for a well-formed token only `jose` can judge; use {@link decryptJwtAsync}. */
+export class NeedsSlowPath extends Error {
+  constructor() {
+    super("token needs the jose slow path")
+    this.name = "NeedsSlowPath"
+  }
+}
+
+/** Seconds of clock skew allowed on `exp` and `nbf`, as in Auth.js. */
+export const CLOCK_TOLERANCE = 15
+
+const JOSE_OPTIONS = {
+  keyManagementAlgorithms: ["dir"],
+  contentEncryptionAlgorithms: ["A256CBC-HS512", "A256GCM"],
+  clockTolerance: CLOCK_TOLERANCE,
+}
+
+const CACHE_LIMIT = 256
+const keyCache = new Map<string, DerivedKey>()
+
+function keyLength(enc: string): 32 | 64 {
+  if (enc === "A256CBC-HS512") return 64
+  if (enc === "A256GCM") return 32
+  throw new Error("Unsupported JWT Content Encryption Algorithm")
+}
+
+/**
+ * The key Auth.js derives for `enc`: HKDF-SHA256 (RFC 5869) of the secret, salted with `salt`, info
+ * `Auth.js Generated Encryption Key (<salt>)`; 64 bytes for A256CBC-HS512, 32 for A256GCM. `kid` is the
+ * RFC 7638 thumbprint of `{"k":…,"kty":"oct"}` with SHA-512 (64-byte key) or SHA-256 (32-byte key).
+ *
+ * @example
+ * ```ts
+ * const { kid } = deriveKey(process.env.AUTH_SECRET!, "authjs.session-token", "A256CBC-HS512")
+ * ```
+ */
+export function deriveKey(secret: string, salt: string, enc: ContentEncryption): DerivedKey {
+  const id = JSON.stringify([enc, salt, secret])
+  const hit = keyCache.get(id)
+  if (hit) return hit
+  const length = keyLength(enc)
+  if (secret.length === 0) throw new TypeError('"ikm" must be at least one byte in length')
+  const info = `Auth.js Generated Encryption Key (${salt})`
+  const key = Buffer.from(hkdfSync("sha256", secret, salt, info, length))
+  const jwk = `{"k":"${key.toString("base64url")}","kty":"oct"}`
+  const kid = createHash(length === 64 ? "sha512" : "sha256").update(jwk).digest("base64url")
+  if (keyCache.size >= CACHE_LIMIT) keyCache.clear()
+  const derived: DerivedKey = { key, kid }
+  keyCache.set(id, derived)
+  return derived
+}
+
+/** RFC 7518 §5.2.2.1: AL is the bit length of the AAD as a 64-bit big-endian integer. */
+function cbcTag(key: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer): Buffer {
+  const al = Buffer.alloc(8)
+  al.writeBigUInt64BE(BigInt(aad.length) * 8n)
+  return createHmac("sha512", key.subarray(0, 32))
+    .update(aad)
+    .update(iv)
+    .update(ciphertext)
+    .update(al)
+    .digest()
+    .subarray(0, 32)
+}
+
+/**
+ * Encrypts `payload` (as JSON) into a compact JWE with protected header
+ * `{"alg":"dir","enc":…,"kid":…}` and an empty encrypted-key part (RFC 7516 §7.1, RFC 7518 §5.2.2).
+ *
+ * @example
+ * ```ts
+ * const token = encryptJwt({ sub: "u1" }, deriveKey(secret, "authjs.session-token", "A256CBC-HS512"))
+ * ```
+ */
+export function encryptJwt(
+  payload: object,
+  keys: DerivedKey,
+  enc: ContentEncryption = "A256CBC-HS512",
+): string {
+  if (keys.key.length !== keyLength(enc)) throw new TypeError(`key length does not fit ${enc}`)
+  const header = Buffer.from(JSON.stringify({ alg: "dir", enc, kid: keys.kid })).toString("base64url")
+  const aad = Buffer.from(header, "latin1")
+  const plaintext = Buffer.from(JSON.stringify(payload), "utf8")
+  let iv: Buffer, ciphertext: Buffer, tag: Buffer
+  if (enc === "A256CBC-HS512") {
+    iv = randomBytes(16)
+    const cipher = createCipheriv("aes-256-cbc", keys.key.subarray(32), iv)
+    ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()])
+    tag = cbcTag(keys.key, aad, iv, ciphertext)
+  } else {
+    iv = randomBytes(12)
+    const cipher = createCipheriv("aes-256-gcm", keys.key, iv, { authTagLength: 16 })
+    cipher.setAAD(aad)
+    ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()])
+    tag = cipher.getAuthTag()
+  }
+  return `${header}..${iv.toString("base64url")}.${ciphertext.toString("base64url")}.${tag.toString("base64url")}`
+}
+
+const CANONICAL_B64URL = /^[A-Za-z0-9_-]*$/
+/** Characters jose's forgiving decoder may still accept (padding, ASCII whitespace). */
+const FORGIVEN_B64URL = /^[A-Za-z0-9_\-=\t\n\f\r ]*$/
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true })
+const FAST_HEADER_MEMBERS: ReadonlySet<string> = new Set(["alg", "enc", "kid"])
+
+function invalid(message: string, cause?: unknown): never {
+  throw new errors.JWEInvalid(message, cause === undefined ? undefined : { cause })
+}
+
+function decodePart(part: string, label: string): Buffer {
+  if (!CANONICAL_B64URL.test(part)) {
+    if (FORGIVEN_B64URL.test(part)) throw new NeedsSlowPath()
+    invalid(`Failed to base64url decode the ${label}`)
+  }
+  if (part.length % 4 === 1) invalid(`Failed to base64url decode the ${label}`)
+  return Buffer.from(part, "base64url")
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+}
+
+interface FastHeader {
+  enc: ContentEncryption
+  kid: string | undefined
+}
+
+function parseFastHeader(bytes: Buffer): FastHeader {
+  let header: unknown
+  try {
+    header = JSON.parse(strictUtf8.decode(bytes))
+  } catch (cause) {
+    invalid("JWE Protected Header is invalid", cause)
+  }
+  if (!isJsonObject(header)) invalid("JWE Protected Header is invalid")
+  const { alg, enc, kid } = header
+  const fast =
+    Object.keys(header).every((member) => FAST_HEADER_MEMBERS.has(member)) &&
+    alg === "dir" &&
+    (enc === "A256CBC-HS512" || enc === "A256GCM") &&
+    (kid === undefined || typeof kid === "string")
+  if (!fast) throw new NeedsSlowPath()
+  return { enc: enc as ContentEncryption, kid: kid as string | undefined }
+}
+
+/** Keys to try, derived lazily: the one whose thumbprint is `kid`, or (no `kid`) every secret in order. */
+function* candidateKeys(header: FastHeader, secrets: readonly string[], salt: string): Generator<Buffer> {
+  for (const secret of secrets) {
+    const derived = deriveKey(secret, salt, header.enc)
+    if (header.kid === undefined) yield derived.key
+    else if (derived.kid === header.kid) return yield derived.key
+  }
+  if (header.kid !== undefined || secrets.length === 0) throw new Error("no matching decryption secret")
+}
+
+function openCbc(key: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer, tag: Buffer): Buffer | undefined {
+  const expected = cbcTag(key, aad, iv, ciphertext)
+  if (tag.length !== expected.length || !timingSafeEqual(tag, expected)) return undefined
+  try {
+    const decipher = createDecipheriv("aes-256-cbc", key.subarray(32), iv)
+    return Buffer.concat([decipher.update(ciphertext), decipher.final()])
+  } catch {
+    throw new errors.JWEDecryptionFailed()
+  }
+}
+
+function openGcm(key: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer, tag: Buffer): Buffer | undefined {
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", key, iv, { authTagLength: 16 })
+    decipher.setAAD(aad)
+    decipher.setAuthTag(tag)
+    return Buffer.concat([decipher.update(ciphertext), decipher.final()])
+  } catch {
+    return undefined
+  }
+}
+
+/** The claim checks `jose.jwtDecrypt` makes with `clockTolerance: 15` and no other claim options. */
+function checkClaims(bytes: Uint8Array): DecryptedJwt {
+  let plaintext: string
+  let payload: unknown
+  try {
+    plaintext = strictUtf8.decode(bytes)
+    payload = JSON.parse(plaintext)
+  } catch (cause) {
+    throw new errors.JWTInvalid("JWT Claims Set must be a top-level JSON object", { cause })
+  }
+  if (!isJsonObject(payload)) throw new errors.JWTInvalid("JWT Claims Set must be a top-level JSON object")
+  const now = Math.floor(Date.now() / 1000)
+  const { iat, nbf, exp } = payload
+  for (const [claim, value] of [["iat", iat], ["nbf", nbf], ["exp", exp]] as const) {
+    if (value !== undefined && typeof value !== "number") {
+      throw new errors.JWTClaimValidationFailed(`"${claim}" claim must be a number`, payload, claim, "invalid")
+    }
+  }
+  if (typeof nbf === "number" && nbf > now + CLOCK_TOLERANCE) {
+    throw new errors.JWTClaimValidationFailed('"nbf" claim timestamp check failed', payload, "nbf", "check_failed")
+  }
+  if (typeof exp === "number" && exp <= now - CLOCK_TOLERANCE) {
+    throw new errors.JWTExpired('"exp" claim timestamp check failed', payload, "exp", "check_failed")
+  }
+  return { payload, plaintext }
+}
+
+/**
+ * Decrypts and claim-checks a session token synchronously (RFC 7516 compact serialization). With a
+ * `kid`, only the secret whose key has that thumbprint is used; without one, every secret is tried in
+ * order. Throws on any failure, and {@link NeedsSlowPath} for a header or encoding only `jose` handles.
+ *
+ * @example
+ * ```ts
+ * const { payload } = decryptJwt(token, [newSecret, oldSecret], "authjs.session-token")
+ * ```
+ */
+export function decryptJwt(token: string, secrets: readonly string[], salt: string): DecryptedJwt {
+  const parts = token.split(".")
+  if (parts.length !== 5) invalid("Invalid Compact JWE")
+  const [encodedHeader = "", encryptedKey = "", encodedIv = "", encodedCiphertext = "", encodedTag = ""] = parts
+  const headerBytes = decodePart(encodedHeader, "protected header")
+  decodePart(encryptedKey, "encrypted_key")
+  const iv = decodePart(encodedIv, "iv")
+  const ciphertext = decodePart(encodedCiphertext, "ciphertext")
+  const tag = decodePart(encodedTag, "tag")
+  const header = parseFastHeader(headerBytes)
+  if (encryptedKey !== "") invalid("Encountered unexpected JWE Encrypted Key")
+  if (encodedIv === "") invalid("JWE Initialization Vector missing")
+  if (encodedTag === "") invalid("JWE Authentication Tag missing")
+  const cbc = header.enc === "A256CBC-HS512"
+  if (!cbc && tag.length !== 16) invalid("Invalid Authentication Tag length")
+  if (iv.length !== (cbc ? 16 : 12)) invalid("Invalid Initialization Vector length")
+  const aad = Buffer.from(encodedHeader, "latin1")
+  for (const key of candidateKeys(header, secrets, salt)) {
+    const plaintext = (cbc ? openCbc : openGcm)(key, aad, iv, ciphertext, tag)
+    if (plaintext) return checkClaims(plaintext)
+  }
+  throw new errors.JWEDecryptionFailed()
+}
+
+/**
+ * {@link decryptJwt}, falling back to `jose.jwtDecrypt` (Auth.js' options and key resolver, but trying
+ * every secret for a token without `kid`) for tokens the fast path leaves to jose, such as `zip`.
+ *
+ * @example
+ * ```ts
+ * const { payload } = await decryptJwtAsync(token, secrets, "__Secure-authjs.session-token")
+ * ```
+ */
+export async function decryptJwtAsync(
+  token: string,
+  secrets: readonly string[],
+  salt: string,
+): Promise<DecryptedJwt> {
+  try {
+    return decryptJwt(token, secrets, salt)
+  } catch (error) {
+    if (!(error instanceof NeedsSlowPath)) throw error
+  }
+  let firstError: unknown
+  for (let start = 0; start < Math.max(secrets.length, 1); start++) {
+    let retry = false
+    try {
+      const { payload } = await jwtDecrypt(
+        token,
+        async ({ kid, enc }: CompactJWEHeaderParameters): Promise<Uint8Array> => {
+          for (const secret of secrets.slice(start)) {
+            const derived = deriveKey(secret, salt, enc as ContentEncryption)
+            retry = kid === undefined
+            if (retry || kid === derived.kid) return derived.key
+          }
+          throw new Error("no matching decryption secret")
+        },
+        JOSE_OPTIONS,
+      )
+      return { payload: payload as Record<string, unknown>, plaintext: JSON.stringify(payload) }
+    } catch (error) {
+      if (start === 0) firstError = error
+      if (!retry) break
+    }
+  }
+  throw firstError
+}

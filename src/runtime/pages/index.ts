@@ -1,0 +1,16 @@
+/**
+ * The built-in pages: plain server-rendered HTML strings, every value escaped, rendered from validated
+ * props only (WIRE §16, differences 1 and 21).
+ *
+ * @module
+ */
+export { attr, cssColor, escapeHtml, html, imageUrl, layout } from "./html.js"
+export type { HtmlValue, LayoutProps, SafeHtml } from "./html.js"
+export { renderSignIn, signInErrorMessage } from "./signin.js"
+export type { PageProvider, SignInPageProps } from "./signin.js"
+export { renderSignOut } from "./signout.js"
+export type { SignOutPageProps } from "./signout.js"
+export { renderVerifyRequest } from "./verify-request.js"
+export type { VerifyRequestPageProps } from "./verify-request.js"
+export { renderError } from "./error.js"
+export type { ErrorPage, ErrorPageProps } from "./error.js"

@@ -1,0 +1,154 @@
+import type { CredentialInput, Theme } from "../../types.js"
+import { attr, cssColor, html, imageUrl, layout, type SafeHtml } from "./html.js"
+
+/** A provider as the sign-in page shows it: resolved URLs, no secrets. */
+export interface PageProvider {
+  id: string
+  name: string
+  type: "oauth" | "oidc" | "email" | "credentials" | "webauthn"
+  /** `{origin}{basePath}/signin/{id}`. */
+  signinUrl: string
+  /** `{origin}{basePath}/callback/{id}`. */
+  callbackUrl: string
+  style?: { logo?: string; bg?: string; text?: string; brandColor?: string }
+  /** Fields of a credentials provider. */
+  credentials?: Record<string, CredentialInput>
+}
+
+/** Input of {@link renderSignIn}. Built by the runtime from validated data, never from the query string. */
+export interface SignInPageProps {
+  providers: PageProvider[]
+  csrfToken: string
+  /** Where to go after signing in; posted back as a hidden field. */
+  callbackUrl: string
+  /** Prefill of the e-mail field. */
+  email?: string
+  /** Error code from `?error=`; only selects one of the fixed messages below. */
+  error?: string
+  theme: Theme
+}
+
+const TRY_OTHER = "Try signing in with a different account."
+
+const SIGNIN_ERRORS: Readonly<Record<string, string>> = {
+  Signin: TRY_OTHER,
+  OAuthSignin: TRY_OTHER,
+  OAuthCallbackError: TRY_OTHER,
+  OAuthCreateAccount: TRY_OTHER,
+  EmailCreateAccount: TRY_OTHER,
+  Callback: TRY_OTHER,
+  OAuthAccountNotLinked: "To confirm your identity, sign in with the same account you used originally.",
+  EmailSignin: "The e-mail could not be sent.",
+  EmailSignInError: "Check the e-mail address and try again.",
+  CredentialsSignin: "Sign in failed. Check the details you provided are correct.",
+  SessionRequired: "Please sign in to access this page.",
+  MissingCSRF: "The form expired. Please try again.",
+  AccessDenied: "You do not have permission to sign in.",
+}
+
+/**
+ * The message the sign-in page shows for an error code; unknown codes get "Unable to sign in.".
+ *
+ * @example signInErrorMessage("CredentialsSignin") // "Sign in failed. Check the details you provided are correct."
+ */
+export function signInErrorMessage(code: string): string {
+  return Object.hasOwn(SIGNIN_ERRORS, code) ? (SIGNIN_ERRORS[code] ?? "") : "Unable to sign in."
+}
+
+const INPUT_TYPES = new Set(["text", "password", "email", "tel", "number", "url", "search", "date", "hidden"])
+
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined)
+const int = (v: unknown): number | undefined => {
+  const n = typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v
+  return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : undefined
+}
+
+function credentialField(providerId: string, key: string, input: CredentialInput): SafeHtml {
+  const id = `input-${key}-for-${providerId}-provider`
+  const type = str(input.type)
+  return html`<div><label class="section-header" for="${id}">${str(input.label) ?? key}</label><input${[
+    attr("name", key),
+    attr("id", id),
+    attr("type", type && INPUT_TYPES.has(type) ? type : "text"),
+    attr("placeholder", str(input.placeholder)),
+    attr("value", str(input.value)),
+    attr("autocomplete", str(input.autocomplete)),
+    attr("pattern", str(input.pattern)),
+    attr("minlength", int(input.minlength ?? input.minLength)),
+    attr("maxlength", int(input.maxlength ?? input.maxLength)),
+    attr("required", input.required === true),
+  ]}></div>`
+}
+
+function hidden(csrfToken: string, callbackUrl: string): SafeHtml {
+  return html`<input type="hidden" name="csrfToken"${attr("value", csrfToken)}>${
+    callbackUrl ? html`<input type="hidden" name="callbackUrl"${attr("value", callbackUrl)}>` : null
+  }`
+}
+
+const submit = (name: string): SafeHtml => html`<button id="submitButton" type="submit">Sign in with ${name}</button>`
+
+function providerBlock(p: PageProvider, props: SignInPageProps): SafeHtml | null {
+  const fields = hidden(props.csrfToken, props.callbackUrl)
+  switch (p.type) {
+    case "oauth":
+    case "oidc": {
+      const bg = cssColor(p.style?.brandColor ?? p.style?.bg)
+      const text = cssColor(p.style?.text)
+      const vars = `${bg ? `--provider-brand-color:${bg};` : ""}${text ? `--provider-text-color:${text};` : ""}`
+      const logo = imageUrl(p.style?.logo)
+      return html`<div class="provider"><form${attr("action", p.signinUrl)} method="POST">${fields}<button type="submit" class="button"${attr("style", vars || undefined)}>${
+        logo ? html`<img loading="lazy" height="24" width="24" alt=""${attr("src", logo)}>` : null
+      }<span>Sign in with ${p.name}</span></button></form></div>`
+    }
+    case "email": {
+      const id = `input-email-for-${p.id}-provider`
+      return html`<div class="provider"><form${attr("action", p.signinUrl)} method="POST">${fields}<label class="section-header"${attr("for", id)}>Email</label><input${attr("id", id)} autofocus type="email" name="email"${attr("value", props.email)} placeholder="email@example.com" required>${submit(p.name)}</form></div>`
+    }
+    case "credentials":
+      return html`<div class="provider"><form${attr("action", p.callbackUrl)} method="POST">${fields}${Object.entries(
+        p.credentials ?? {},
+      ).map(([key, input]) => credentialField(p.id, key, input))}${submit(p.name)}</form></div>`
+    case "webauthn":
+      return null
+    default: {
+      const unreachable: never = p.type
+      return unreachable
+    }
+  }
+}
+
+/** Consecutive OAuth/OIDC buttons share a group; every form provider is a group of its own. */
+function groups(props: SignInPageProps): SafeHtml[][] {
+  const out: SafeHtml[][] = []
+  let previousWasButton = false
+  for (const provider of props.providers) {
+    const block = providerBlock(provider, props)
+    if (!block) continue
+    const isButton = provider.type === "oauth" || provider.type === "oidc"
+    const last = out[out.length - 1]
+    if (isButton && previousWasButton && last) last.push(block)
+    else out.push([block])
+    previousWasButton = isButton
+  }
+  return out
+}
+
+/**
+ * The built-in sign-in page (WIRE §16): an optional error box, then one block per provider with an `<hr>`
+ * between groups. OAuth/OIDC and e-mail forms post to the provider's `signinUrl`, credentials forms to its
+ * `callbackUrl`; each carries the hidden `csrfToken` (and `callbackUrl`). Every value is escaped,
+ * colours and logos are validated, and credential inputs get only a fixed set of attributes.
+ *
+ * @example
+ * renderSignIn({ providers, csrfToken, callbackUrl: "https://app.example/", theme: {} })
+ */
+export function renderSignIn(props: SignInPageProps): string {
+  const sections = groups(props).map((blocks, i) => html`${i > 0 ? html`<hr>` : null}${blocks}`)
+  const error = props.error ? html`<div class="error"><p>${signInErrorMessage(props.error)}</p></div>` : null
+  return layout({
+    title: "Sign In",
+    theme: props.theme,
+    body: html`<div class="signin"><div class="card">${error}${sections}</div></div>`,
+  })
+}

@@ -1,0 +1,24 @@
+import type { Theme } from "../../types.js"
+import { attr, html, layout } from "./html.js"
+
+/** Input of {@link renderSignOut}. */
+export interface SignOutPageProps {
+  csrfToken: string
+  /** Where the form posts: `{origin}{basePath}/signout`. */
+  action: string
+  theme: Theme
+}
+
+/**
+ * The built-in sign-out confirmation page (WIRE §16): a form POST to `action` with the hidden
+ * `csrfToken` and a "Sign out" button.
+ *
+ * @example renderSignOut({ csrfToken, action: "https://app.example/auth/signout", theme: {} })
+ */
+export function renderSignOut({ csrfToken, action, theme }: SignOutPageProps): string {
+  return layout({
+    title: "Sign Out",
+    theme,
+    body: html`<div class="signout"><div class="card"><h1>Signout</h1><p>Are you sure you want to sign out?</p><form${attr("action", action)} method="POST"><input type="hidden" name="csrfToken"${attr("value", csrfToken)}><button id="submitButton" type="submit">Sign out</button></form></div></div>`,
+  })
+}

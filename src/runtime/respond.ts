@@ -1,0 +1,155 @@
+/**
+ * The one place responses are made: machine replies and errors become `ResponseInternal`, and that
+ * becomes an outgoing response (status, header list, body) and, for `Auth`, a web `Response`.
+ */
+import { AuthError, CredentialsSignin, ErrorPageLoop, isClientError } from "../errors.js"
+import type { Reply } from "../machines/types.js"
+import type { Handled, RequestContext, ResponseInternal } from "./context.js"
+import { type OutCookie, serializeCookie } from "./cookies.js"
+import { renderError } from "./pages/index.js"
+
+export const NO_CACHE = Object.freeze({
+  "Cache-Control": "private, no-cache, no-store",
+  Expires: "0",
+  Pragma: "no-cache",
+})
+
+const HTML_HEADERS = Object.freeze({
+  "Content-Type": "text/html; charset=utf-8",
+  "Content-Security-Policy": "frame-ancestors 'none'",
+  "X-Frame-Options": "DENY",
+  "Cache-Control": "private, no-cache, no-store",
+})
+
+const CONFIG_MESSAGE =
+  "There was a problem with the server configuration. Check the server logs for more information."
+
+/** A response after the request was fully handled, ready for any integration to write. */
+export interface Outgoing {
+  readonly status: number
+  readonly statusText: string
+  readonly headers: ReadonlyArray<readonly [string, string]>
+  readonly body: string
+}
+
+export function json(body: unknown, status = 200, headers?: Record<string, string>): ResponseInternal {
+  return { status, headers: { "Content-Type": "application/json", ...(headers ?? {}) }, body }
+}
+
+export function htmlPage(html: string, status = 200, cookies?: OutCookie[]): ResponseInternal {
+  return { status, headers: { ...HTML_HEADERS }, body: html, ...(cookies ? { cookies } : {}) }
+}
+
+/** A redirect. POST answers get 303 See Other when written (RFC 9700 §4.12), GETs 302. */
+export function redirect(url: string, cookies?: readonly OutCookie[]): ResponseInternal {
+  return { redirect: url, ...(cookies && cookies.length > 0 ? { cookies: [...cookies] } : {}) }
+}
+
+/** A machine's reply as a response. */
+export function replyResponse(ctx: RequestContext, reply: Reply, cookies: readonly OutCookie[]): Handled {
+  switch (reply.type) {
+    case "redirect":
+      return { response: redirect(reply.url, [...cookies, ...((reply.cookies ?? []) as OutCookie[])]) }
+    case "json":
+      return { response: { ...json(reply.body, reply.status ?? 200), cookies: [...cookies] } }
+    case "page": {
+      const html = typeof reply.data?.html === "string" ? reply.data.html : undefined
+      if (html === undefined) return errorResponse(ctx, new AuthError(`No renderer for page "${reply.page}".`), cookies)
+      return { response: htmlPage(html, 200, [...cookies]) }
+    }
+  }
+}
+
+/** The URL of a built-in page or its `pages` override, absolute. */
+export function pageUrl(ctx: RequestContext, page: "signIn" | "error" | "signOut" | "verifyRequest"): URL {
+  const custom = ctx.config.pages[page]
+  if (custom) return new URL(custom, ctx.origin)
+  const builtIn = { signIn: "signin", error: "error", signOut: "signout", verifyRequest: "verify-request" }[page]
+  return new URL(`${ctx.authUrl}/${builtIn}`)
+}
+
+/**
+ * An error as a response: logged once; POST /session answers 400 `null`; everything else redirects to the
+ * sign-in or error page with `?error=<type>` (client-safe types only, else `Configuration`) and
+ * `&code=` for `CredentialsSignin`. Cookies already computed (such as flow clears) are kept.
+ */
+export function errorResponse(ctx: RequestContext, error: unknown, cookies: readonly OutCookie[] = []): Handled {
+  ctx.config.logger.error(error instanceof Error ? error : new AuthError("Non-error thrown", { err: error }))
+  if (ctx.action === "session" && ctx.req.method === "POST") return { response: json(null, 400), error }
+  const type = isClientError(error) ? error.type : "Configuration"
+  const kind = error instanceof AuthError ? error.kind : "error"
+  const url = pageUrl(ctx, kind === "signIn" ? "signIn" : "error")
+  url.searchParams.set("error", type)
+  if (error instanceof CredentialsSignin && type === "CredentialsSignin") url.searchParams.set("code", error.code)
+  return { response: redirect(url.href, cookies), error }
+}
+
+/** The answer to every request while the configuration is broken (§1.3 of WIRE.md). */
+export function configErrorResponse(ctx: RequestContext): ResponseInternal {
+  const pageAction = ["signin", "signout", "error", "verify-request"].includes(ctx.action)
+  if (!pageAction || ctx.req.method !== "GET") return json({ message: CONFIG_MESSAGE }, 500)
+  const custom = ctx.config.pages.error
+  const loop = custom !== undefined && (ctx.req.url.searchParams.get("callbackUrl") ?? "").startsWith(custom)
+  if (loop) ctx.config.logger.error(new ErrorPageLoop("The custom error page itself failed."))
+  if (!custom || loop) {
+    const page = renderError({
+      error: "Configuration",
+      homeUrl: ctx.origin,
+      signInUrl: `${ctx.authUrl}/signin`,
+      theme: ctx.config.theme,
+    })
+    return htmlPage(page.html, page.status)
+  }
+  const url = new URL(custom, ctx.origin)
+  url.searchParams.set("error", "Configuration")
+  return redirect(url.href)
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  200: "OK",
+  302: "Found",
+  303: "See Other",
+  400: "Bad Request",
+  403: "Forbidden",
+  404: "Not Found",
+  500: "Internal Server Error",
+}
+
+/**
+ * Serialises an internal response. `X-Auth-Return-Redirect` turns a redirect into 200 `{ url }`
+ * (the Location header stays, as in Auth.js).
+ */
+export function toOutgoing(internal: ResponseInternal, method: string, returnRedirect: boolean): Outgoing {
+  const headers: Array<readonly [string, string]> = []
+  let status = internal.status ?? 200
+  let body = internal.body
+  let contentType = internal.headers?.["Content-Type"]
+  for (const [name, value] of Object.entries(internal.headers ?? {})) {
+    if (name !== "Content-Type") headers.push([name, value])
+  }
+  if (internal.redirect !== undefined) {
+    headers.push(["Location", internal.redirect])
+    if (returnRedirect) {
+      status = 200
+      body = { url: internal.redirect }
+      contentType = "application/json"
+    } else {
+      status = method === "POST" ? 303 : 302
+      body = undefined
+      contentType = undefined
+    }
+  }
+  if (contentType) headers.push(["Content-Type", contentType])
+  for (const cookie of internal.cookies ?? []) headers.push(["Set-Cookie", serializeCookie(cookie)])
+  const text =
+    body === undefined ? "" : contentType === "application/json" ? JSON.stringify(body) : String(body)
+  return { status, statusText: STATUS_TEXT[status] ?? "", headers, body: text }
+}
+
+/** An outgoing response as a web `Response` (every `Set-Cookie` kept). */
+export function toWebResponse(out: Outgoing): Response {
+  const headers = new Headers()
+  for (const [name, value] of out.headers) headers.append(name, value)
+  const nullBody = out.status === 204 || out.status === 304
+  return new Response(nullBody ? null : out.body, { status: out.status, statusText: out.statusText, headers })
+}

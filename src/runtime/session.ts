@@ -1,0 +1,146 @@
+/**
+ * Sessions behind one seam: read (`/session`, `getSession`), issue (end of every sign-in flow) and
+ * destroy (sign-out). The JWT strategy lives here; the database strategy plugs into the same interface.
+ *
+ * JWT sessions are re-encrypted only when the `jwt` callback changed the token, the token is older than
+ * `session.updateAge`, or the client asked for an update; `exp` and the cookie's `Expires` always agree.
+ */
+import { randomUUID } from "node:crypto"
+import { JWTSessionError, SignOutError } from "../errors.js"
+import type { Account, JWT, Profile, Session, User } from "../types.js"
+import type { RequestContext } from "./context.js"
+import { type OutCookie, clearChunked, readChunked, writeChunked } from "./cookies.js"
+import { fireEvent } from "./events.js"
+import { decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.js"
+
+export interface SessionRead {
+  readonly body: Session | null
+  readonly cookies: readonly OutCookie[]
+}
+
+export interface SignInSubject {
+  readonly user: User
+  readonly account: Account | null
+  readonly profile?: Profile
+  readonly isNewUser?: boolean
+}
+
+export interface SessionStrategy {
+  read(ctx: RequestContext, update?: { data: unknown }): Promise<SessionRead>
+  issue(ctx: RequestContext, subject: SignInSubject): Promise<readonly OutCookie[]>
+  destroy(ctx: RequestContext): Promise<readonly OutCookie[]>
+}
+
+interface Decoded {
+  readonly payload: JWT
+  /** The exact JSON that was encrypted, to tell whether the `jwt` callback changed anything. */
+  readonly plaintext: string
+}
+
+async function decodeToken(ctx: RequestContext, token: string, salt: string): Promise<Decoded | null> {
+  const { config } = ctx
+  if (config.jwt.decode) {
+    const payload = await config.jwt.decode({ token, salt, secret: [...config.secrets] })
+    return payload ? { payload, plaintext: JSON.stringify(payload) } : null
+  }
+  const { payload, plaintext } = await decryptJwtAsync(token, config.secrets, salt)
+  return { payload: payload as JWT, plaintext }
+}
+
+/** Encodes a session token with fresh `iat`, `exp`, `jti`; returns it with its expiry. */
+async function encodeToken(ctx: RequestContext, token: JWT, salt: string): Promise<{ value: string; exp: number }> {
+  const { config } = ctx
+  const maxAge = config.jwt.maxAge
+  const iat = Math.floor(ctx.now / 1000)
+  const exp = iat + maxAge
+  if (config.jwt.encode) {
+    const value = await config.jwt.encode({ token, salt, secret: [...config.secrets], maxAge })
+    return { value, exp }
+  }
+  const [newest] = config.secrets
+  const claims = { ...token, iat, exp, jti: randomUUID() }
+  return { value: encryptJwt(claims, deriveKey(newest as string, salt, "A256CBC-HS512")), exp }
+}
+
+function sessionCookies(ctx: RequestContext, value: string, exp: number): OutCookie[] {
+  const { name, options } = ctx.cookies.sessionToken
+  return writeChunked(ctx.req.cookies, name, value, { ...options, expires: new Date(exp * 1000) })
+}
+
+function clearSession(ctx: RequestContext): OutCookie[] {
+  const { name, options } = ctx.cookies.sessionToken
+  return clearChunked(ctx.req.cookies, name, options)
+}
+
+export const jwtStrategy: SessionStrategy = {
+  async read(ctx, update) {
+    const { config } = ctx
+    const { name } = ctx.cookies.sessionToken
+    const raw = readChunked(ctx.req.cookies, name)
+    if (!raw) return { body: null, cookies: [] }
+    let decoded: Decoded | null
+    try {
+      decoded = await decodeToken(ctx, raw, name)
+    } catch (err) {
+      config.logger.error(new JWTSessionError("The session token could not be decoded.", { err }))
+      return { body: null, cookies: clearSession(ctx) }
+    }
+    if (!decoded) return { body: null, cookies: clearSession(ctx) }
+    const token = await config.callbacks.jwt(
+      update ? { token: decoded.payload, trigger: "update", session: update.data } : { token: decoded.payload },
+    )
+    if (!token) return { body: null, cookies: clearSession(ctx) }
+    const iat = typeof token.iat === "number" ? token.iat : 0
+    const stale = iat + config.session.updateAge <= Math.floor(ctx.now / 1000)
+    const changed = update !== undefined || stale || JSON.stringify(token) !== decoded.plaintext
+    let exp = typeof token.exp === "number" ? token.exp : Math.floor(ctx.now / 1000) + config.jwt.maxAge
+    let cookies: OutCookie[] = []
+    if (changed) {
+      const encoded = await encodeToken(ctx, token, name)
+      exp = encoded.exp
+      cookies = sessionCookies(ctx, encoded.value, exp)
+    }
+    const session: Session = {
+      user: { name: token.name, email: token.email, image: token.picture },
+      expires: new Date(exp * 1000).toISOString(),
+    }
+    const body = (await config.callbacks.session({ session, token })) as Session
+    await fireEvent(ctx, "session", { session: body, token })
+    return { body, cookies }
+  },
+
+  async issue(ctx, subject) {
+    const { user, account, profile, isNewUser } = subject
+    const initial: JWT = { name: user.name, email: user.email, picture: user.image, sub: user.id }
+    const token = await ctx.config.callbacks.jwt({
+      token: initial,
+      user,
+      account,
+      ...(profile ? { profile } : {}),
+      ...(isNewUser !== undefined ? { isNewUser } : {}),
+      trigger: isNewUser ? "signUp" : "signIn",
+    })
+    if (!token) return clearSession(ctx)
+    const { name } = ctx.cookies.sessionToken
+    const encoded = await encodeToken(ctx, token, name)
+    return sessionCookies(ctx, encoded.value, encoded.exp)
+  },
+
+  async destroy(ctx) {
+    const { name } = ctx.cookies.sessionToken
+    const raw = readChunked(ctx.req.cookies, name)
+    if (!raw) return []
+    try {
+      const decoded = await decodeToken(ctx, raw, name)
+      await fireEvent(ctx, "signOut", { token: decoded?.payload ?? null })
+    } catch (err) {
+      ctx.config.logger.error(new SignOutError("The session could not be read at sign-out.", { err }))
+    }
+    return clearSession(ctx)
+  },
+}
+
+/** The strategy of a request's config. The database strategy arrives with the adapters. */
+export function sessionStrategy(ctx: RequestContext): SessionStrategy {
+  return jwtStrategy
+}

@@ -1,0 +1,95 @@
+/**
+ * The flow store port: where a resting flow's snapshot waits for the next request. The default keeps
+ * it in one sealed cookie per in-flight flow (nothing to run); a Redis store plugs into the same port.
+ */
+import { FlowStateError } from "../errors.js"
+import type { CookieOption } from "../types.js"
+import { type CookieJar, type OutCookie, clearChunked, readChunked, writeChunked } from "./cookies.js"
+import { decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.js"
+
+/** The persisted form of a resting flow. `exp` is in seconds since the epoch. */
+export interface FlowEnvelope {
+  readonly v: 1
+  readonly flow: string
+  readonly flowId: string
+  readonly provider: string
+  readonly version: string
+  readonly exp: number
+  readonly snapshot: unknown
+}
+
+/** What a store needs from the request: its cookies, the flow cookie to use, the secrets, the clock. */
+export interface FlowStoreIO {
+  readonly cookies: CookieJar
+  /** Cookie name of this flow (one per provider), and its options. */
+  readonly cookieName: string
+  readonly cookieOptions: CookieOption["options"]
+  /** Newest first. The first seals, all unseal. */
+  readonly secrets: readonly string[]
+  /** Milliseconds since the epoch. */
+  readonly now: number
+}
+
+export interface FlowStore {
+  /** The flow's envelope, or null when there is none. Throws `FlowStateError` when it is unreadable. */
+  load(io: FlowStoreIO): Promise<FlowEnvelope | null>
+  /** Persists the envelope; returns the cookies to set. */
+  save(envelope: FlowEnvelope, io: FlowStoreIO): Promise<readonly OutCookie[]>
+  /** Forgets the flow (after it ended or failed); returns the cookies to set. */
+  clear(io: FlowStoreIO): Promise<readonly OutCookie[]>
+}
+
+export const ENVELOPE_VERSION = 1
+
+function isEnvelope(value: Record<string, unknown>): value is Record<string, unknown> & FlowEnvelope {
+  return (
+    value.v === ENVELOPE_VERSION &&
+    typeof value.flow === "string" &&
+    typeof value.flowId === "string" &&
+    typeof value.provider === "string" &&
+    typeof value.version === "string" &&
+    typeof value.exp === "number" &&
+    "snapshot" in value
+  )
+}
+
+/** Seals an envelope as a JWE whose key is derived from the newest secret and the cookie name. */
+export function sealEnvelope(envelope: FlowEnvelope, secrets: readonly string[], salt: string): string {
+  const [newest] = secrets
+  if (!newest) throw new FlowStateError("No secret to seal the flow state with.")
+  return encryptJwt(envelope, deriveKey(newest, salt, "A256CBC-HS512"))
+}
+
+/** Opens a sealed envelope; any secret of the list may have sealed it. Throws `FlowStateError`. */
+export async function unsealEnvelope(sealed: string, secrets: readonly string[], salt: string): Promise<FlowEnvelope> {
+  let payload: Record<string, unknown>
+  try {
+    payload = (await decryptJwtAsync(sealed, secrets, salt)).payload
+  } catch (err) {
+    throw new FlowStateError("The sign-in state could not be read (expired or tampered).", { err })
+  }
+  if (!isEnvelope(payload)) throw new FlowStateError("The sign-in state has an unknown format.")
+  return payload
+}
+
+/**
+ * The default store: the sealed envelope lives in the flow's own cookie (chunked when large), with a
+ * `Max-Age` equal to the envelope's remaining lifetime.
+ */
+export function cookieFlowStore(): FlowStore {
+  return {
+    async load(io) {
+      const sealed = readChunked(io.cookies, io.cookieName)
+      if (!sealed) return null
+      return unsealEnvelope(sealed, io.secrets, io.cookieName)
+    },
+    async save(envelope, io) {
+      const maxAge = Math.max(0, envelope.exp - Math.floor(io.now / 1000))
+      const sealed = sealEnvelope(envelope, io.secrets, io.cookieName)
+      return writeChunked(io.cookies, io.cookieName, sealed, { ...io.cookieOptions, maxAge })
+    },
+    async clear(io) {
+      return clearChunked(io.cookies, io.cookieName, io.cookieOptions)
+    },
+  }
+}

@@ -1,0 +1,322 @@
+/**
+ * Public types, field for field those of Auth.js v5, so an application's code and its module
+ * augmentations move over unchanged.
+ *
+ * Extend `Session` and `JWT` by module augmentation:
+ * ```ts
+ * declare module "authchart" {
+ *   interface Session { user: { role: string } & DefaultSession["user"] }
+ *   interface JWT { role?: string }
+ * }
+ * ```
+ */
+import type { AuthError } from "./errors.js"
+import type { FlowDefinition } from "./runtime/flow.js"
+import type { FlowStore } from "./runtime/store.js"
+
+export type Awaitable<T> = T | PromiseLike<T>
+/** An ISO 8601 date string, as sent in `session.expires`. */
+export type ISODateString = string
+
+/** The shape of a user as the providers and callbacks see it. */
+export interface User {
+  id?: string
+  name?: string | null
+  email?: string | null
+  image?: string | null
+}
+
+/** What every session has before an application extends it. */
+export interface DefaultSession {
+  user?: User
+  expires: ISODateString
+}
+
+/** The active session as `GET /session` and `getSession` return it. Extend by module augmentation. */
+export interface Session extends DefaultSession {}
+
+/** Claims authchart writes into a session JWT. */
+export interface DefaultJWT extends Record<string, unknown> {
+  name?: string | null
+  email?: string | null
+  picture?: string | null
+  sub?: string
+  iat?: number
+  exp?: number
+  jti?: string
+}
+
+/** The decoded session token. Extend by module augmentation. */
+export interface JWT extends Record<string, unknown>, DefaultJWT {}
+
+/** The kind of a provider. */
+export type ProviderType = "oauth" | "oidc" | "email" | "credentials" | "webauthn"
+
+/** Tokens an OAuth provider returned, as stored on an account. */
+export interface TokenSet {
+  access_token?: string
+  token_type?: string
+  id_token?: string
+  refresh_token?: string
+  scope?: string
+  expires_at?: number
+  expires_in?: number
+  session_state?: string
+  [key: string]: unknown
+}
+
+/** A user's account with one provider. */
+export interface Account extends TokenSet {
+  providerAccountId: string
+  userId?: string
+  provider: string
+  type: ProviderType
+}
+
+/** The user info a provider returned. */
+export interface Profile {
+  id?: string | null
+  sub?: string | null
+  name?: string | null
+  given_name?: string | null
+  family_name?: string | null
+  middle_name?: string | null
+  nickname?: string | null
+  preferred_username?: string | null
+  profile?: string | null
+  picture?: string | null | unknown
+  website?: string | null
+  email?: string | null
+  email_verified?: boolean | null
+  gender?: string | null
+  birthdate?: string | null
+  zoneinfo?: string | null
+  locale?: string | null
+  phone_number?: string | null
+  updated_at?: Date | string | number | null
+  address?: Record<string, string | null> | null
+  [claim: string]: unknown
+}
+
+/** Options common to every provider. */
+export interface CommonProviderOptions {
+  id: string
+  name: string
+  type: ProviderType
+}
+
+/** One input field of the credentials form on the built-in sign-in page. */
+export interface CredentialInput {
+  label?: string
+  type?: string
+  placeholder?: string
+  value?: string
+  required?: boolean
+  autocomplete?: string
+  [attribute: string]: unknown
+}
+
+/** A credentials (username/password or similar) provider. */
+export interface CredentialsConfig<
+  Credentials extends Record<string, CredentialInput> = Record<string, CredentialInput>,
+> extends CommonProviderOptions {
+  type: "credentials"
+  /** Fields shown on the built-in sign-in page. */
+  credentials: Credentials
+  /**
+   * Check the submitted fields. Return the user to sign in, or `null` for a wrong login
+   * (→ `CredentialsSignin`). Throw a `CredentialsSignin` subclass to send your own URL-safe `code`.
+   * `credentials` is the whole submitted body.
+   */
+  authorize: (
+    credentials: Partial<Record<keyof Credentials, unknown>>,
+    request: Request,
+  ) => Awaitable<User | null>
+}
+
+/** A provider whose flow arrives in a later version or from a plug-in flow. */
+export interface OtherProviderConfig extends CommonProviderOptions {
+  type: "oauth" | "oidc" | "email" | "webauthn"
+  [option: string]: unknown
+}
+
+export type ProviderConfig = CredentialsConfig | OtherProviderConfig
+/** A provider object, or a preset function called with no arguments. */
+export type Provider = ProviderConfig | ((options?: Record<string, unknown>) => ProviderConfig)
+
+/** Options of one cookie, in the `cookie` package's vocabulary. */
+export interface CookieOption {
+  name: string
+  options: {
+    httpOnly?: boolean
+    sameSite?: "lax" | "strict" | "none" | boolean
+    path?: string
+    secure?: boolean
+    domain?: string
+    maxAge?: number
+    expires?: Date
+    partitioned?: boolean
+    priority?: "low" | "medium" | "high"
+  }
+}
+
+export type CookieKey =
+  | "sessionToken"
+  | "callbackUrl"
+  | "csrfToken"
+  | "pkceCodeVerifier"
+  | "state"
+  | "nonce"
+  | "webauthnChallenge"
+  | "flow"
+
+export type CookiesOptions = Record<CookieKey, CookieOption>
+
+/** Look of the built-in pages. */
+export interface Theme {
+  colorScheme?: "auto" | "dark" | "light"
+  logo?: string
+  brandColor?: string
+  buttonText?: string
+}
+
+/** Paths of the application's own pages; each replaces a built-in page by a redirect. */
+export interface PagesOptions {
+  signIn?: string
+  signOut?: string
+  error?: string
+  verifyRequest?: string
+  newUser?: string
+}
+
+export interface JWTEncodeParams<Payload = JWT> {
+  /** The claims. `iat`, `exp` and `jti` are always set anew. */
+  token?: Payload
+  /** Key derivation salt: the session cookie name for session tokens. */
+  salt: string
+  /** One secret, or several with the newest first. The first encrypts. */
+  secret: string | readonly string[]
+  /** Lifetime in seconds. Default 30 days. */
+  maxAge?: number
+}
+
+export interface JWTDecodeParams {
+  token?: string
+  salt: string
+  secret: string | readonly string[]
+}
+
+export interface JWTOptions {
+  /** Lifetime of a session token in seconds. Default `session.maxAge`. */
+  maxAge?: number
+  encode?: (params: JWTEncodeParams) => Awaitable<string>
+  decode?: (params: JWTDecodeParams) => Awaitable<JWT | null>
+}
+
+export interface SessionOptions {
+  /** `"jwt"` (default), or `"database"` (default when an adapter is set). */
+  strategy?: "jwt" | "database"
+  /** Seconds until an idle session expires. Default 30 days. */
+  maxAge?: number
+  /** Seconds between session refreshes. Default 1 day. */
+  updateAge?: number
+  generateSessionToken?: () => string
+}
+
+export interface CallbacksOptions {
+  /**
+   * Decide whether a user may sign in: `true` to go on, `false` for `AccessDenied`, or a URL to
+   * redirect to instead. A throw is `AccessDenied` too (an `AuthError` is kept as it is).
+   */
+  signIn?: (params: {
+    user: User
+    account: Account | null
+    profile?: Profile
+    email?: { verificationRequest?: boolean }
+    credentials?: Record<string, unknown>
+  }) => Awaitable<boolean | string>
+  /** Where to send the user after sign-in or sign-out. Default: same origin only. */
+  redirect?: (params: { url: string; baseUrl: string }) => Awaitable<string>
+  /** Shape what `/session` returns. */
+  session?: (params: {
+    session: Session
+    token: JWT
+    user?: User
+    newSession?: unknown
+    trigger?: "update"
+  }) => Awaitable<Session | DefaultSession>
+  /** Shape the session token. Return `null` to sign the user out. */
+  jwt?: (params: {
+    token: JWT
+    user?: User
+    account?: Account | null
+    profile?: Profile
+    trigger?: "signIn" | "signUp" | "update"
+    isNewUser?: boolean
+    session?: unknown
+  }) => Awaitable<JWT | null>
+}
+
+export interface EventCallbacks {
+  signIn?: (message: {
+    user: User
+    account: Account | null
+    profile?: Profile
+    isNewUser?: boolean
+  }) => Awaitable<void>
+  signOut?: (message: { token?: JWT | null; session?: unknown }) => Awaitable<void>
+  createUser?: (message: { user: User }) => Awaitable<void>
+  updateUser?: (message: { user: User }) => Awaitable<void>
+  linkAccount?: (message: { user: User; account: Account; profile: User }) => Awaitable<void>
+  session?: (message: { session: Session; token?: JWT }) => Awaitable<void>
+}
+
+export type WarningCode =
+  | "debug-enabled"
+  | "csrf-disabled"
+  | "env-url-basepath-redundant"
+  | "env-url-basepath-mismatch"
+  | "experimental-webauthn"
+
+export interface LoggerInstance {
+  warn: (code: WarningCode) => void
+  error: (error: AuthError | Error) => void
+  debug: (message: string, metadata?: unknown) => void
+}
+
+/** Everything `Auth`, `ExpressAuth` and `getSession` accept. */
+export interface AuthConfig {
+  providers: Provider[]
+  /** One secret or several (newest first). At least 32 characters. Default from `AUTH_SECRET`. */
+  secret?: string | string[]
+  session?: SessionOptions
+  jwt?: JWTOptions
+  pages?: PagesOptions
+  callbacks?: CallbacksOptions
+  events?: EventCallbacks
+  /** The database adapter (the Auth.js `Adapter` interface). */
+  adapter?: unknown
+  debug?: boolean
+  logger?: Partial<LoggerInstance>
+  theme?: Theme
+  /** Default: true when the request URL is `https:`. */
+  useSecureCookies?: boolean
+  /** Overrides of cookie names and options, merged over the defaults. */
+  cookies?: Partial<Record<CookieKey, Partial<CookieOption>>>
+  /** Trust the request's `Host`. Default from `AUTH_TRUST_HOST`/`AUTH_URL`, or true outside production. */
+  trustHost?: boolean
+  /** Where the routes are mounted. Default `/auth` (or `AUTH_URL`'s path). */
+  basePath?: string
+  redirectProxyUrl?: string
+  /** Pass the exported `raw` symbol to get the internal response object back. */
+  raw?: symbol
+  /** Pass the exported `skipCSRFCheck` symbol to turn CSRF checks off (only behind your own). */
+  skipCSRFCheck?: symbol
+  experimental?: { enableWebAuthn?: boolean }
+  /** Where in-flight flow state lives. Default: sealed cookies. */
+  flowStore?: FlowStore
+  /** Extra flows, or replacements of built-in ones, by `defineFlow`. */
+  flows?: FlowDefinition[]
+  /** Upper bound in milliseconds for one flow step (all its effects). Default 15 000. */
+  flowTimeout?: number
+}
