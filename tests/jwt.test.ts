@@ -193,7 +193,7 @@ describe("differential against jose.jwtDecrypt", () => {
     return [
       token,
       ...[0, 1, 2, 3, 4].map((k) => edit(token, k, flip)),
-      token.slice(0, int(token.length)),
+      token.slice(0, 1 + int(token.length - 1)),
       swapped.join("."),
       edit(token, 4, overflow),
       edit(token, pick([2, 3, 4]), (s) => `${s.slice(0, 5)} ${s.slice(5)}`),
@@ -246,7 +246,7 @@ describe("differential against jose.jwtDecrypt", () => {
       const token = await producers[n % producers.length]!(payload())
       for (const candidate of mutations(token)) await compare(candidate, pick(secretSets), stats)
     }
-    console.log(stats); expectAtLeast(stats, { fast: 1500, slow: 1000, fastOk: 150, slowOk: 50 })
+    expectAtLeast(stats, { fast: 1500, slow: 1000, fastOk: 150, slowOk: 50 })
   }, 120_000)
 
   it("agrees on hand-crafted headers and plaintexts", async () => {
@@ -285,7 +285,7 @@ describe("differential against jose.jwtDecrypt", () => {
     tokens.push(edit(block48, 2, (s) => `${s.slice(0, 4)}\n${s.slice(4)}`), edit(block48, 4, (s) => `${s}=`))
     const stats = newStats()
     for (const token of tokens) for (const secrets of [[S1], [S2, S1], []]) await compare(token, secrets, stats)
-    console.log(stats); expectAtLeast(stats, { fast: 80, slow: 20, fastOk: 10, slowOk: 3 })
+    expectAtLeast(stats, { fast: 80, slow: 20, fastOk: 10, slowOk: 3 })
   }, 60_000)
 })
 

@@ -19,6 +19,7 @@ export const credentialsMachine = flowSetup.createMachine({
     },
     authorizing: {
       invoke: {
+        id: "authorize",
         src: "authorize",
         input: ({ event }) => ({ params: event.params }),
         onDone: { target: "gate", actions: assign({ identity: ({ event }) => event.output }) },

@@ -63,6 +63,7 @@ export function initialContext(input: FlowInput): FlowContext {
 export const signInTail = {
   gate: flowSetup.createStateConfig({
     invoke: {
+      id: "signInGate",
       src: "signInGate",
       input: ({ context }) => context.identity as Identity,
       onDone: [
@@ -82,6 +83,7 @@ export const signInTail = {
   }),
   issuing: flowSetup.createStateConfig({
     invoke: {
+      id: "issueSession",
       src: "issueSession",
       input: ({ context }) => context.identity as Identity,
       onDone: {

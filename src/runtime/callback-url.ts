@@ -13,9 +13,10 @@ export interface CallbackUrl {
   readonly cookie?: OutCookie
 }
 
-function httpUrl(value: string, origin: string): string | undefined {
+/** `value` normalised (no raw backslashes reach a Location header) when it is an http(s) URL. */
+function httpUrl(value: string): string | undefined {
   try {
-    const url = new URL(value, origin)
+    const url = new URL(value)
     return url.protocol === "http:" || url.protocol === "https:" ? url.href : undefined
   } catch {
     return undefined
@@ -34,5 +35,6 @@ export async function resolveCallbackUrl(ctx: RequestContext): Promise<CallbackU
 /** Sends `url` through the redirect callback, falling back to the site. */
 export async function redirectTo(ctx: RequestContext, url: string): Promise<string> {
   const resolved = await ctx.config.callbacks.redirect({ url, baseUrl: ctx.origin })
-  return (typeof resolved === "string" && httpUrl(resolved, ctx.origin)) || ctx.origin
+  if (resolved === ctx.origin) return resolved
+  return (typeof resolved === "string" && httpUrl(resolved)) || ctx.origin
 }

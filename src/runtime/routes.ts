@@ -80,12 +80,19 @@ async function dispatchToFlow(ctx: RequestContext): Promise<Handled> {
     }
     throw new InvalidProvider(`Provider "${provider.id}" (${provider.type}) does not handle ${ctx.req.method} ${ctx.action}.`)
   }
-  if (row.csrf) requireCsrf(ctx)
+  if (row.csrf) {
+    const failure = csrfFailure(ctx)
+    if (failure) return failure
+  }
   return runFlow(ctx, flow, row)
 }
 
-function requireCsrf(ctx: RequestContext): void {
-  if (!csrfState(ctx).verified) throw new MissingCSRF(`CSRF token was missing during an action ${ctx.action}.`)
+/** The MissingCSRF answer when a POST did not prove the token; it carries a fresh cookie if needed. */
+function csrfFailure(ctx: RequestContext): Handled | undefined {
+  const state = csrfState(ctx)
+  if (state.verified) return undefined
+  const error = new MissingCSRF(`CSRF token was missing during an action ${ctx.action}.`)
+  return errorResponse(ctx, error, state.cookie ? [state.cookie] : [])
 }
 
 export const routes: readonly Route[] = [
@@ -111,15 +118,7 @@ export async function route(ctx: RequestContext): Promise<Handled> {
   const row = routes.find((r) => r.method === ctx.req.method && r.action === ctx.action && r.provider === hasProvider)
   try {
     if (!row) throw new UnknownAction(`Cannot handle action: ${ctx.action}`)
-    if (row.csrf) {
-      const state = csrfState(ctx)
-      if (!state.verified) {
-        const handled = errorResponse(ctx, new MissingCSRF(`CSRF token was missing during an action ${ctx.action}.`))
-        if (state.cookie) handled.response.cookies = [...(handled.response.cookies ?? []), state.cookie]
-        return handled
-      }
-    }
-    return await row.handle(ctx)
+    return (row.csrf && csrfFailure(ctx)) || (await row.handle(ctx))
   } catch (err) {
     return errorResponse(ctx, err)
   }

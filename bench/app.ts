@@ -1,0 +1,97 @@
+/**
+ * Bench child process: `tsx bench/app.ts <authchart|authjs> <port>`.
+ *
+ * The same Express 5 app for both libraries: `/auth` mounted with `ExpressAuth(config)`, one
+ * credentials provider, `GET /protected` reading the session with `getSession(req, config)`, plus
+ * `GET /__bare` (a plain JSON route, the Express baseline) and `GET /__rss` (this process' RSS).
+ * Listens on 127.0.0.1 only and prints "ready" once listening.
+ */
+import express from "express"
+import type { Request, Response } from "express"
+
+import { BENCH_SECRET, BENCH_USER } from "./shared.js"
+
+type Side = "authchart" | "authjs"
+
+interface Lib {
+  // Both libraries take the Auth.js config shape; the types differ only nominally.
+  ExpressAuth: (config: any) => express.RequestHandler
+  getSession: (req: Request, config: any) => Promise<unknown>
+  Credentials: (options: any) => unknown
+}
+
+async function load(side: Side): Promise<Lib> {
+  if (side === "authchart") {
+    const [{ ExpressAuth, getSession }, { default: Credentials }] = await Promise.all([
+      import("../src/integration/express.js"),
+      import("../src/providers/credentials.js"),
+    ])
+    return { ExpressAuth: ExpressAuth as Lib["ExpressAuth"], getSession, Credentials }
+  }
+  const [{ ExpressAuth, getSession }, { default: Credentials }] = await Promise.all([
+    import("@auth/express"),
+    import("@auth/express/providers/credentials"),
+  ])
+  return { ExpressAuth: ExpressAuth as Lib["ExpressAuth"], getSession, Credentials }
+}
+
+async function main(): Promise<void> {
+  const [side, portArg] = process.argv.slice(2)
+  if (side !== "authchart" && side !== "authjs") throw new Error(`usage: app.ts <authchart|authjs> <port>, got ${side}`)
+  const port = Number(portArg)
+  if (!Number.isInteger(port) || port <= 0) throw new Error(`bad port ${portArg}`)
+
+  const lib = await load(side)
+  const config = {
+    secret: BENCH_SECRET,
+    trustHost: true,
+    providers: [
+      lib.Credentials({
+        credentials: { username: { label: "Username" }, password: { label: "Password", type: "password" } },
+        authorize: async (credentials: Record<string, unknown>) =>
+          credentials.username === "bench" && credentials.password === "bench" ? { ...BENCH_USER } : null,
+      }),
+    ],
+  }
+
+  const app = express()
+  app.disable("x-powered-by")
+  app.get("/__bare", (_req: Request, res: Response) => {
+    res.json({ ok: true })
+  })
+  app.get("/__rss", (_req: Request, res: Response) => {
+    res.json({ rss: process.memoryUsage().rss })
+  })
+  app.use("/auth", lib.ExpressAuth(config))
+  app.get("/protected", async (req: Request, res: Response, next) => {
+    try {
+      const session = await lib.getSession(req, config)
+      if (!session) {
+        res.status(401).json({ error: "unauthenticated" })
+        return
+      }
+      res.json(session)
+    } catch (err) {
+      next(err)
+    }
+  })
+
+  const server = app.listen(port, "127.0.0.1", () => {
+    process.stdout.write("ready\n")
+  })
+  server.on("error", (err) => {
+    console.error(err)
+    process.exit(1)
+  })
+  const stop = () => server.close(() => process.exit(0))
+  process.on("SIGTERM", stop)
+  process.on("SIGINT", stop)
+  // Die with the parent: bench/run.ts keeps our stdin open.
+  process.stdin.on("end", () => process.exit(0))
+  process.stdin.resume()
+}
+
+main().catch((err) => {
+  console.error(err)
+  process.exit(1)
+})
