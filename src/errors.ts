@@ -140,8 +140,11 @@ export class InvalidCallbackUrl extends AuthError {
 export class InvalidCheck extends AuthError {
   static override type: ErrorType = "InvalidCheck"
 }
-/** Persisted flow state that is missing, expired, tampered, replayed or for another flow. */
-export class FlowStateError extends AuthError {
+/**
+ * Persisted flow state that is missing, expired, tampered, replayed or for another flow. Client-safe:
+ * the user is sent back to sign-in to start again.
+ */
+export class FlowStateError extends SignInError {
   static override type: ErrorType = "FlowStateError"
 }
 /** An OAuth provider without an issuer lacks the endpoints it needs. */
@@ -236,6 +239,7 @@ export const clientSafeErrorTypes: ReadonlySet<ErrorType> = new Set<ErrorType>([
   "AccountNotLinked",
   "WebAuthnVerificationError",
   "EmailSignInError",
+  "FlowStateError",
 ])
 
 /** True when `error`'s type may appear in a URL or page. */

@@ -266,7 +266,7 @@ describe("credentials failures", () => {
   it("missing or wrong csrfToken: 303 to /signin?error=MissingCSRF", async () => {
     const client = new AuthClient(makeConfig().config)
     await client.csrf()
-    for (const form of [{}, { csrfToken: "f".repeat(64) }]) {
+    for (const form of [{}, { csrfToken: "f".repeat(64) }] as Record<string, string>[]) {
       const res = await client.send("/auth/callback/credentials", { form: { username: "alice", password: "pw", ...form } })
       expect(res.status).toBe(303)
       expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=MissingCSRF`)

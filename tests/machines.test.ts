@@ -5,12 +5,13 @@
 import { describe, expect, it } from "vitest"
 import { type AnyEventObject, createActor, fromPromise, initialTransition, transition } from "xstate"
 import { credentialsMachine } from "../src/machines/credentials.js"
-import { AWAITING_INPUT } from "../src/machines/types.js"
+import { AWAITING_INPUT, type GateResult, type Identity, type Issued } from "../src/machines/types.js"
 
 const input = { provider: "credentials", now: 1_700_000_000_000 }
-const identity = { user: { id: "1", name: "Alice" }, account: { provider: "credentials", providerAccountId: "1", type: "credentials" } }
-const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as AnyEventObject
-const failed = (id: string, error: unknown) => ({ type: `xstate.error.actor.${id}`, error }) as AnyEventObject
+const identity: Identity = { user: { id: "1", name: "Alice" }, account: { provider: "credentials", providerAccountId: "1", type: "credentials" } }
+// Actor completion events are internal to xstate; the pure API still accepts them.
+const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as AnyEventObject as never
+const failed = (id: string, error: unknown) => ({ type: `xstate.error.actor.${id}`, error }) as AnyEventObject as never
 
 function submitted() {
   const [start] = initialTransition(credentialsMachine, input)
@@ -72,9 +73,9 @@ describe("credentials machine", () => {
   it("runs end to end with provided effects (as the runtime does)", async () => {
     const machine = credentialsMachine.provide({
       actors: {
-        authorize: fromPromise(async () => identity),
-        signInGate: fromPromise(async () => ({ allow: true as const })),
-        issueSession: fromPromise(async () => ({ redirect: "http://app.test/", cookies: [] })),
+        authorize: fromPromise<Identity, { params: Record<string, unknown> }>(async () => identity),
+        signInGate: fromPromise<GateResult, Identity>(async () => ({ allow: true })),
+        issueSession: fromPromise<Issued, Identity>(async () => ({ redirect: "http://app.test/", cookies: [] })),
       },
     })
     const actor = createActor(machine, { input }).start()

@@ -8,20 +8,30 @@ import { UnknownAction } from "../errors.js"
 /** Bodies larger than this are refused: auth forms are small. */
 export const MAX_BODY_BYTES = 1024 * 1024
 
+/**
+ * Reads the stream as UTF-8, at most `limit` bytes. Past the limit the rest is drained, not kept, and the
+ * read fails once the request has ended, so the 400 reaches the client on a healthy connection
+ * (as body-parser does). A declared `Content-Length` over the limit fails the same way without buffering.
+ */
 function readStream(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
+    let tooLarge = Number(req.headers["content-length"] ?? 0) > limit
     req.on("data", (chunk: Buffer) => {
+      if (tooLarge) return
       size += chunk.length
       if (size > limit) {
-        reject(new UnknownAction("The request body is too large."))
-        req.destroy()
+        tooLarge = true
+        chunks.length = 0
         return
       }
       chunks.push(chunk)
     })
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("end", () => {
+      if (tooLarge) reject(new UnknownAction("The request body is too large."))
+      else resolve(Buffer.concat(chunks).toString("utf8"))
+    })
     req.on("error", (err) => reject(new UnknownAction("The request body could not be read.", { err })))
   })
 }
@@ -38,6 +48,8 @@ export async function readBody(
   const isJson = type.includes("application/json")
   const isForm = type.includes("application/x-www-form-urlencoded")
   if (!isJson && !isForm) return undefined
+  // consumed by someone else (a parser that left no body): nothing left to read
+  if (req.readableEnded) return undefined
   const text = await readStream(req, MAX_BODY_BYTES)
   if (isForm) return Object.fromEntries(new URLSearchParams(text))
   if (text.trim() === "") return undefined

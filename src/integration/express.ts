@@ -59,14 +59,17 @@ function originOf(req: ExpressRequest): string {
   return `${req.protocol}://${host ?? "localhost"}`
 }
 
-/** The mount path of the middleware, with any `*` / `*splat` remainder removed. */
+/**
+ * The mount path of the middleware, with any `*` / `*splat` remainder removed. The remainder is removed by
+ * segment count: `req.params` are decoded while `req.baseUrl` is not.
+ */
 function mountPath(req: ExpressRequest): string {
   const params = req.params as Record<string, string | string[] | undefined>
   const rest = params["0"] ?? params.splat
-  const restPath = Array.isArray(rest) ? rest.join("/") : rest
-  let base = req.baseUrl
-  if (restPath && base.endsWith(`/${restPath}`)) base = base.slice(0, -(restPath.length + 1))
-  return base.replace(/\/+$/, "")
+  const restSegments = (Array.isArray(rest) ? rest : (rest ?? "").split("/")).filter(Boolean).length
+  const segments = req.baseUrl.split("/").filter(Boolean)
+  const base = segments.slice(0, segments.length - restSegments)
+  return base.length === 0 ? "" : `/${base.join("/")}`
 }
 
 function toIncoming(req: ExpressRequest, url: URL, body: Record<string, unknown> | undefined): IncomingRequest {
@@ -80,17 +83,34 @@ function toIncoming(req: ExpressRequest, url: URL, body: Record<string, unknown>
   }
 }
 
-/** Writes an outgoing response: proper status text, every `Set-Cookie`, no empty `Content-Type`. */
+function cookieName(setCookie: string): string {
+  const eq = setCookie.indexOf("=")
+  return (eq === -1 ? setCookie : setCookie.slice(0, eq)).trim()
+}
+
+/**
+ * Writes an outgoing response: proper status text, every `Set-Cookie` on its own line, no empty
+ * `Content-Type`. `Set-Cookie` lines earlier middleware set are kept unless this response sets the same name.
+ */
 function write(res: ServerResponse, out: Outgoing): void {
-  const grouped = new Map<string, string[]>()
+  const grouped = new Map<string, { name: string; values: string[] }>()
   for (const [name, value] of out.headers) {
-    const list = grouped.get(name)
-    if (list) list.push(value)
-    else grouped.set(name, [value])
+    const entry = grouped.get(name.toLowerCase())
+    if (entry) entry.values.push(value)
+    else grouped.set(name.toLowerCase(), { name, values: [value] })
+  }
+  const cookies = grouped.get("set-cookie")
+  if (cookies) {
+    const ours = new Set(cookies.values.map(cookieName))
+    const earlier = res.getHeader("set-cookie")
+    const kept = (Array.isArray(earlier) ? earlier : typeof earlier === "string" ? [earlier] : []).filter(
+      (line) => !ours.has(cookieName(line)),
+    )
+    cookies.values.unshift(...kept)
   }
   res.statusCode = out.status
   res.statusMessage = out.statusText
-  for (const [name, values] of grouped) res.setHeader(name, values.length === 1 ? (values[0] as string) : values)
+  for (const { name, values } of grouped.values()) res.setHeader(name, values.length === 1 ? (values[0] as string) : values)
   res.end(out.body)
 }
 
@@ -124,18 +144,29 @@ export function ExpressAuth(config: ExpressAuthConfig): AuthMiddleware {
 }
 
 interface Layer {
-  handle?: Partial<AuthMiddleware>
+  handle?: Partial<AuthMiddleware> & { stack?: Layer[] }
 }
 
-/** The config of the `ExpressAuth` mounted on the request's app, if any. */
-function mountedConfig(req: ExpressRequest): ExpressAuthConfig | undefined {
-  const app = req.app as unknown as { _router?: { stack?: Layer[] }; router?: { stack?: Layer[] } }
-  const stack = app?._router?.stack ?? app?.router?.stack ?? []
+function findMounted(stack: readonly Layer[], depth: number): ExpressAuthConfig | undefined {
   for (const layer of stack) {
     const config = layer.handle?.[MOUNTED]
     if (config) return config
+    const nested = layer.handle?.stack
+    if (Array.isArray(nested) && depth < 8) {
+      const found = findMounted(nested, depth + 1)
+      if (found) return found
+    }
   }
   return undefined
+}
+
+/** The config of the first `ExpressAuth` mounted on the request's app (or a router inside it), if any. */
+function mountedConfig(req: ExpressRequest): ExpressAuthConfig | undefined {
+  const app = req.app as unknown as { _router?: { stack?: Layer[] }; router?: { stack?: Layer[] } } | undefined
+  if (!app) return undefined
+  // Express 4 keeps its router in `_router` (its `app.router` getter throws); Express 5 in `router`
+  const router = "_router" in app ? app._router : app.router
+  return findMounted(router?.stack ?? [], 0)
 }
 
 /**
@@ -158,7 +189,9 @@ export async function getSession(
   }
   const resolved: ResolvedConfig = resolvedFor(effective)
   const url = new URL(`${originOf(req)}${resolved.basePath}/session`)
-  const handled = await handleRequest(toIncoming(req, url, undefined), resolved)
+  // always a GET /session, whatever the method of the app's own request
+  const incoming = { ...toIncoming(req, url, undefined), method: "GET" }
+  const handled = await handleRequest(incoming, resolved)
   const { response } = handled
   if ((response.status ?? 200) !== 200) {
     const message = (response.body as { message?: string } | undefined)?.message

@@ -17,6 +17,11 @@ export interface FlowRoute {
   readonly start?: boolean
   /** Require the double-submit CSRF token (the body's `csrfToken`). */
   readonly csrf?: boolean
+  /**
+   * Matches only requests whose `step` (body or query) equals this; rows without `step` match only
+   * requests without one. Lets one flow start and resume on the same action.
+   */
+  readonly step?: string
   /** Request fields that become the event's `params`: the whole body, the query, or named fields. */
   readonly params?: "body" | "query" | readonly string[]
 }

@@ -6,7 +6,7 @@
 import { InvalidProvider, MissingCSRF, UnknownAction } from "../errors.js"
 import { errorPage, providerUrls, signInPage, signOutPage, verifyRequestPage } from "./actions/pages.js"
 import { resolveCallbackUrl } from "./callback-url.js"
-import type { Handled, RequestContext } from "./context.js"
+import { type Handled, type RequestContext, param } from "./context.js"
 import { csrfState } from "./csrf.js"
 import { runFlow } from "./engine.js"
 import type { AuthAction } from "./env.js"
@@ -63,7 +63,7 @@ async function signOut(ctx: RequestContext): Promise<Handled> {
 }
 
 function matches(row: FlowRoute, ctx: RequestContext): boolean {
-  return row.method === ctx.req.method && row.action === ctx.action
+  return row.method === ctx.req.method && row.action === ctx.action && row.step === param(ctx.req, "step")
 }
 
 /** Sends a provider route to the provider's flow, per the flow's own route rows. */

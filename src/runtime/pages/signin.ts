@@ -43,6 +43,7 @@ const SIGNIN_ERRORS: Readonly<Record<string, string>> = {
   CredentialsSignin: "Sign in failed. Check the details you provided are correct.",
   SessionRequired: "Please sign in to access this page.",
   MissingCSRF: "The form expired. Please try again.",
+  FlowStateError: "This sign-in attempt expired or was already used. Please start again.",
   AccessDenied: "You do not have permission to sign in.",
 }
 

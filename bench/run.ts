@@ -1,0 +1,612 @@
+/**
+ * `npm run bench`: authchart vs `@auth/express` (+ `@auth/core/jwt`), same Express 5 app, one run.
+ *
+ * Each side runs as its own child process (bench/app.ts), one at a time so they never compete for
+ * the cores; autocannon drives it from this process over loopback. Every response is checked (the
+ * session must hold the bench user, sign-ins must redirect to the callback URL with a session
+ * cookie), so a broken server cannot look fast: only verified responses count towards req/s.
+ *
+ * Prints a table (metric | authchart | @auth/express | ratio) with target checks, and writes
+ * bench/results.json. Exit code 1 when a measured response was wrong or a child failed.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { readFileSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { cpus, loadavg } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import autocannon from "autocannon"
+import { decode as coreDecode, encode as coreEncode } from "@auth/core/jwt"
+import { decode as ourDecode } from "../src/jwt.js"
+import { BENCH_SECRET, BENCH_USER, CSRF_COOKIE, SESSION_COOKIE } from "./shared.js"
+
+const HERE = dirname(fileURLToPath(import.meta.url))
+const ROOT = join(HERE, "..")
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 5)
+const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 1)
+const DECODE_MS = Number(process.env.BENCH_DECODE_MS ?? 2000)
+const DECODE_POOL = 256
+
+type Side = "authchart" | "authjs"
+const SIDES: readonly Side[] = ["authchart", "authjs"]
+const LABEL: Record<Side, string> = { authchart: "authchart", authjs: "@auth/express" }
+
+// ---------------------------------------------------------------- children
+
+interface App {
+  side: Side
+  child: ChildProcess
+  base: string
+  stderr: string[]
+  stderrLines: number
+}
+
+const children = new Set<ChildProcess>()
+
+function killAll(): void {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+  }
+}
+process.on("exit", killAll)
+for (const sig of ["SIGINT", "SIGTERM"] as const) {
+  process.on(sig, () => {
+    killAll()
+    process.exit(130)
+  })
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.unref()
+    srv.on("error", reject)
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address()
+      const port = typeof addr === "object" && addr ? addr.port : 0
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+async function startApp(side: Side): Promise<App> {
+  const port = await freePort()
+  const child = spawn(process.execPath, ["--import", "tsx", join(HERE, "app.ts"), side, String(port)], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: "production" },
+    stdio: ["pipe", "pipe", "pipe"],
+  })
+  children.add(child)
+  const app: App = { side, child, base: `http://127.0.0.1:${port}`, stderr: [], stderrLines: 0 }
+  let stderrBytes = 0
+  child.stderr!.setEncoding("utf8")
+  child.stderr!.on("data", (chunk: string) => {
+    app.stderrLines += chunk.split("\n").length - 1
+    if (stderrBytes < 8192) {
+      app.stderr.push(chunk)
+      stderrBytes += chunk.length
+    }
+  })
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${side}: no "ready" within 30 s\n${app.stderr.join("")}`)), 30_000)
+    let out = ""
+    child.stdout!.setEncoding("utf8")
+    child.stdout!.on("data", (chunk: string) => {
+      out += chunk
+      if (out.includes("ready")) {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer)
+      reject(new Error(`${side}: exited early (${code ?? signal})\n${app.stderr.join("")}`))
+    })
+  })
+  return app
+}
+
+async function stopApp(app: App): Promise<void> {
+  const { child } = app
+  if (child.exitCode !== null || child.signalCode !== null) {
+    children.delete(child)
+    return
+  }
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  child.kill("SIGTERM")
+  const timer = setTimeout(() => child.kill("SIGKILL"), 3000)
+  await exited
+  clearTimeout(timer)
+  children.delete(child)
+}
+
+function vmRss(pid: number | undefined): number | null {
+  if (!pid) return null
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+    return m ? Number(m[1]) * 1024 : null
+  } catch {
+    return null
+  }
+}
+
+async function rssOf(app: App): Promise<{ rss: number; vmRss: number | null }> {
+  const res = await fetch(`${app.base}/__rss`)
+  const body = (await res.json()) as { rss: number }
+  return { rss: body.rss, vmRss: vmRss(app.child.pid) }
+}
+
+// ---------------------------------------------------------------- real sign-in
+
+function cookiePair(setCookies: string[], name: string): string | undefined {
+  for (const sc of setCookies) {
+    const first = sc.split(";", 1)[0] ?? ""
+    const eq = first.indexOf("=")
+    if (first.slice(0, eq) === name && first.length > eq + 1) return first
+  }
+  return undefined
+}
+
+function isBenchSession(body: unknown): boolean {
+  const s = body as { user?: { name?: unknown; email?: unknown }; expires?: unknown } | null
+  return (
+    !!s &&
+    s.user?.name === BENCH_USER.name &&
+    s.user?.email === BENCH_USER.email &&
+    typeof s.expires === "string" &&
+    !Number.isNaN(Date.parse(s.expires))
+  )
+}
+
+interface Prepared {
+  csrfCookie: string
+  csrfToken: string
+  sessionCookie: string
+  callbackUrl: string
+  signInBody: string
+  /** Sanity checks of the wire behaviour, done once before load. */
+  notes: string[]
+}
+
+async function prepare(app: App): Promise<Prepared> {
+  const notes: string[] = []
+  const csrfRes = await fetch(`${app.base}/auth/csrf`)
+  if (csrfRes.status !== 200) throw new Error(`${app.side}: GET /auth/csrf → ${csrfRes.status}`)
+  const { csrfToken } = (await csrfRes.json()) as { csrfToken?: string }
+  const csrfCookie = cookiePair(csrfRes.headers.getSetCookie(), CSRF_COOKIE)
+  if (!csrfToken || !csrfCookie) throw new Error(`${app.side}: /auth/csrf gave no token or no ${CSRF_COOKIE} cookie`)
+
+  const callbackUrl = `${app.base}/dashboard`
+  const signInBody = new URLSearchParams({ csrfToken, username: "bench", password: "bench", callbackUrl }).toString()
+  const signIn = await fetch(`${app.base}/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
+    body: signInBody,
+  })
+  const location = signIn.headers.get("location")
+  const sessionCookie = cookiePair(signIn.headers.getSetCookie(), SESSION_COOKIE)
+  if (![302, 303].includes(signIn.status) || location !== callbackUrl || !sessionCookie) {
+    throw new Error(
+      `${app.side}: sign-in → ${signIn.status} location=${location} session cookie=${!!sessionCookie} ${await signIn.text()}`,
+    )
+  }
+
+  // The cookie really is a session.
+  const sessionRes = await fetch(`${app.base}/auth/session`, { headers: { cookie: sessionCookie } })
+  const session = await sessionRes.json()
+  if (sessionRes.status !== 200 || !isBenchSession(session)) {
+    throw new Error(`${app.side}: /auth/session with the new cookie → ${sessionRes.status} ${JSON.stringify(session)}`)
+  }
+  const prot = await fetch(`${app.base}/protected`, { headers: { cookie: sessionCookie } })
+  const protBody = await prot.json()
+  if (prot.status !== 200 || !isBenchSession(protBody)) {
+    throw new Error(`${app.side}: /protected with the cookie → ${prot.status} ${JSON.stringify(protBody)}`)
+  }
+
+  // Negative controls: no cookie → 401 / null, wrong password → error redirect, bad CSRF → not signed in.
+  const anon = await fetch(`${app.base}/protected`)
+  if (anon.status !== 401) throw new Error(`${app.side}: /protected without a cookie → ${anon.status}`)
+  const anonSession = await fetch(`${app.base}/auth/session`)
+  const anonBody = await anonSession.text()
+  if (anonSession.status !== 200 || anonBody !== "null") notes.push(`anonymous /auth/session → ${anonSession.status} ${anonBody}`)
+  const wrong = await fetch(`${app.base}/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
+    body: new URLSearchParams({ csrfToken, username: "bench", password: "nope", callbackUrl }).toString(),
+  })
+  const wrongLoc = wrong.headers.get("location") ?? ""
+  if (![302, 303].includes(wrong.status) || !wrongLoc.includes("error=CredentialsSignin") || cookiePair(wrong.headers.getSetCookie(), SESSION_COOKIE)) {
+    throw new Error(`${app.side}: wrong password → ${wrong.status} location=${wrongLoc}`)
+  }
+  notes.push(`wrong password → ${wrong.status} ${wrongLoc.replace(app.base, "")}`)
+  const badCsrf = await fetch(`${app.base}/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
+    body: new URLSearchParams({ csrfToken: "0".repeat(64), username: "bench", password: "bench", callbackUrl }).toString(),
+  })
+  if (cookiePair(badCsrf.headers.getSetCookie(), SESSION_COOKIE)) throw new Error(`${app.side}: sign-in with a bad CSRF token set a session cookie`)
+  notes.push(`bad csrf → ${badCsrf.status} ${(badCsrf.headers.get("location") ?? "").replace(app.base, "")}`)
+
+  return { csrfCookie, csrfToken, sessionCookie, callbackUrl, signInBody, notes }
+}
+
+// ---------------------------------------------------------------- load
+
+interface Check {
+  ok: number
+  bad: number
+  samples: string[]
+}
+
+interface LoadResult {
+  okPerSec: number
+  reqPerSecAvg: number
+  p50: number
+  p99: number
+  total: number
+  ok: number
+  bad: number
+  badSamples: string[]
+  non2xx3xx: number
+  errors: number
+  timeouts: number
+  statusCodes: Record<string, number>
+  durationS: number
+}
+
+type Verify = (status: number, body: string, headers: Record<string, string | string[]>) => string | null
+
+function lowerHeaders(raw: Record<string, string | string[]>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {}
+  for (const [k, v] of Object.entries(raw)) out[k.toLowerCase()] = v
+  return out
+}
+
+async function cannon(
+  url: string,
+  request: { method: "GET" | "POST"; path: string; headers: Record<string, string>; body?: string },
+  verify: Verify,
+  duration: number,
+): Promise<LoadResult> {
+  const check: Check = { ok: 0, bad: 0, samples: [] }
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration,
+    timeout: 10,
+    requests: [
+      {
+        ...request,
+        onResponse: (status: number, body: string, _ctx: unknown, headers: Record<string, string | string[]>) => {
+          const problem = verify(status, body, lowerHeaders(headers ?? {}))
+          if (problem === null) check.ok++
+          else {
+            check.bad++
+            if (check.samples.length < 5) check.samples.push(problem)
+          }
+        },
+      },
+    ],
+  })
+  const statusCodes: Record<string, number> = {}
+  let non2xx3xx = 0
+  for (const [code, { count }] of Object.entries(result.statusCodeStats as Record<string, { count: number }>)) {
+    statusCodes[code] = count
+    if (!/^[23]/.test(code)) non2xx3xx += count
+  }
+  const total = Object.values(statusCodes).reduce((a, b) => a + b, 0)
+  return {
+    okPerSec: check.ok / result.duration,
+    reqPerSecAvg: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total,
+    ok: check.ok,
+    bad: check.bad,
+    badSamples: check.samples,
+    non2xx3xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes,
+    durationS: result.duration,
+  }
+}
+
+/** A warm-up run (results checked but discarded), then the measured run. */
+async function measure(
+  app: App,
+  name: string,
+  request: { method: "GET" | "POST"; path: string; headers: Record<string, string>; body?: string },
+  verify: Verify,
+): Promise<LoadResult> {
+  const warm = await cannon(app.base, request, verify, WARMUP_S)
+  if (warm.ok === 0) throw new Error(`${app.side} ${name}: no valid response during warm-up: ${warm.badSamples.join(" | ")}`)
+  const r = await cannon(app.base, request, verify, DURATION_S)
+  const flag = r.bad || r.errors || r.timeouts ? "  <-- PROBLEMS" : ""
+  console.error(
+    `  ${LABEL[app.side].padEnd(14)} ${name.padEnd(16)} ${r.okPerSec.toFixed(0).padStart(7)} ok req/s  p99 ${r.p99} ms  ` +
+      `ok=${r.ok} bad=${r.bad} err=${r.errors} timeouts=${r.timeouts} codes=${JSON.stringify(r.statusCodes)}${flag}`,
+  )
+  return r
+}
+
+const json200 =
+  (pred: (body: unknown) => boolean, what: string): Verify =>
+  (status, body) => {
+    if (status !== 200) return `status ${status}: ${body.slice(0, 160)}`
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(body)
+    } catch {
+      return `not JSON: ${body.slice(0, 160)}`
+    }
+    return pred(parsed) ? null : `not ${what}: ${body.slice(0, 160)}`
+  }
+
+function signInVerify(callbackUrl: string): Verify {
+  return (status, _body, headers) => {
+    if (status !== 302 && status !== 303) return `status ${status}`
+    const location = headers.location
+    if (location !== callbackUrl) return `location ${String(location)}`
+    const sc = headers["set-cookie"]
+    const list = Array.isArray(sc) ? sc : sc ? [sc] : []
+    if (!cookiePair(list, SESSION_COOKIE)) return `no ${SESSION_COOKIE} in Set-Cookie`
+    return null
+  }
+}
+
+interface SideResult {
+  notes: string[]
+  rssIdle: number
+  bare: LoadResult
+  session: LoadResult
+  protected: LoadResult
+  signin: LoadResult
+  rssAfter: number
+  vmRssAfter: number | null
+  stderrLines: number
+  stderrHead: string
+  exitedDuringRun: boolean
+}
+
+type Route = "bare" | "session" | "protected" | "signin"
+const ROUTES: readonly Route[] = ["bare", "session", "protected", "signin"]
+
+function routeLoad(route: Route, prep: Prepared): { name: string; request: Parameters<typeof measure>[2]; verify: Verify } {
+  const isSession = json200(isBenchSession, "the bench session")
+  switch (route) {
+    case "bare":
+      return {
+        name: "bare /__bare",
+        request: { method: "GET", path: "/__bare", headers: {} },
+        verify: json200((b) => (b as { ok?: unknown })?.ok === true, "{ok:true}"),
+      }
+    case "session":
+      return { name: "GET /auth/session", request: { method: "GET", path: "/auth/session", headers: { cookie: prep.sessionCookie } }, verify: isSession }
+    case "protected":
+      return { name: "GET /protected", request: { method: "GET", path: "/protected", headers: { cookie: prep.sessionCookie } }, verify: isSession }
+    case "signin":
+      return {
+        name: "sign-in POST",
+        request: {
+          method: "POST",
+          path: "/auth/callback/credentials",
+          headers: { "content-type": "application/x-www-form-urlencoded", cookie: prep.csrfCookie },
+          body: prep.signInBody,
+        },
+        verify: signInVerify(prep.callbackUrl),
+      }
+  }
+}
+
+/**
+ * Both children are started, but only one is under load at any time (the other sits idle). The
+ * order alternates route by route (A B, B A, …) so drifting background load hits both sides alike.
+ */
+async function benchApps(): Promise<Record<Side, SideResult>> {
+  const apps = {} as Record<Side, App>
+  try {
+    for (const side of SIDES) {
+      console.error(`\n[${LABEL[side]}] starting child…`)
+      apps[side] = await startApp(side)
+    }
+    const preps = {} as Record<Side, Prepared>
+    const rssIdle = {} as Record<Side, number>
+    for (const side of SIDES) {
+      preps[side] = await prepare(apps[side])
+      for (const n of preps[side].notes) console.error(`  ${LABEL[side]}: ${n}`)
+      rssIdle[side] = (await rssOf(apps[side])).rss
+    }
+    const loads = { authchart: {}, authjs: {} } as Record<Side, Record<Route, LoadResult>>
+    console.error("")
+      for (const [i, route] of ROUTES.entries()) {
+      const order = i % 2 === 0 ? SIDES : [...SIDES].reverse()
+      for (const side of order) {
+        const { name, request, verify } = routeLoad(route, preps[side])
+        loads[side][route] = await measure(apps[side], name, request, verify)
+      }
+    }
+    const out = {} as Record<Side, SideResult>
+    for (const side of SIDES) {
+      const app = apps[side]
+      const after = await rssOf(app)
+      out[side] = {
+        notes: preps[side].notes,
+        rssIdle: rssIdle[side],
+        bare: loads[side].bare,
+        session: loads[side].session,
+        protected: loads[side].protected,
+        signin: loads[side].signin,
+        rssAfter: after.rss,
+        vmRssAfter: after.vmRss,
+        stderrLines: app.stderrLines,
+        stderrHead: app.stderr.join("").slice(0, 2000),
+        exitedDuringRun: app.child.exitCode !== null || app.child.signalCode !== null,
+      }
+    }
+    return out
+  } finally {
+    for (const side of SIDES) if (apps[side]) await stopApp(apps[side])
+  }
+}
+
+// ---------------------------------------------------------------- decode
+
+interface DecodeResult {
+  opsPerSec: number
+  ops: number
+  bad: number
+}
+
+async function decodeBench(): Promise<{ authchart: DecodeResult; authjs: DecodeResult; tokenBytes: number }> {
+  const salt = SESSION_COOKIE
+  const tokens: string[] = []
+  for (let i = 0; i < DECODE_POOL; i++) {
+    tokens.push(
+      await coreEncode({
+        salt,
+        secret: BENCH_SECRET,
+        token: { name: BENCH_USER.name, email: BENCH_USER.email, picture: null, sub: `user-${i}` },
+      }),
+    )
+  }
+  type Decoder = (t: string) => Promise<{ sub?: unknown; email?: unknown } | null>
+  const decoders: Record<Side, Decoder> = {
+    authchart: (token) => ourDecode({ token, secret: BENCH_SECRET, salt }),
+    authjs: (token) => coreDecode({ token, secret: BENCH_SECRET, salt }),
+  }
+  const run = async (fn: Decoder, ms: number): Promise<DecodeResult> => {
+    let ops = 0
+    let bad = 0
+    const end = performance.now() + ms
+    const start = performance.now()
+    while (performance.now() < end) {
+      for (let k = 0; k < 32; k++) {
+        const i = ops % DECODE_POOL
+        const claims = await fn(tokens[i]!)
+        if (claims?.sub !== `user-${i}` || claims.email !== BENCH_USER.email) bad++
+        ops++
+      }
+    }
+    const elapsed = (performance.now() - start) / 1000
+    return { opsPerSec: ops / elapsed, ops, bad }
+  }
+  // Warm both up, then measure each in turn.
+  for (const side of SIDES) await run(decoders[side], 300)
+  const authchart = await run(decoders.authchart, DECODE_MS)
+  const authjs = await run(decoders.authjs, DECODE_MS)
+  console.error(
+    `\n  decode: authchart ${authchart.opsPerSec.toFixed(0)} ops/s (bad ${authchart.bad}), @auth/core ${authjs.opsPerSec.toFixed(0)} ops/s (bad ${authjs.bad})`,
+  )
+  return { authchart, authjs, tokenBytes: tokens[0]!.length }
+}
+
+// ---------------------------------------------------------------- report
+
+function fmtNum(n: number, digits = 0): string {
+  return n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+}
+const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`
+
+async function main(): Promise<void> {
+  const started = Date.now()
+  console.error(
+    `authchart bench: ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s per route, loopback only, ` +
+      `NODE_ENV=production in the children, node ${process.version}`,
+  )
+  const loadBefore = loadavg()
+  if (loadBefore[0]! > 0.5) console.error(`  note: load average before the run is ${loadBefore.map((l) => l.toFixed(2)).join(" ")} (other processes are using the cores)`)
+  const results = await benchApps()
+  const decode = await decodeBench()
+
+  const a = results.authchart
+  const b = results.authjs
+  const rows: Array<[string, string, string, string]> = []
+  const ratio = (x: number, y: number) => (y === 0 ? "n/a" : `${(x / y).toFixed(2)}×`)
+  const addLoad = (name: string, x: LoadResult, y: LoadResult) => {
+    rows.push([`${name} req/s`, fmtNum(x.okPerSec), fmtNum(y.okPerSec), ratio(x.okPerSec, y.okPerSec)])
+    rows.push([`${name} p99 ms (lower better)`, fmtNum(x.p99), fmtNum(y.p99), ratio(x.p99, y.p99)])
+  }
+  addLoad("bare Express JSON route", a.bare, b.bare)
+  addLoad("GET /auth/session", a.session, b.session)
+  addLoad("GET /protected (getSession)", a.protected, b.protected)
+  addLoad("credentials sign-in", a.signin, b.signin)
+  rows.push([
+    "decode ops/s (vs @auth/core)",
+    fmtNum(decode.authchart.opsPerSec),
+    fmtNum(decode.authjs.opsPerSec),
+    ratio(decode.authchart.opsPerSec, decode.authjs.opsPerSec),
+  ])
+  rows.push(["RSS idle (lower better)", mb(a.rssIdle), mb(b.rssIdle), ratio(a.rssIdle, b.rssIdle)])
+  rows.push(["RSS after load (lower better)", mb(a.rssAfter), mb(b.rssAfter), ratio(a.rssAfter, b.rssAfter)])
+  const bad = (r: SideResult) => [r.session, r.protected, r.signin, r.bare].reduce((s, x) => s + x.bad + x.errors + x.timeouts, 0)
+  const non = (r: SideResult) => [r.session, r.protected, r.signin, r.bare].reduce((s, x) => s + x.non2xx3xx, 0)
+  rows.push(["wrong responses + errors + timeouts", String(bad(a)), String(bad(b)), ""])
+  rows.push(["non-2xx/3xx responses", String(non(a)), String(non(b)), ""])
+  rows.push(["child stderr lines", String(a.stderrLines), String(b.stderrLines), ""])
+
+  const header: [string, string, string, string] = ["metric", "authchart", "@auth/express", "ratio"]
+  const widths = [0, 1, 2, 3].map((i) => Math.max(header[i]!.length, ...rows.map((r) => r[i]!.length)))
+  const line = (r: string[]) =>
+    `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`
+  const out: string[] = []
+  out.push("")
+  out.push(line(header))
+  out.push(`|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`)
+  for (const r of rows) out.push(line(r))
+  out.push("")
+
+  const targets = [
+    { name: "GET /auth/session req/s ≥ 5× @auth/express", value: a.session.okPerSec / b.session.okPerSec, need: 5 },
+    { name: "GET /protected req/s ≥ 5× @auth/express", value: a.protected.okPerSec / b.protected.okPerSec, need: 5 },
+    { name: "decode ops/s ≥ 10× @auth/core", value: decode.authchart.opsPerSec / decode.authjs.opsPerSec, need: 10 },
+  ]
+  for (const t of targets) out.push(`${t.value >= t.need ? "PASS" : "MISS"}  ${t.name}: ${t.value.toFixed(2)}×`)
+  const verified = bad(a) === 0 && bad(b) === 0 && decode.authchart.bad === 0 && decode.authjs.bad === 0
+  out.push(`${verified ? "PASS" : "FAIL"}  every measured response verified (session holds the bench user, sign-ins redirect with a session cookie, decodes match)`)
+  out.push(
+    `      req/s counts verified responses only; ratio = authchart ÷ @auth/express; ${CONNECTIONS} connections, ${DURATION_S} s per route after ${WARMUP_S} s warm-up; ` +
+      `decode: ${DECODE_MS} ms each over ${DECODE_POOL} distinct tokens from @auth/core encode.`,
+  )
+  const loadAfter = loadavg()
+  out.push(
+    `      machine: ${cpus().length} cores; load average before ${loadBefore.map((l) => l.toFixed(2)).join(" ")}, after ${loadAfter.map((l) => l.toFixed(2)).join(" ")}` +
+      ` (reference on an idle 2-core machine: bare Express 5 JSON ≈ 4,500 req/s, @auth/express session ≈ 600 req/s).`,
+  )
+  console.log(out.join("\n"))
+
+  for (const side of SIDES) {
+    const r = results[side]
+    const problems = [r.bare, r.session, r.protected, r.signin].flatMap((x) => x.badSamples)
+    if (problems.length) console.log(`\n${LABEL[side]} wrong responses (first few): ${problems.join(" | ")}`)
+    if (r.stderrLines) console.log(`\n${LABEL[side]} child stderr (${r.stderrLines} lines, head):\n${r.stderrHead}`)
+    if (r.exitedDuringRun) console.log(`\n${LABEL[side]} child exited during the run`)
+  }
+
+  const json = {
+    date: new Date().toISOString(),
+    node: process.version,
+    settings: { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, decodeMs: DECODE_MS, decodePool: DECODE_POOL },
+    authchart: a,
+    authjs: b,
+    decode,
+    targets: targets.map((t) => ({ ...t, pass: t.value >= t.need })),
+    verified,
+    loadavg: { before: loadBefore, after: loadAfter },
+    totalSeconds: (Date.now() - started) / 1000,
+  }
+  writeFileSync(join(HERE, "results.json"), `${JSON.stringify(json, null, 2)}\n`)
+  console.log(`\nresults written to bench/results.json (${json.totalSeconds.toFixed(0)} s)`)
+  if (!verified || a.exitedDuringRun || b.exitedDuringRun) process.exitCode = 1
+}
+
+main().catch((err) => {
+  console.error(err)
+  killAll()
+  process.exit(1)
+})

@@ -1,0 +1,248 @@
+/**
+ * The engine and the sealed cookie flow store, through a flow that rests between requests: a custom
+ * "confirm" step declared with `defineFlow`, exactly as an application would.
+ */
+import { describe, expect, it } from "vitest"
+import { assign, fromPromise, setup } from "xstate"
+import { defineFlow } from "../src/index.js"
+import type { AuthConfig, FlowDefinition } from "../src/index.js"
+import type { FlowOutput, GateResult, Identity, Issued, Reply } from "../src/machines/types.js"
+import { AuthClient, ORIGIN, SECRET, captureLogger, setCookies } from "./helpers.js"
+
+interface Ctx {
+  provider: string
+  identity: Identity | null
+  reply: Reply | null
+  output: FlowOutput | null
+  tries: number
+}
+type Ev = { type: "SUBMIT" | "STEP"; params: Record<string, unknown>; now: number }
+
+function confirmMachine(extraState = false) {
+  return setup({
+    types: { context: {} as Ctx, events: {} as Ev, input: {} as { provider: string }, output: {} as FlowOutput },
+    actors: {
+      authorize: fromPromise<Identity, Record<string, unknown>>(async () => {
+        throw new Error("not provided")
+      }),
+      signInGate: fromPromise<GateResult, Identity>(async () => ({ allow: true })),
+      issueSession: fromPromise<Issued, Identity>(async () => ({ redirect: "", cookies: [] })),
+    },
+  }).createMachine({
+    id: "confirm",
+    initial: "idle",
+    context: ({ input }) => ({ provider: input.provider, identity: null, reply: null, output: null, tries: 0 }),
+    output: ({ context }) => context.output as FlowOutput,
+    states: {
+      idle: { tags: ["awaiting-input"], on: { SUBMIT: "authorizing" } },
+      authorizing: {
+        invoke: {
+          src: "authorize",
+          input: ({ event }) => event.params,
+          onDone: {
+            target: "confirm",
+            actions: assign({
+              identity: ({ event }) => event.output,
+              reply: () => ({ type: "page", page: "confirm", data: { html: "<p>type the code</p>" } }) as Reply,
+            }),
+          },
+          onError: { target: "failed", actions: assign({ output: ({ event }) => ({ ok: false, error: event.error }) }) },
+        },
+      },
+      confirm: {
+        tags: ["awaiting-input"],
+        on: {
+          STEP: [
+            { guard: ({ event }) => event.params.code === "123456", target: "issuing" },
+            {
+              guard: ({ context }) => context.tries >= 2,
+              target: "failed",
+              actions: assign({ output: () => ({ ok: false, error: new Error("too many tries") }) }),
+            },
+            { target: "confirm", reenter: true, actions: assign({ tries: ({ context }) => context.tries + 1 }) },
+          ],
+        },
+      },
+      issuing: {
+        invoke: {
+          src: "issueSession",
+          input: ({ context }) => context.identity as Identity,
+          onDone: {
+            target: "done",
+            actions: assign({
+              output: ({ event }) => ({ ok: true, reply: { type: "redirect", url: event.output.redirect, cookies: event.output.cookies } }),
+            }),
+          },
+          onError: { target: "failed", actions: assign({ output: ({ event }) => ({ ok: false, error: event.error }) }) },
+        },
+      },
+      ...(extraState ? { extra: { type: "final" as const } } : {}),
+      done: { type: "final" },
+      failed: { type: "final" },
+    },
+  })
+}
+
+function confirmFlow(options: { extraState?: boolean; ttl?: number; slow?: boolean } = {}): FlowDefinition {
+  return defineFlow({
+    id: "confirm",
+    providerType: "credentials",
+    machine: confirmMachine(options.extraState),
+    ttl: options.ttl ?? 900,
+    routes: [
+      { method: "POST", action: "callback", event: "SUBMIT", start: true, csrf: true },
+      { method: "POST", action: "callback", step: "confirm", event: "STEP", csrf: true, params: ["code"] },
+    ],
+    effects: () => ({
+      authorize: fromPromise<Identity, Record<string, unknown>>(async ({ input }) => {
+        if (options.slow) await new Promise(() => {})
+        if (input.password !== "pw") throw new Error("bad")
+        return { user: { id: "7", name: "Carol" }, account: { provider: "two-step", providerAccountId: "7", type: "credentials" } }
+      }),
+    }),
+  })
+}
+
+const FLOW_COOKIE = "authchart.flow.two-step"
+
+function makeClient(flow: FlowDefinition, extra: Partial<AuthConfig> = {}) {
+  const log = captureLogger()
+  const config: AuthConfig = {
+    secret: SECRET,
+    trustHost: true,
+    logger: log.logger,
+    flows: [flow],
+    providers: [{ id: "two-step", name: "Two step", type: "credentials", flow: "confirm", credentials: {}, authorize: () => null } as never],
+    ...extra,
+  }
+  return { client: new AuthClient(config), log }
+}
+
+async function start(client: AuthClient) {
+  const csrfToken = await client.csrf()
+  const res = await client.send("/auth/callback/two-step", { form: { csrfToken, password: "pw", callbackUrl: "/home" } })
+  return { res, csrfToken }
+}
+
+describe("a flow that rests between requests", () => {
+  it("persists the snapshot in one sealed, HttpOnly cookie and resumes it", async () => {
+    const { client } = makeClient(confirmFlow())
+    const { res, csrfToken } = await start(client)
+    expect(res.status).toBe(200)
+    expect(await res.text()).toContain("type the code")
+    const flowCookie = setCookies(res).find((c) => c.name === FLOW_COOKIE)
+    expect(flowCookie?.attributes).toMatchObject({ httponly: true, samesite: "Lax", path: "/", "max-age": "900" })
+    expect(flowCookie?.value.split(".")).toHaveLength(5)
+    expect(flowCookie?.value).not.toContain("Carol")
+
+    const done = await client.send("/auth/callback/two-step", { form: { csrfToken, step: "confirm", code: "123456" } })
+    expect(done.status).toBe(303)
+    expect(done.headers.get("location")).toBe(`${ORIGIN}/home`)
+    const cookies = setCookies(done)
+    expect(cookies.find((c) => c.name === FLOW_COOKIE)?.attributes["max-age"]).toBe("0")
+    expect(cookies.find((c) => c.name === "authjs.session-token")?.value).toBeTruthy()
+    const session = (await (await client.send("/auth/session")).json()) as { user: { name: string } }
+    expect(session.user.name).toBe("Carol")
+  })
+
+  it("a wrong code keeps the flow resting; the attempt cap fails it and clears the state", async () => {
+    const { client } = makeClient(confirmFlow())
+    const { csrfToken } = await start(client)
+    for (let i = 0; i < 2; i++) {
+      const again = await client.send("/auth/callback/two-step", { form: { csrfToken, step: "confirm", code: "000000" } })
+      expect(again.status).toBe(200)
+      expect(client.jar.get(FLOW_COOKIE)).toBeTruthy()
+    }
+    const failed = await client.send("/auth/callback/two-step", { form: { csrfToken, step: "confirm", code: "000000" } })
+    expect(failed.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+    expect(client.jar.get(FLOW_COOKIE)).toBeUndefined()
+    expect(client.jar.get("authjs.session-token")).toBeUndefined()
+  })
+
+  it("resuming with no flow state → FlowStateError back to sign-in, no session", async () => {
+    const { client, log } = makeClient(confirmFlow())
+    const csrfToken = await client.csrf()
+    const res = await client.send("/auth/callback/two-step", { form: { csrfToken, step: "confirm", code: "123456" } })
+    expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=FlowStateError`)
+    expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual(["FlowStateError"])
+  })
+
+  it("a tampered flow cookie → FlowStateError, the cookie is cleared", async () => {
+    const { client } = makeClient(confirmFlow())
+    const { csrfToken } = await start(client)
+    const sealed = client.jar.get(FLOW_COOKIE) as string
+    const parts = sealed.split(".")
+    parts[3] = `${parts[3]?.slice(0, -2)}AA`
+    client.jar.cookies.set(FLOW_COOKIE, parts.join("."))
+    const res = await client.send("/auth/callback/two-step", { form: { csrfToken, step: "confirm", code: "123456" } })
+    expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=FlowStateError`)
+    expect(setCookies(res).find((c) => c.name === FLOW_COOKIE)?.attributes["max-age"]).toBe("0")
+    expect(client.jar.get("authjs.session-token")).toBeUndefined()
+  })
+
+  it("a flow cookie moved to another provider's name does not open", async () => {
+    const flow = confirmFlow()
+    const { client } = makeClient(flow, {
+      providers: [
+        { id: "two-step", name: "A", type: "credentials", flow: "confirm", credentials: {}, authorize: () => null } as never,
+        { id: "other", name: "B", type: "credentials", flow: "confirm", credentials: {}, authorize: () => null } as never,
+      ],
+    })
+    const { csrfToken } = await start(client)
+    client.jar.cookies.set("authchart.flow.other", client.jar.get(FLOW_COOKIE) as string)
+    const res = await client.send("/auth/callback/other", { form: { csrfToken, step: "confirm", code: "123456" } })
+    expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=FlowStateError`)
+  })
+
+  it("an expired flow → FlowStateError", async () => {
+    const { client } = makeClient(confirmFlow({ ttl: -30 }))
+    const { csrfToken } = await start(client)
+    const res = await client.send("/auth/callback/two-step", { form: { csrfToken, step: "confirm", code: "123456" } })
+    expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=FlowStateError`)
+  })
+
+  it("a snapshot from another version of the machine (a deploy changed it) → FlowStateError", async () => {
+    const first = makeClient(confirmFlow())
+    const { csrfToken } = await start(first.client)
+    const second = makeClient(confirmFlow({ extraState: true }))
+    for (const [k, v] of first.client.jar.cookies) second.client.jar.cookies.set(k, v)
+    const res = await second.client.send("/auth/callback/two-step", { form: { csrfToken, step: "confirm", code: "123456" } })
+    expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=FlowStateError`)
+  })
+
+  it("a flow sealed before a secret rotation still resumes", async () => {
+    const before = makeClient(confirmFlow())
+    const { csrfToken } = await start(before.client)
+    const after = makeClient(confirmFlow(), { secret: ["a-brand-new-secret-that-is-long-enough-42", SECRET] })
+    for (const [k, v] of before.client.jar.cookies) after.client.jar.cookies.set(k, v)
+    const res = await after.client.send("/auth/callback/two-step", { form: { csrfToken, step: "confirm", code: "123456" } })
+    expect(res.status).toBe(303)
+    expect(res.headers.get("location")).toBe(`${ORIGIN}/home`)
+  })
+
+  it("a step that never finishes is cut off by flowTimeout, not hung", async () => {
+    const { client, log } = makeClient(confirmFlow({ slow: true }), { flowTimeout: 100 })
+    const started = Date.now()
+    const { res } = await start(client)
+    expect(Date.now() - started).toBeLessThan(2000)
+    expect(res.status).toBe(303)
+    expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual(["FlowStateError"])
+  })
+
+  it("the start step requires CSRF like credentials", async () => {
+    const { client } = makeClient(confirmFlow())
+    const res = await client.send("/auth/callback/two-step", { form: { password: "pw" } })
+    expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=MissingCSRF`)
+    expect(client.jar.get(FLOW_COOKIE)).toBeUndefined()
+  })
+
+  it("an event the resting state does not take is refused", async () => {
+    const { client } = makeClient(confirmFlow())
+    const { csrfToken } = await start(client)
+    // a second SUBMIT restarts from scratch (start rows always begin anew) and rests again
+    const restart = await client.send("/auth/callback/two-step", { form: { csrfToken, password: "pw" } })
+    expect(restart.status).toBe(200)
+    const wrongStep = await client.send("/auth/callback/two-step", { form: { csrfToken, step: "nope" } })
+    expect(wrongStep.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+  })
+})
