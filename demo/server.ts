@@ -30,6 +30,8 @@ function matches(given: unknown, expected: string): boolean {
 export interface DemoOptions {
   /** Default: `AUTH_SECRET`, else a random secret (sessions end when the process does). */
   secret?: string
+  /** Default: authchart's console logger. */
+  logger?: ExpressAuthConfig["logger"]
 }
 
 export interface DemoApp {
@@ -73,7 +75,9 @@ export function createDemoApp(options: DemoOptions = {}): DemoApp {
 
   const config: ExpressAuthConfig = {
     secret,
+    // the demo runs on localhost: trust the Host header even with NODE_ENV=production
     trustHost: true,
+    ...(options.logger ? { logger: options.logger } : {}),
     providers: [
       Credentials({
         credentials: {

@@ -5,7 +5,7 @@ import { once } from "node:events"
 import type { Server } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DEMO_PASSWORD, DEMO_USER, createDemoApp, start } from "../demo/server.js"
-import { CookieJar } from "./helpers.js"
+import { CookieJar, captureLogger } from "./helpers.js"
 
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" }
 
@@ -79,9 +79,14 @@ describe("demo app", () => {
   let server: Server
   let origin: string
   const printed: string[] = []
+  const log = captureLogger()
 
   beforeAll(async () => {
-    const started = await start(0, { host: "127.0.0.1", log: (line) => void printed.push(line) })
+    const started = await start(0, {
+      host: "127.0.0.1",
+      log: (line) => void printed.push(line),
+      logger: log.logger,
+    })
     server = started.server
     origin = started.url
   })
@@ -165,6 +170,7 @@ describe("demo app", () => {
     expect(again.status).toBe(302)
     expect(again.headers.get("location")).toBe("/auth/signin?callbackUrl=%2Fprotected")
     expect(await (await person.visit("/")).text()).toContain("Not signed in")
+    expect(log.errors.map((e) => e.name)).toEqual(["CredentialsSignin"])
   })
 
   it("the guard sends the whole requested URL along as callbackUrl, encoded", async () => {
