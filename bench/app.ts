@@ -6,6 +6,7 @@
  * `GET /__bare` (a plain JSON route, the Express baseline) and `GET /__rss` (this process' RSS).
  * Listens on 127.0.0.1 only and prints "ready" once listening.
  */
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import express from "express"
 import type { Request, Response } from "express"
 
@@ -59,8 +60,13 @@ async function main(): Promise<void> {
   app.get("/__bare", (_req: Request, res: Response) => {
     res.json({ ok: true })
   })
+  // Event-loop delay (ms), reset on each read: shows whether requests wait behind blocking work.
+  const eld = monitorEventLoopDelay({ resolution: 10 })
+  eld.enable()
   app.get("/__rss", (_req: Request, res: Response) => {
-    res.json({ rss: process.memoryUsage().rss })
+    const loop = { p50: eld.percentile(50) / 1e6, p99: eld.percentile(99) / 1e6, max: eld.max / 1e6 }
+    eld.reset()
+    res.json({ rss: process.memoryUsage().rss, heapUsed: process.memoryUsage().heapUsed, loop })
   })
   app.use("/auth", lib.ExpressAuth(config))
   app.get("/protected", async (req: Request, res: Response, next) => {

@@ -132,6 +132,20 @@ function vmRss(pid: number | undefined): number | null {
   }
 }
 
+/** User + system CPU time the child has used, in ms (from /proc/<pid>/stat; null when unavailable). */
+function cpuMs(pid: number | undefined): number | null {
+  if (!pid) return null
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    // fields[0] is field 3 (state); utime and stime are fields 14 and 15, in clock ticks (100 Hz on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK
+  } catch {
+    return null
+  }
+}
+const CLK_TCK = 100
+
 async function rssOf(app: App): Promise<{ rss: number; vmRss: number | null }> {
   const res = await fetch(`${app.base}/__rss`)
   const body = (await res.json()) as { rss: number }
@@ -257,6 +271,8 @@ interface LoadResult {
   timeouts: number
   statusCodes: Record<string, number>
   durationS: number
+  /** Child CPU (user + sys) per verified response, ms: robust to other load on the machine. */
+  cpuMsPerReq: number | null
 }
 
 type Verify = (status: number, body: string, headers: Record<string, string | string[]>) => string | null
@@ -314,6 +330,7 @@ async function cannon(
     timeouts: result.timeouts,
     statusCodes,
     durationS: result.duration,
+    cpuMsPerReq: null,
   }
 }
 
@@ -326,7 +343,10 @@ async function measure(
 ): Promise<LoadResult> {
   const warm = await cannon(app.base, request, verify, WARMUP_S)
   if (warm.ok === 0) throw new Error(`${app.side} ${name}: no valid response during warm-up: ${warm.badSamples.join(" | ")}`)
+  const cpuBefore = cpuMs(app.child.pid)
   const r = await cannon(app.base, request, verify, DURATION_S)
+  const cpuAfter = cpuMs(app.child.pid)
+  r.cpuMsPerReq = cpuBefore !== null && cpuAfter !== null && r.total > 0 ? (cpuAfter - cpuBefore) / r.total : null
   const flag = r.bad || r.errors || r.timeouts ? "  <-- PROBLEMS" : ""
   console.error(
     `  ${LABEL[app.side].padEnd(14)} ${name.padEnd(16)} ${r.okPerSec.toFixed(0).padStart(7)} ok req/s  p99 ${r.p99} ms  ` +
@@ -531,6 +551,9 @@ async function main(): Promise<void> {
   const addLoad = (name: string, x: LoadResult, y: LoadResult) => {
     rows.push([`${name} req/s`, fmtNum(x.okPerSec), fmtNum(y.okPerSec), ratio(x.okPerSec, y.okPerSec)])
     rows.push([`${name} p99 ms (lower better)`, fmtNum(x.p99), fmtNum(y.p99), ratio(x.p99, y.p99)])
+    if (x.cpuMsPerReq !== null && y.cpuMsPerReq !== null) {
+      rows.push([`${name} server CPU ms/req (lower better)`, fmtNum(x.cpuMsPerReq, 3), fmtNum(y.cpuMsPerReq, 3), ratio(x.cpuMsPerReq, y.cpuMsPerReq)])
+    }
   }
   addLoad("bare Express JSON route", a.bare, b.bare)
   addLoad("GET /auth/session", a.session, b.session)
@@ -566,7 +589,10 @@ async function main(): Promise<void> {
     { name: "GET /protected req/s ≥ 5× @auth/express", value: a.protected.okPerSec / b.protected.okPerSec, need: 5 },
     { name: "decode ops/s ≥ 10× @auth/core", value: decode.authchart.opsPerSec / decode.authjs.opsPerSec, need: 10 },
   ]
-  for (const t of targets) out.push(`${t.value >= t.need ? "PASS" : "MISS"}  ${t.name}: ${t.value.toFixed(2)}×`)
+  const cpuRatio = (x: LoadResult, y: LoadResult) =>
+    x.cpuMsPerReq && y.cpuMsPerReq ? ` (server CPU per request: ${(y.cpuMsPerReq / x.cpuMsPerReq).toFixed(2)}× less)` : ""
+  const cpuNote = [cpuRatio(a.session, b.session), cpuRatio(a.protected, b.protected), ""]
+  targets.forEach((t, i) => out.push(`${t.value >= t.need ? "PASS" : "MISS"}  ${t.name}: ${t.value.toFixed(2)}×${cpuNote[i]}`))
   const verified = bad(a) === 0 && bad(b) === 0 && decode.authchart.bad === 0 && decode.authjs.bad === 0
   out.push(`${verified ? "PASS" : "FAIL"}  every measured response verified (session holds the bench user, sign-ins redirect with a session cookie, decodes match)`)
   out.push(

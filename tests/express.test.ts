@@ -437,6 +437,70 @@ describe.each(versions)("$name", ({ express: factory, splat }) => {
       expect((await sessionOf(await browser.send("/auth/session")))?.user?.email).toBe(USER.email)
     })
 
+    it("a refreshing session middleware before ExpressAuth: one Set-Cookie per name, the auth route's wins", async () => {
+      const config = authConfig({ session: { updateAge: 0 } })
+      const app = factory()
+      app.use(async (req: Req, res: Res, next: NextFunction) => {
+        try {
+          res.locals.session = await getSession(req, config, res)
+          next()
+        } catch (err) {
+          next(err)
+        }
+      })
+      app.use("/auth", ExpressAuth(config))
+      app.get("/me", sessionRoute((req, res) => getSession(req, config, res)))
+      const browser = new Browser(await listen(app))
+      await browser.signIn("/auth", "form")
+
+      const me = await browser.send("/me")
+      expect(setCookieNames(me)).toEqual(["authjs.session-token"])
+
+      const signedOut = await browser.send("/auth/signout", { form: { csrfToken: await browser.csrf("/auth") } })
+      expect(signedOut.status).toBe(303)
+      const lines = signedOut.headers.getSetCookie().map(parseSetCookie).filter((c) => c.name === "authjs.session-token")
+      expect(lines).toHaveLength(1)
+      expect(lines[0]?.attributes["max-age"]).toBe("0")
+      expect(await sessionOf(await browser.send("/auth/session"))).toBeNull()
+    })
+
+    it("getSession(req, config) throws when the session cannot be read (a throwing session callback)", async () => {
+      const config = authConfig({
+        callbacks: {
+          session: () => {
+            throw new Error("callback bug")
+          },
+        },
+      })
+      const app = factory()
+      app.use("/auth", ExpressAuth(config))
+      app.get("/me", sessionRoute((req) => getSession(req, config)))
+      const browser = new Browser(await listen(app))
+      await browser.signIn("/auth", "form")
+      const me = await browser.send("/me")
+      expect(me.status).toBe(500)
+      expect(((await me.json()) as { message: string }).message).toMatch(/could not be read/)
+    })
+
+    it("answers a Host header that makes no URL with 400", async () => {
+      const config = authConfig()
+      const app = factory()
+      app.use("/auth", ExpressAuth(config))
+      const origin = await listen(app)
+      const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(`${origin}/auth/csrf`, { headers: { host: "bad host" } }, (res) => {
+          let body = ""
+          res.setEncoding("utf8")
+          res.on("data", (chunk: string) => (body += chunk))
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }))
+        })
+        req.on("error", reject)
+        req.end()
+      })
+      expect(status).toBe(400)
+      expect(body).toBe('"Bad request."')
+    })
+
     it("res.locals.session middleware and a route guard", async () => {
       const config = authConfig()
       const app = factory()

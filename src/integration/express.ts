@@ -88,6 +88,16 @@ function cookieName(setCookie: string): string {
   return (eq === -1 ? setCookie : setCookie.slice(0, eq)).trim()
 }
 
+/** Adds `Set-Cookie` lines, each its own header line; earlier lines for the same cookie names are replaced. */
+function setCookies(res: ServerResponse, lines: readonly string[]): void {
+  const ours = new Set(lines.map(cookieName))
+  const earlier = res.getHeader("set-cookie")
+  const kept = (Array.isArray(earlier) ? earlier : typeof earlier === "string" ? [earlier] : []).filter(
+    (line) => !ours.has(cookieName(line)),
+  )
+  res.setHeader("Set-Cookie", [...kept, ...lines])
+}
+
 /**
  * Writes an outgoing response: proper status text, every `Set-Cookie` on its own line, no empty
  * `Content-Type`. `Set-Cookie` lines earlier middleware set are kept unless this response sets the same name.
@@ -99,19 +109,22 @@ function write(res: ServerResponse, out: Outgoing): void {
     if (entry) entry.values.push(value)
     else grouped.set(name.toLowerCase(), { name, values: [value] })
   }
-  const cookies = grouped.get("set-cookie")
-  if (cookies) {
-    const ours = new Set(cookies.values.map(cookieName))
-    const earlier = res.getHeader("set-cookie")
-    const kept = (Array.isArray(earlier) ? earlier : typeof earlier === "string" ? [earlier] : []).filter(
-      (line) => !ours.has(cookieName(line)),
-    )
-    cookies.values.unshift(...kept)
-  }
   res.statusCode = out.status
   res.statusMessage = out.statusText
-  for (const { name, values } of grouped.values()) res.setHeader(name, values.length === 1 ? (values[0] as string) : values)
+  for (const [key, { name, values }] of grouped) {
+    if (key === "set-cookie") setCookies(res, values)
+    else res.setHeader(name, values.length === 1 ? (values[0] as string) : values)
+  }
   res.end(out.body)
+}
+
+/** The absolute URL of the request; a `Host` that makes no valid URL is a bad request. */
+function requestUrl(req: ExpressRequest): URL {
+  try {
+    return new URL(`${originOf(req)}${req.originalUrl}`)
+  } catch (err) {
+    throw new UnknownAction("The request URL is not valid.", { err })
+  }
 }
 
 /**
@@ -123,9 +136,10 @@ export function ExpressAuth(config: ExpressAuthConfig): AuthMiddleware {
     try {
       const resolved = resolvedFor(config)
       const basePath = req.baseUrl ? mountPath(req) : resolved.basePath
-      const url = new URL(`${originOf(req)}${req.originalUrl}`)
+      let url: URL
       let body: Record<string, unknown> | undefined
       try {
+        url = requestUrl(req)
         body = req.method === "POST" ? await readBody(req as IncomingMessage & { body?: unknown }) : undefined
       } catch (err) {
         if (!(err instanceof UnknownAction)) throw err
@@ -191,15 +205,12 @@ export async function getSession(
   const url = new URL(`${originOf(req)}${resolved.basePath}/session`)
   // always a GET /session, whatever the method of the app's own request
   const incoming = { ...toIncoming(req, url, undefined), method: "GET" }
-  const handled = await handleRequest(incoming, resolved)
-  const { response } = handled
-  if ((response.status ?? 200) !== 200) {
+  const { response, error } = await handleRequest(incoming, resolved)
+  if (response.redirect !== undefined || (response.status ?? 200) !== 200) {
     const message = (response.body as { message?: string } | undefined)?.message
-    throw new Error(message ?? "getSession failed")
+    throw new Error(message ?? "getSession: the session could not be read (details in the auth log).", { cause: error })
   }
-  if (res && !res.headersSent && response.cookies?.length) {
-    for (const cookie of response.cookies) res.append("Set-Cookie", serializeCookie(cookie))
-  }
+  if (res && !res.headersSent && response.cookies?.length) setCookies(res, response.cookies.map(serializeCookie))
   const session = response.body as Session | null
   return session && Object.keys(session).length > 0 ? session : null
 }

@@ -114,7 +114,7 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
     if (after.status === "done") {
       const output = after.output as FlowOutput
       const cleared = hadState ? await cleanup() : []
-      if (!output.ok) return errorResponse(ctx, output.error, [...cleared, ...extra])
+      if (!output.ok) return errorResponse(ctx, output.error, cleared)
       return replyResponse(ctx, output.reply, [...cleared, ...extra])
     }
     if (after.status === "error") throw after.error
