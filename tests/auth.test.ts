@@ -527,3 +527,125 @@ describe("routing and bad input", () => {
     expect((await client.send("/api/aXuth+/session")).status).toBe(400)
   })
 })
+
+describe("options", () => {
+  it("jwt.encode / jwt.decode / jwt.maxAge overrides are used", async () => {
+    const calls: string[] = []
+    const { config } = makeConfig({
+      jwt: {
+        maxAge: 60,
+        encode: async ({ token, maxAge }) => {
+          calls.push(`encode:${maxAge}`)
+          return Buffer.from(JSON.stringify(token)).toString("base64url")
+        },
+        decode: async ({ token }) => {
+          calls.push("decode")
+          return JSON.parse(Buffer.from(token as string, "base64url").toString()) as never
+        },
+      },
+    })
+    const client = new AuthClient(config)
+    const res = await signIn(client)
+    const expires = new Date(setCookies(res).find((c) => c.name === "authjs.session-token")?.attributes.expires as string)
+    expect(Math.abs(expires.getTime() - Date.now() - 60_000)).toBeLessThan(2_000)
+    const body = (await (await client.send("/auth/session")).json()) as { user: { name: string } }
+    expect(body.user.name).toBe("Alice")
+    // a custom encoder that writes no `iat` cannot be aged, so such sessions are refreshed on every read
+    expect(calls).toEqual(["encode:60", "decode", "encode:60"])
+  })
+
+  it("debug routes debug lines to the logger, without secrets; off by default", async () => {
+    const lines: [string, unknown][] = []
+    const logger = { debug: (m: string, meta?: unknown) => void lines.push([m, meta]), error: () => {}, warn: () => {} }
+    const client = new AuthClient({ ...makeConfig().config, debug: true, logger })
+    await signIn(client)
+    expect(lines.map(([m]) => m)).toContain("request")
+    expect(lines.map(([m]) => m)).toContain("flow")
+    expect(JSON.stringify(lines)).not.toContain("pw")
+    const quiet: string[] = []
+    const off = new AuthClient({ ...makeConfig().config, logger: { debug: (m: string) => void quiet.push(m) } })
+    await signIn(off)
+    expect(quiet).toEqual([])
+  })
+
+  it("theme colours reach the built-in pages", async () => {
+    const client = new AuthClient(makeConfig({ theme: { brandColor: "#123456", colorScheme: "dark" } }).config)
+    const html = await (await client.send("/auth/signin")).text()
+    expect(html).toContain("#123456")
+    expect(html).toContain("__next-auth-theme-dark")
+  })
+
+  it("the default console logger never prints the secret, a password or a session token", async () => {
+    const printed: string[] = []
+    const spies = (["error", "warn", "debug", "log"] as const).map((method) => {
+      const original = console[method]
+      console[method] = (...args: unknown[]) => void printed.push(args.map(String).join(" "))
+      return () => (console[method] = original)
+    })
+    try {
+      const config: AuthConfig = {
+        secret: SECRET,
+        trustHost: true,
+        debug: true,
+        providers: [
+          Credentials({
+            authorize: (c) => {
+              if (c.password === "boom-hunter2") throw new Error("database unavailable")
+              return c.password === "right-hunter2" ? alice : null
+            },
+          }),
+        ],
+      }
+      const client = new AuthClient(config)
+      await signIn(client, { password: "right-hunter2" })
+      const token = client.jar.get("authjs.session-token") as string
+      client.jar.cookies.set("authjs.session-token", `${token}x`)
+      await client.send("/auth/session")
+      await signIn(client, { password: "wrong-hunter2" })
+      await signIn(client, { password: "boom-hunter2" })
+      await client.send("/auth/callback/credentials", { form: { password: "no-csrf-hunter2" } })
+    } finally {
+      for (const restore of spies) restore()
+    }
+    const all = printed.join("\n")
+    expect(all).toContain("CredentialsSignin")
+    expect(all).toContain("JWTSessionError")
+    expect(all).not.toContain(SECRET)
+    expect(all).not.toContain("hunter2")
+    expect(all).not.toMatch(/eyJhbGciOiJkaXIi/)
+  })
+})
+
+describe("flows that arrive in later versions", () => {
+  it("an OAuth provider's sign-in and callback answer error=Configuration, never a 500", async () => {
+    const { config, log } = makeConfig({
+      providers: [{ id: "github", name: "GitHub", type: "oauth", issuer: "https://github.com/login/oauth" }],
+    })
+    const client = new AuthClient(config)
+    const csrfToken = await client.csrf()
+    const start = await client.send("/auth/signin/github", { form: { csrfToken } })
+    expect(start.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+    const callback = await client.send("/auth/callback/github?code=x&state=y")
+    expect(callback.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+    expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual(["InvalidProvider", "InvalidProvider"])
+  })
+
+  it("webauthn-options for a WebAuthn provider answers the documented error", async () => {
+    const client = new AuthClient(
+      makeConfig({
+        experimental: { enableWebAuthn: true },
+        providers: [{ id: "passkey", name: "Passkey", type: "webauthn" }],
+      }).config,
+    )
+    const res = await client.send("/auth/webauthn-options/passkey?action=register")
+    expect(res.status).toBe(302)
+    expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+  })
+
+  it("an adapter (database sessions) is refused with a clear UnsupportedStrategy until it is built", async () => {
+    const { config, log } = makeConfig({ adapter: {} })
+    const res = await new AuthClient(config).send("/auth/session")
+    expect(res.status).toBe(500)
+    expect((log.errors[0] as { type?: string }).type).toBe("UnsupportedStrategy")
+  })
+})

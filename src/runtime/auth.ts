@@ -72,6 +72,7 @@ export async function handleRequest(
     cookies: secure ? config.cookies.secure : config.cookies.plain,
     now: Date.now(),
   }
+  config.logger.debug("request", { method: req.method, action: ctx.action, provider: ctx.providerId })
   if (config.configError) return { response: configErrorResponse(ctx), error: config.configError }
   return route(ctx)
 }

@@ -109,6 +109,7 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
     actor.send({ type: route.event, params: eventParams(ctx, route), now: ctx.now })
     if (actor.getSnapshot() === before) throw new FlowStateError(`This step does not accept "${route.event}".`)
     const after = await settle(actor, ctx.config.flowTimeout)
+    ctx.config.logger.debug("flow", { flow: flow.id, event: route.event, state: after.value, status: after.status })
     const extra = callback.cookie ? [callback.cookie] : []
 
     if (after.status === "done") {
