@@ -7,7 +7,8 @@
  *
  * @example
  * ```ts
- * import { encode, decode, getToken } from "authchart/jwt"
+ * import { secretsFromEnv } from "./runtime/env.js"
+import { encode, decode, getToken } from "authchart/jwt"
  *
  * const salt = "authjs.session-token"
  * const token = await encode({ token: { sub: "user-1" }, secret: process.env.AUTH_SECRET!, salt })
@@ -128,13 +129,6 @@ function isHttps(url: string | undefined): boolean {
   }
 }
 
-function secretsFromEnv(): string[] {
-  const env = process.env
-  return [env.AUTH_SECRET_3, env.AUTH_SECRET_2, env.AUTH_SECRET_1, env.AUTH_SECRET].filter(
-    (s): s is string => typeof s === "string" && s.length > 0,
-  )
-}
-
 /**
  * Reads the session token of a request, from its (possibly chunked) session cookie or else from an
  * `Authorization: Bearer <token>` header, and decodes it. Returns `null` when there is no token or it
@@ -181,7 +175,7 @@ export async function getToken(params: GetTokenParams<boolean>): Promise<string 
   if (!token) return null
   if (raw) return token
 
-  const secret = params.secret?.length ? params.secret : secretsFromEnv()
+  const secret = params.secret?.length ? params.secret : secretsFromEnv(process.env)
   if (!secret.length) throw new MissingSecret("Must pass `secret` if not set to JWT getToken()")
   try {
     return await (params.decode ?? decode)({ token, secret, salt })

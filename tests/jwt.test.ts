@@ -183,7 +183,7 @@ describe("differential against jose.jwtDecrypt", () => {
     const c = rand() < 0.8 ? pick([...B64]) : pick(["=", " ", "+", "/", "!", "%", "\n"])
     return s.slice(0, at) + c + s.slice(at + (at < s.length ? 1 : 0))
   }
-  /** Keep the decoded bytes: change only the 2 unused low bits of the tag's last character (43 chars). */
+  /** Same decoded bytes: change only the low 2 bits of the tag's last char, unused in 43 (CBC) or 22 (GCM) chars. */
   const overflow = (s: string) => s.slice(0, -1) + B64[(B64.indexOf(s.at(-1)!) & ~3) | int(4)]
   const mutations = (token: string): string[] => {
     const parts = token.split(".")

@@ -33,7 +33,7 @@ export interface SessionStrategy {
 
 interface Decoded {
   readonly payload: JWT
-  /** The exact JSON that was encrypted, to tell whether the `jwt` callback changed anything. */
+  /** The JSON that was encrypted (re-serialised on jose's slow path), to tell whether `jwt` changed it. */
   readonly plaintext: string
 }
 
