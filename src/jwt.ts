@@ -7,7 +7,6 @@
  *
  * @example
  * ```ts
- * import { secretsFromEnv } from "./runtime/env.js"
 import { encode, decode, getToken } from "authchart/jwt"
  *
  * const salt = "authjs.session-token"
@@ -19,6 +18,7 @@ import { encode, decode, getToken } from "authchart/jwt"
  */
 import { MissingSecret } from "./errors.js"
 import { parseCookies, readChunked } from "./runtime/cookies.js"
+import { secretsFromEnv } from "./runtime/env.js"
 import { decryptJwtAsync, deriveKey, encryptJwt } from "./runtime/jwe.js"
 import type { Awaitable, JWT, JWTDecodeParams, JWTEncodeParams } from "./types.js"
 
