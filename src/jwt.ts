@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
-import { encode, decode, getToken } from "authchart/jwt"
+ * import { encode, decode, getToken } from "authchart/jwt"
  *
  * const salt = "authjs.session-token"
  * const token = await encode({ token: { sub: "user-1" }, secret: process.env.AUTH_SECRET!, salt })
