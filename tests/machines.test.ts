@@ -24,7 +24,15 @@ describe("credentials machine", () => {
     const [start] = initialTransition(credentialsMachine, input)
     expect(start.value).toBe("idle")
     expect(start.hasTag(AWAITING_INPUT)).toBe(true)
-    expect(start.context).toEqual({ provider: "credentials", startedAt: input.now, identity: null, reply: null, output: null })
+    expect(start.context).toEqual({
+      provider: "credentials",
+      startedAt: input.now,
+      callbackUrl: null,
+      identity: null,
+      reply: null,
+      output: null,
+      oauth: null,
+    })
   })
 
   it("SUBMIT runs authorize and never stores the submitted fields", () => {

@@ -4,15 +4,28 @@
  * `machine.provide({ actors })`, so machines stay pure and testable without I/O.
  */
 import { assign, fromPromise, setup } from "xstate"
-import type { FlowInput, FlowOutput, GateResult, Identity, Issued, Reply } from "./types.js"
+import type {
+  AuthorizationStart,
+  FlowInput,
+  FlowOutput,
+  GateResult,
+  Identity,
+  Issued,
+  OAuthPending,
+  Reply,
+} from "./types.js"
 
 /** What a flow keeps between steps. Everything here may be persisted: no secrets from the user. */
 export interface FlowContext {
   provider: string
   startedAt: number
+  /** Where to go after sign-in, fixed when the flow started. */
+  callbackUrl: string | null
   identity: Identity | null
   reply: Reply | null
   output: FlowOutput | null
+  /** OAuth / OIDC: the checks between redirect and callback. */
+  oauth: OAuthPending | null
 }
 
 /** An HTTP request, as the one event the runtime sends per request. */
@@ -37,6 +50,14 @@ export const flowSetup = setup({
   actors: {
     /** credentials: check the submitted fields, answer who the user is. */
     authorize: fromPromise<Identity, { params: Record<string, unknown> }>(notProvided("authorize")),
+    /** OAuth / OIDC: build the authorization request and its checks. */
+    startAuthorization: fromPromise<AuthorizationStart, { params: Record<string, unknown> }>(
+      notProvided("startAuthorization"),
+    ),
+    /** OAuth / OIDC: validate the callback, redeem the code, read the profile. */
+    finishAuthorization: fromPromise<Identity, { params: Record<string, unknown>; pending: OAuthPending }>(
+      notProvided("finishAuthorization"),
+    ),
     /** The `signIn` callback: allow, deny (throws AccessDenied), or redirect elsewhere. */
     signInGate: fromPromise<GateResult, Identity>(notProvided("signInGate")),
     /** Create the session (cookie or database), fire events, resolve the redirect. */
@@ -52,7 +73,15 @@ export const flowSetup = setup({
 
 /** The initial context of a flow. */
 export function initialContext(input: FlowInput): FlowContext {
-  return { provider: input.provider, startedAt: input.now, identity: null, reply: null, output: null }
+  return {
+    provider: input.provider,
+    startedAt: input.now,
+    callbackUrl: input.callbackUrl ?? null,
+    identity: null,
+    reply: null,
+    output: null,
+    oauth: null,
+  }
 }
 
 

@@ -15,12 +15,12 @@ import type { EffectContext, FlowDefinition, FlowRoute } from "./flow.js"
 import { errorResponse, replyResponse } from "./respond.js"
 import { ENVELOPE_VERSION, type FlowEnvelope, type FlowStoreIO } from "./store.js"
 
-function storeIO(ctx: RequestContext): FlowStoreIO {
+function storeIO(ctx: RequestContext, flow: FlowDefinition): FlowStoreIO {
   const { name, options } = ctx.cookies.flow
   return {
     cookies: ctx.req.cookies,
     cookieName: `${name}.${ctx.providerId}`,
-    cookieOptions: options,
+    cookieOptions: { ...options, ...(flow.cookieOptions?.(ctx) ?? {}) },
     secrets: ctx.config.secrets,
     now: ctx.now,
   }
@@ -70,10 +70,22 @@ function checkEnvelope(envelope: FlowEnvelope, flow: FlowDefinition, ctx: Reques
   if (envelope.exp * 1000 <= ctx.now) throw new FlowStateError("The sign-in state has expired.")
 }
 
+/** The callback URL a resumed flow fixed when it started (same origin only), if any. */
+function keptCallbackUrl(envelope: FlowEnvelope | null, origin: string): string | undefined {
+  const context = (envelope?.snapshot as { context?: { callbackUrl?: unknown } } | undefined)?.context
+  const url = context?.callbackUrl
+  if (typeof url !== "string") return undefined
+  try {
+    return new URL(url).origin === origin ? url : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** Runs one request through a flow. */
 export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute): Promise<Handled> {
   const store = ctx.config.flowStore
-  const io = storeIO(ctx)
+  const io = storeIO(ctx, flow)
   const hadState = ctx.req.cookies[io.cookieName] !== undefined || ctx.req.cookies[`${io.cookieName}.0`] !== undefined
   const cleanup = async (): Promise<OutCookie[]> => {
     try {
@@ -90,12 +102,13 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
       if (!envelope) throw new FlowStateError("No sign-in is in progress (or it was already used).")
       checkEnvelope(envelope, flow, ctx)
     }
-    const callback = await resolveCallbackUrl(ctx)
+    const kept = keptCallbackUrl(envelope, ctx.origin)
+    const callback = kept ? { url: kept } : await resolveCallbackUrl(ctx)
     const ectx: EffectContext = { ...ctx, callbackUrl: callback.url }
     const machine = flow.machine.provide({
       actors: { signInGate: signInGate(ectx), issueSession: issueSession(ectx), ...(flow.effects?.(ectx) ?? {}) },
     })
-    const input = { provider: ctx.providerId, now: ctx.now }
+    const input = { provider: ctx.providerId as string, now: ctx.now, callbackUrl: callback.url }
     try {
       actor = createActor(machine, envelope ? { snapshot: envelope.snapshot as never, input } : { input })
       actor.start()
@@ -110,7 +123,7 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
     if (actor.getSnapshot() === before) throw new FlowStateError(`This step does not accept "${route.event}".`)
     const after = await settle(actor, ctx.config.flowTimeout)
     ctx.config.logger.debug("flow", { flow: flow.id, event: route.event, state: after.value, status: after.status })
-    const extra = callback.cookie ? [callback.cookie] : []
+    const extra = "cookie" in callback && callback.cookie ? [callback.cookie] : []
 
     if (after.status === "done") {
       const output = after.output as FlowOutput

@@ -5,6 +5,7 @@
 import type { AnyActorLogic, AnyStateMachine } from "xstate"
 import { createHash } from "node:crypto"
 import type { AuthAction } from "./env.js"
+import type { CookieOption } from "../types.js"
 import type { RequestContext } from "./context.js"
 
 /** One request row of a flow: which request drives which machine event. */
@@ -42,6 +43,8 @@ export interface FlowDefinition {
   readonly effects?: (ctx: EffectContext) => Record<string, AnyActorLogic>
   /** Seconds a resting flow stays resumable. Default 900. */
   readonly ttl: number
+  /** Per-request overrides of the flow cookie's options (e.g. `SameSite=None` for form_post). */
+  readonly cookieOptions?: (ctx: RequestContext) => Partial<CookieOption["options"]>
   /** Fingerprint of the machine definition: a snapshot from another version is refused. */
   readonly version: string
 }

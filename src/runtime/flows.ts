@@ -2,7 +2,12 @@
  * The built-in flows, declared with the same `defineFlow` applications use.
  */
 import { credentialsMachine } from "../machines/credentials.js"
+import { oauthMachine } from "../machines/oauth.js"
+import type { OAuthConfig } from "../providers/oauth-types.js"
+import type { ResolvedConfig } from "./config.js"
 import { authorize } from "./effects/credentials.js"
+import { finishAuthorization, startAuthorization } from "./effects/oauth.js"
+import type { DiscoveryCache } from "./effects/oauth-server.js"
 import { type FlowDefinition, defineFlow } from "./flow.js"
 
 export const credentialsFlow = defineFlow({
@@ -13,4 +18,42 @@ export const credentialsFlow = defineFlow({
   effects: (ctx) => ({ authorize: authorize(ctx) }),
 })
 
-export const builtInFlows: readonly FlowDefinition[] = [credentialsFlow]
+const discoveryCaches = new WeakMap<ResolvedConfig, DiscoveryCache>()
+
+function discoveryCache(config: ResolvedConfig): DiscoveryCache {
+  let cache = discoveryCaches.get(config)
+  if (!cache) discoveryCaches.set(config, (cache = new Map()))
+  return cache
+}
+
+function usesFormPost(provider: OAuthConfig): boolean {
+  const authorization = provider.authorization
+  return typeof authorization === "object" && authorization.params?.response_mode === "form_post"
+}
+
+/** OAuth 2 and OIDC: one machine; `oidc` adds the nonce and the ID token checks. */
+export const oauthFlow = defineFlow({
+  id: "oauth",
+  providerType: "oauth",
+  machine: oauthMachine,
+  routes: [
+    { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: [] },
+    { method: "GET", action: "callback", event: "CALLBACK", params: "query" },
+    { method: "POST", action: "callback", event: "CALLBACK", params: "body" },
+  ],
+  effects: (ctx) => ({
+    startAuthorization: startAuthorization(ctx, discoveryCache(ctx.config)),
+    finishAuthorization: finishAuthorization(ctx, discoveryCache(ctx.config)),
+  }),
+  // A form_post callback is a cross-site POST: the flow cookie must be SameSite=None; Secure to arrive.
+  cookieOptions: (ctx) => (usesFormPost(ctx.provider?.config as OAuthConfig) ? { sameSite: "none", secure: true } : {}),
+})
+
+export const builtInFlows: readonly FlowDefinition[] = [credentialsFlow, oauthFlow]
+
+/** The flow that serves a provider type by default. */
+export const defaultFlowFor: Readonly<Record<string, string>> = {
+  credentials: "credentials",
+  oauth: "oauth",
+  oidc: "oauth",
+}

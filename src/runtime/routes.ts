@@ -9,6 +9,7 @@ import { resolveCallbackUrl } from "./callback-url.js"
 import { type Handled, type RequestContext, param } from "./context.js"
 import { csrfState } from "./csrf.js"
 import { runFlow } from "./engine.js"
+import { defaultFlowFor } from "./flows.js"
 import type { AuthAction } from "./env.js"
 import type { FlowRoute } from "./flow.js"
 import { NO_CACHE, errorResponse, json, redirect } from "./respond.js"
@@ -70,7 +71,7 @@ function matches(row: FlowRoute, ctx: RequestContext): boolean {
 async function dispatchToFlow(ctx: RequestContext): Promise<Handled> {
   const provider = ctx.provider
   if (!provider) throw new InvalidProvider(`Unknown provider "${ctx.providerId}".`)
-  const flowId = ((provider.config as { flow?: unknown }).flow as string | undefined) ?? provider.type
+  const flowId = ((provider.config as { flow?: unknown }).flow as string | undefined) ?? defaultFlowFor[provider.type] ?? provider.type
   const flow = ctx.config.flows.get(flowId)
   const row = flow?.routes.find((r) => matches(r, ctx))
   if (!flow || !row) {

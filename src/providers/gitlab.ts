@@ -1,0 +1,61 @@
+/**
+ * Sign in with GitLab (OAuth 2), on gitlab.com or a self-managed instance.
+ *
+ * @example
+ * ```ts
+ * import GitLab from "authchart/providers/gitlab"
+ * GitLab() // reads AUTH_GITLAB_ID and AUTH_GITLAB_SECRET
+ * GitLab({ baseUrl: "https://gitlab.acme.example" })
+ * ```
+ * Asks for `read_user`. The profile `id` is GitLab's numeric user id as a string.
+ * @see https://docs.gitlab.com/ee/api/oauth2.html
+ */
+import { mergeOptions } from "./oauth.js"
+import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
+
+/** The current user, from `GET /api/v4/user`. */
+export interface GitLabProfile {
+  id: number
+  /** Set when the profile comes from GitLab's OpenID Connect userinfo instead. */
+  sub?: string
+  username: string
+  name: string | null
+  email?: string | null
+  public_email?: string | null
+  state: string
+  avatar_url: string | null
+  web_url: string
+  created_at?: string
+  bio?: string
+  bot?: boolean
+  two_factor_enabled?: boolean
+  [field: string]: unknown
+}
+
+export interface GitLabOptions extends OAuthUserConfig<GitLabProfile> {
+  /** A self-managed GitLab: its base URL. Default `https://gitlab.com`. */
+  baseUrl?: string
+}
+
+export default function GitLab(options: GitLabOptions = {}): OAuthConfig<GitLabProfile> {
+  const { baseUrl: base, ...overrides } = options
+  const baseUrl = (base ?? "https://gitlab.com").replace(/\/+$/, "")
+  const preset: OAuthConfig<GitLabProfile> = {
+    id: "gitlab",
+    name: "GitLab",
+    type: "oauth",
+    authorization: { url: `${baseUrl}/oauth/authorize`, params: { scope: "read_user" } },
+    token: `${baseUrl}/oauth/token`,
+    userinfo: `${baseUrl}/api/v4/user`,
+    profile(profile) {
+      return {
+        id: String(profile.sub ?? profile.id),
+        name: profile.name ?? profile.username,
+        email: profile.email ?? null,
+        image: profile.avatar_url ?? null,
+      }
+    },
+    style: { bg: "#fc6d26", text: "#fff", brandColor: "#fc6d26" },
+  }
+  return { ...mergeOptions(preset, overrides), options }
+}

@@ -1,0 +1,41 @@
+/**
+ * Sign in with Keycloak (OpenID Connect).
+ *
+ * @example
+ * ```ts
+ * import Keycloak from "authchart/providers/keycloak"
+ * Keycloak({ issuer: "https://sso.acme.example/realms/acme" }) // or set AUTH_KEYCLOAK_ISSUER
+ * ```
+ * The issuer is the realm URL; endpoints come from its discovery document.
+ * @see https://www.keycloak.org/docs/latest/securing_apps/#_oidc
+ */
+import { defaultProfile, mergeOptions } from "./oauth.js"
+import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
+
+/** The ID token claims Keycloak sends with `openid profile email`. */
+export interface KeycloakProfile {
+  iss: string
+  aud: string | string[]
+  sub: string
+  azp?: string
+  sid?: string
+  name?: string
+  preferred_username?: string
+  given_name?: string
+  family_name?: string
+  email?: string
+  email_verified?: boolean
+  picture?: string
+  [claim: string]: unknown
+}
+
+export default function Keycloak(options: OAuthUserConfig<KeycloakProfile> = {}): OIDCConfig<KeycloakProfile> {
+  const preset: OIDCConfig<KeycloakProfile> = {
+    id: "keycloak",
+    name: "Keycloak",
+    type: "oidc",
+    profile: defaultProfile,
+    style: { bg: "#fff", text: "#000", brandColor: "#4d4d4d" },
+  }
+  return { ...mergeOptions(preset, options), options }
+}

@@ -1,0 +1,41 @@
+/**
+ * Sign in with LinkedIn (OpenID Connect).
+ *
+ * @example
+ * ```ts
+ * import LinkedIn from "authchart/providers/linkedin"
+ * LinkedIn() // reads AUTH_LINKEDIN_ID and AUTH_LINKEDIN_SECRET
+ * ```
+ * LinkedIn's token endpoint rejects a PKCE `code_verifier` from web apps and its ID tokens carry no
+ * `nonce`, so this preset checks `state` only, and sends the client secret in the request body.
+ * @see https://learn.microsoft.com/en-us/linkedin/consumer/integrations/self-serve/sign-in-with-linkedin-v2
+ */
+import { defaultProfile, mergeOptions } from "./oauth.js"
+import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
+
+/** The ID token claims LinkedIn sends with `openid profile email`. */
+export interface LinkedInProfile {
+  sub: string
+  name?: string
+  given_name?: string
+  family_name?: string
+  picture?: string
+  email?: string
+  email_verified?: boolean
+  [claim: string]: unknown
+}
+
+export default function LinkedIn(options: OAuthUserConfig<LinkedInProfile> = {}): OIDCConfig<LinkedInProfile> {
+  const preset: OIDCConfig<LinkedInProfile> = {
+    id: "linkedin",
+    name: "LinkedIn",
+    type: "oidc",
+    issuer: "https://www.linkedin.com/oauth",
+    authorization: { params: { scope: "openid profile email" } },
+    client: { token_endpoint_auth_method: "client_secret_post" },
+    checks: ["state"],
+    profile: defaultProfile,
+    style: { bg: "#069", text: "#fff", brandColor: "#0a66c2" },
+  }
+  return { ...mergeOptions(preset, options), options }
+}

@@ -1,0 +1,60 @@
+/**
+ * The shape of an OAuth 2 / OpenID Connect provider: Auth.js' `OAuthConfig`, so a provider object or an
+ * Auth.js preset works unchanged.
+ */
+import type { Awaitable, Profile, TokenSet, User } from "../types.js"
+
+/** An endpoint as a URL, or `{ url, params }` (params become query parameters). */
+export type EndpointSetting<Extra extends object = object> =
+  | string
+  | ({ url?: string; params?: Record<string, unknown> } & Partial<Extra>)
+
+export interface UserinfoRequestContext {
+  tokens: TokenSet
+  provider: { id: string; userinfo?: { url?: string } }
+}
+
+export type OAuthCheck = "pkce" | "state" | "nonce" | "none"
+
+export interface OAuthUserConfig<P extends object = Profile> {
+  clientId?: string
+  clientSecret?: string
+  issuer?: string
+  wellKnown?: string
+  authorization?: EndpointSetting
+  token?: EndpointSetting<{ conform?: (response: Response) => Awaitable<Response | undefined> }>
+  userinfo?: EndpointSetting<{ request?: (context: UserinfoRequestContext) => Awaitable<object> }>
+  client?: {
+    token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "none"
+    [metadata: string]: unknown
+  }
+  /** Defaults: PKCE (S256) and state for every provider, plus nonce for OIDC. */
+  checks?: OAuthCheck[]
+  /** Maps the provider's profile to a user. The `id` is always turned into a string. */
+  profile?: (profile: P, tokens: TokenSet) => Awaitable<User>
+  /** Picks the token fields stored on the account. */
+  account?: (tokens: TokenSet) => Record<string, unknown> | undefined
+  style?: { logo?: string; bg?: string; text?: string; brandColor?: string }
+  allowDangerousEmailAccountLinking?: boolean
+  redirectProxyUrl?: string
+  /** OIDC: read the profile from the ID token (default) or, when false, from userinfo. */
+  idToken?: boolean
+  /** Allow plain `http:` endpoints on a non-loopback host. */
+  allowInsecureRequests?: boolean
+  /** Extra authorization parameters a sign-in request may pass, besides the standard allow-list. */
+  allowedAuthorizationParams?: string[]
+  /** Per-request timeout for calls to this provider, in milliseconds (default 10 000). */
+  timeout?: number
+  id?: string
+  name?: string
+}
+
+export interface OAuthConfig<P extends object = Profile> extends OAuthUserConfig<P> {
+  id: string
+  name: string
+  type: "oauth" | "oidc"
+  options?: OAuthUserConfig<P>
+}
+
+/** An OpenID Connect provider configuration. */
+export type OIDCConfig<P extends object = Profile> = OAuthConfig<P> & { type: "oidc" }

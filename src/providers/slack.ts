@@ -1,0 +1,44 @@
+/**
+ * Sign in with Slack (OpenID Connect).
+ *
+ * @example
+ * ```ts
+ * import Slack from "authchart/providers/slack"
+ * Slack() // reads AUTH_SLACK_ID and AUTH_SLACK_SECRET
+ * ```
+ * Endpoints come from `https://slack.com/.well-known/openid-configuration`. Slack puts a `nonce`
+ * claim in every ID token, which authchart's default OIDC `nonce` check matches.
+ * @see https://api.slack.com/authentication/sign-in-with-slack
+ */
+import { defaultProfile, mergeOptions } from "./oauth.js"
+import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
+
+/** The ID token claims Slack sends with `openid profile email`. */
+export interface SlackProfile {
+  iss: string
+  aud: string
+  sub: string
+  email?: string
+  email_verified?: boolean
+  name?: string
+  picture?: string
+  given_name?: string
+  family_name?: string
+  locale?: string
+  "https://slack.com/user_id"?: string
+  "https://slack.com/team_id"?: string
+  "https://slack.com/team_name"?: string
+  [claim: string]: unknown
+}
+
+export default function Slack(options: OAuthUserConfig<SlackProfile> = {}): OIDCConfig<SlackProfile> {
+  const preset: OIDCConfig<SlackProfile> = {
+    id: "slack",
+    name: "Slack",
+    type: "oidc",
+    issuer: "https://slack.com",
+    profile: defaultProfile,
+    style: { bg: "#000", text: "#fff", brandColor: "#4a154b" },
+  }
+  return { ...mergeOptions(preset, options), options }
+}

@@ -1,0 +1,103 @@
+/**
+ * The provider side of OAuth / OIDC: the authorization server's metadata (discovery, cached, or built
+ * from explicit endpoints), the client and its authentication, and HTTP options with a bounded timeout
+ * and the plain-`http:` policy (loopback or explicit opt-in only).
+ */
+import * as o from "oauth4webapi"
+import { InvalidEndpoints } from "../../errors.js"
+import type { OAuthConfig } from "../../providers/oauth-types.js"
+
+export const DEFAULT_TIMEOUT_MS = 10_000
+const DISCOVERY_TTL_MS = 60 * 60 * 1000
+
+/** One endpoint: its URL (params folded into the query) and any extras. */
+export interface Endpoint {
+  readonly url: URL | undefined
+  readonly params: Readonly<Record<string, string>>
+}
+
+export function endpoint(setting: OAuthConfig["authorization"] | OAuthConfig["token"] | OAuthConfig["userinfo"]): Endpoint {
+  if (!setting) return { url: undefined, params: {} }
+  const raw = typeof setting === "string" ? { url: setting } : setting
+  const url = raw.url ? new URL(raw.url) : undefined
+  const params: Record<string, string> = {}
+  for (const [key, value] of Object.entries(raw.params ?? {})) {
+    if (value === undefined || value === null) continue
+    params[key] = typeof value === "string" ? value : JSON.stringify(value)
+  }
+  return { url, params }
+}
+
+function isLoopback(url: URL): boolean {
+  const host = url.hostname
+  return host === "localhost" || host === "[::1]" || host.startsWith("127.")
+}
+
+/** HTTP options for every request to this provider: bounded timeout, http only where allowed. */
+export function httpOptions(
+  provider: OAuthConfig,
+  url: URL | undefined,
+): { signal: () => AbortSignal; [o.allowInsecureRequests]: boolean } {
+  const timeout = provider.timeout ?? DEFAULT_TIMEOUT_MS
+  const insecure = url?.protocol === "http:" && (isLoopback(url) || provider.allowInsecureRequests === true)
+  return { signal: () => AbortSignal.timeout(timeout), [o.allowInsecureRequests]: insecure }
+}
+
+/** The client as oauth4webapi sees it, and how it authenticates at the token endpoint. */
+export function clientOf(provider: OAuthConfig): { client: o.Client; auth: o.ClientAuth } {
+  const method = provider.client?.token_endpoint_auth_method ?? (provider.clientSecret ? "client_secret_basic" : "none")
+  const client: o.Client = { client_id: provider.clientId ?? "", token_endpoint_auth_method: method }
+  const secret = provider.clientSecret ?? ""
+  const auth =
+    method === "client_secret_post" ? o.ClientSecretPost(secret) : method === "none" ? o.None() : o.ClientSecretBasic(secret)
+  return { client, auth }
+}
+
+interface CacheEntry {
+  readonly server: o.AuthorizationServer
+  readonly until: number
+}
+
+/** Discovery results by issuer (and well-known URL), shared by the requests of one resolved config. */
+export type DiscoveryCache = Map<string, CacheEntry>
+
+async function discover(provider: OAuthConfig, cache: DiscoveryCache, now: number): Promise<o.AuthorizationServer> {
+  const issuer = new URL(provider.issuer as string)
+  const key = `${issuer.href}|${provider.wellKnown ?? ""}|${provider.type}`
+  const hit = cache.get(key)
+  if (hit && hit.until > now) return hit.server
+  const options = { ...httpOptions(provider, issuer), algorithm: provider.type === "oidc" ? "oidc" : "oauth2" } as const
+  const response = provider.wellKnown
+    ? await fetch(provider.wellKnown, { signal: AbortSignal.timeout(provider.timeout ?? DEFAULT_TIMEOUT_MS), redirect: "manual" })
+    : await o.discoveryRequest(issuer, options)
+  const server = await o.processDiscoveryResponse(issuer, response)
+  cache.set(key, { server, until: now + DISCOVERY_TTL_MS })
+  return server
+}
+
+/**
+ * The authorization server: explicit endpoints win; discovery fills what is missing when there is an
+ * issuer. Without either, `InvalidEndpoints`.
+ */
+export async function authorizationServer(
+  provider: OAuthConfig,
+  cache: DiscoveryCache,
+  now: number,
+): Promise<o.AuthorizationServer> {
+  const authorization = endpoint(provider.authorization).url
+  const token = endpoint(provider.token).url
+  const userinfo = endpoint(provider.userinfo).url
+  const complete = authorization && token && (userinfo || provider.type === "oidc")
+  const discovered = provider.issuer && !complete ? await discover(provider, cache, now) : undefined
+  const server: o.AuthorizationServer = {
+    ...(discovered ?? {}),
+    issuer: discovered?.issuer ?? provider.issuer ?? `urn:authchart:${provider.id}`,
+    authorization_endpoint: authorization?.href ?? discovered?.authorization_endpoint,
+    token_endpoint: token?.href ?? discovered?.token_endpoint,
+    userinfo_endpoint: userinfo?.href ?? discovered?.userinfo_endpoint,
+  }
+  if (!server.authorization_endpoint || !server.token_endpoint) {
+    throw new InvalidEndpoints(`Provider "${provider.id}" has no authorization or token endpoint.`)
+  }
+  return server
+}

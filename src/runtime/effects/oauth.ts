@@ -1,0 +1,206 @@
+/**
+ * The OAuth / OIDC flow's two effects, each "do the I/O, then validate" with oauth4webapi:
+ * `startAuthorization` builds the authorization URL and its checks (PKCE S256 + state always, nonce for
+ * OIDC); `finishAuthorization` validates the callback (state, RFC 9207 `iss`), redeems the code, checks
+ * the ID token (nonce, iss, aud), reads userinfo where needed and maps the profile to a user.
+ */
+import { createHash, timingSafeEqual } from "node:crypto"
+import * as o from "oauth4webapi"
+import { fromPromise } from "xstate"
+import { AuthError, CallbackRouteError, InvalidCheck, OAuthCallbackError, OAuthProfileParseError } from "../../errors.js"
+import type { AuthorizationStart, Identity, OAuthPending } from "../../machines/types.js"
+import type { OAuthConfig } from "../../providers/oauth-types.js"
+import type { Profile, TokenSet, User } from "../../types.js"
+import type { EffectContext } from "../flow.js"
+import { authorizationServer, clientOf, type DiscoveryCache, endpoint, httpOptions } from "./oauth-server.js"
+
+/** Authorization parameters a sign-in request may add (RFC 9700: never redirect_uri, client_id, …). */
+const ALLOWED_PARAMS = new Set(["prompt", "login_hint", "ui_locales", "acr_values", "max_age", "scope", "display", "hd"])
+const FIXED_PARAMS = new Set([
+  "response_type",
+  "client_id",
+  "redirect_uri",
+  "state",
+  "nonce",
+  "code_challenge",
+  "code_challenge_method",
+  "response_mode",
+  "request",
+  "request_uri",
+])
+
+const STORED_TOKEN_FIELDS = ["access_token", "token_type", "id_token", "refresh_token", "scope", "expires_at", "session_state"]
+
+function providerOf(ctx: EffectContext): OAuthConfig {
+  return ctx.provider?.config as OAuthConfig
+}
+
+/** The exact redirect URI registered with the provider: `<origin><basePath>/callback/<id>`. */
+export function redirectUriOf(ctx: EffectContext, provider: OAuthConfig): string {
+  return provider.redirectProxyUrl && new URL(provider.redirectProxyUrl).origin !== ctx.origin
+    ? `${provider.redirectProxyUrl.replace(/\/+$/, "")}/callback/${encodeURIComponent(provider.id)}`
+    : `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`
+}
+
+function checksOf(provider: OAuthConfig): { nonce: boolean } {
+  const checks = provider.checks
+  return { nonce: provider.type === "oidc" && (checks === undefined || checks.includes("nonce")) }
+}
+
+function equal(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+export function startAuthorization(ctx: EffectContext, cache: DiscoveryCache) {
+  return fromPromise<AuthorizationStart, { params: Record<string, unknown> }>(async () => {
+    const provider = providerOf(ctx)
+    const server = await authorizationServer(provider, cache, ctx.now)
+    const url = new URL(server.authorization_endpoint as string)
+    const configured = endpoint(provider.authorization)
+    for (const [key, value] of Object.entries(configured.params)) url.searchParams.set(key, value)
+    for (const [key, value] of ctx.req.url.searchParams) {
+      if (FIXED_PARAMS.has(key)) continue
+      if (!ALLOWED_PARAMS.has(key) && !provider.allowedAuthorizationParams?.includes(key)) continue
+      if (key === "scope") {
+        const scopes = new Set([...(url.searchParams.get("scope") ?? "").split(" "), ...value.split(" ")])
+        url.searchParams.set("scope", [...scopes].filter(Boolean).join(" "))
+      } else url.searchParams.set(key, value)
+    }
+    if (provider.type === "oidc" && !url.searchParams.has("scope")) url.searchParams.set("scope", "openid profile email")
+    const redirectUri = redirectUriOf(ctx, provider)
+    const state = o.generateRandomState()
+    const codeVerifier = o.generateRandomCodeVerifier()
+    const nonce = checksOf(provider).nonce ? o.generateRandomNonce() : null
+    url.searchParams.set("response_type", "code")
+    url.searchParams.set("client_id", provider.clientId ?? "")
+    url.searchParams.set("redirect_uri", redirectUri)
+    url.searchParams.set("state", state)
+    url.searchParams.set("code_challenge", await o.calculatePKCECodeChallenge(codeVerifier))
+    url.searchParams.set("code_challenge_method", "S256")
+    if (nonce) url.searchParams.set("nonce", nonce)
+    return { url: url.href, pending: { state, codeVerifier, nonce, redirectUri, issuer: server.issuer } }
+  })
+}
+
+async function readProfile(
+  provider: OAuthConfig,
+  server: o.AuthorizationServer,
+  tokens: o.TokenEndpointResponse,
+): Promise<Profile> {
+  const { client } = clientOf(provider)
+  const claims = o.getValidatedIdTokenClaims(tokens)
+  const userinfo = endpoint(provider.userinfo)
+  if (typeof provider.userinfo === "object" && provider.userinfo.request) {
+    const context = { tokens: tokens as TokenSet, provider: { id: provider.id, userinfo: { url: userinfo.url?.href } } }
+    return (await provider.userinfo.request(context)) as Profile
+  }
+  if (claims && provider.idToken !== false) return claims as Profile
+  if (!server.userinfo_endpoint) throw new CallbackRouteError(`Provider "${provider.id}" has no userinfo endpoint.`)
+  const response = await o.userInfoRequest(server, client, tokens.access_token, httpOptions(provider, new URL(server.userinfo_endpoint)))
+  if (claims) return (await o.processUserInfoResponse(server, client, claims.sub, response)) as Profile
+  if (!response.ok) throw new CallbackRouteError(`The userinfo endpoint answered ${response.status}.`)
+  return (await response.json()) as Profile
+}
+
+/** A stable user id without an adapter: derived from provider and account id, UUID-shaped. */
+export function stableUserId(provider: string, providerAccountId: string): string {
+  const hex = createHash("sha256").update(`${provider}\u0000${providerAccountId}`).digest("hex")
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+}
+
+function defaultProfile(profile: Profile): User {
+  const id = profile.sub ?? profile.id
+  if (id === undefined || id === null) throw new TypeError("The profile has neither `sub` nor `id`.")
+  return {
+    id: String(id),
+    name: (profile.name ?? profile.nickname ?? profile.preferred_username ?? null) as string | null,
+    email: profile.email ?? null,
+    image: (typeof profile.picture === "string" ? profile.picture : null) as string | null,
+  }
+}
+
+async function identityOf(provider: OAuthConfig, profile: Profile, tokens: TokenSet): Promise<Identity> {
+  let mapped: User
+  try {
+    mapped = await (provider.profile ?? defaultProfile)(profile as never, tokens)
+  } catch (err) {
+    throw new OAuthProfileParseError(`The profile of "${provider.id}" could not be mapped.`, { err })
+  }
+  if (mapped.id === undefined || mapped.id === null) throw new OAuthProfileParseError("profile() returned no id.")
+  const providerAccountId = String(mapped.id)
+  const stored = provider.account?.(tokens) ?? Object.fromEntries(STORED_TOKEN_FIELDS.filter((k) => tokens[k] !== undefined).map((k) => [k, tokens[k]]))
+  return {
+    user: { ...mapped, id: stableUserId(provider.id, providerAccountId), email: mapped.email?.toLowerCase() ?? null },
+    account: { ...stored, provider: provider.id, type: provider.type, providerAccountId },
+    profile: profile as Record<string, unknown>,
+  }
+}
+
+function callbackParams(input: Record<string, unknown>): URLSearchParams {
+  const params = new URLSearchParams()
+  for (const [key, value] of Object.entries(input)) if (typeof value === "string") params.set(key, value)
+  return params
+}
+
+export function finishAuthorization(ctx: EffectContext, cache: DiscoveryCache) {
+  return fromPromise<Identity, { params: Record<string, unknown>; pending: OAuthPending }>(async ({ input }) => {
+    const provider = providerOf(ctx)
+    const { pending } = input
+    const params = callbackParams(input.params)
+    const error = params.get("error")
+    if (error) {
+      throw new OAuthCallbackError("The provider returned an error.", {
+        provider: provider.id,
+        error,
+        error_description: params.get("error_description") ?? undefined,
+      })
+    }
+    const state = params.get("state")
+    if (!state || !equal(state, pending.state)) throw new InvalidCheck("The state does not match this sign-in.")
+    try {
+      const server = await authorizationServer(provider, cache, ctx.now)
+      if (server.issuer !== pending.issuer) throw new InvalidCheck("The provider's issuer changed during sign-in.")
+      if (!provider.issuer) params.delete("iss")
+      const { client, auth } = clientOf(provider)
+      const validated = o.validateAuthResponse(server, client, params, pending.state)
+      const http = httpOptions(provider, new URL(server.token_endpoint as string))
+      const response = await o.authorizationCodeGrantRequest(server, client, auth, validated, pending.redirectUri, pending.codeVerifier, http)
+      const tokens = await o.processAuthorizationCodeResponse(server, client, response, {
+        expectedNonce: pending.nonce ?? o.expectNoNonce,
+        requireIdToken: provider.type === "oidc",
+      })
+      const tokenSet: TokenSet = { ...tokens }
+      if (typeof tokens.expires_in === "number") tokenSet.expires_at = Math.floor(ctx.now / 1000) + tokens.expires_in
+      const profile = await readProfile(provider, server, tokens)
+      const appleUser = input.params.user
+      if (typeof appleUser === "string") {
+        try {
+          profile.user = JSON.parse(appleUser)
+        } catch {
+          // not JSON: ignore the optional user hint
+        }
+      }
+      return await identityOf(provider, profile, tokenSet)
+    } catch (err) {
+      throw asAuthError(err, provider.id)
+    }
+  })
+}
+
+/** oauth4webapi's failures as authchart errors: check failures are InvalidCheck, the rest CallbackRouteError. */
+function asAuthError(err: unknown, provider: string): AuthError {
+  if (err instanceof AuthError) return err
+  if (err instanceof o.AuthorizationResponseError) {
+    return new OAuthCallbackError("The provider returned an error.", { err, provider, error: err.error })
+  }
+  if (err instanceof o.ResponseBodyError) {
+    return new CallbackRouteError("The token endpoint refused the code.", { err, provider, error: err.error, status: err.status })
+  }
+  const code = (err as { code?: string }).code
+  if (code === o.JWT_CLAIM_COMPARISON || code === o.JSON_ATTRIBUTE_COMPARISON || code === o.INVALID_RESPONSE) {
+    return new InvalidCheck("The provider's response failed a check.", { err, provider })
+  }
+  return new CallbackRouteError("The OAuth callback failed.", { err, provider })
+}
