@@ -617,19 +617,6 @@ describe("options", () => {
 })
 
 describe("flows that arrive in later versions", () => {
-  it("an OAuth provider's sign-in and callback answer error=Configuration, never a 500", async () => {
-    const { config, log } = makeConfig({
-      providers: [{ id: "github", name: "GitHub", type: "oauth", issuer: "https://github.com/login/oauth" }],
-    })
-    const client = new AuthClient(config)
-    const csrfToken = await client.csrf()
-    const start = await client.send("/auth/signin/github", { form: { csrfToken } })
-    expect(start.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
-    const callback = await client.send("/auth/callback/github?code=x&state=y")
-    expect(callback.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
-    expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual(["InvalidProvider", "InvalidProvider"])
-  })
-
   it("webauthn-options for a WebAuthn provider answers the documented error", async () => {
     const client = new AuthClient(
       makeConfig({
