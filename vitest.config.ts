@@ -6,5 +6,6 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: "forks",
+    setupFiles: ["tests/setup/loopback-only.ts"],
   },
 });
