@@ -13,6 +13,7 @@
 import type { AuthError } from "./errors.js"
 import type { FlowDefinition } from "./runtime/flow.js"
 import type { FlowStore } from "./runtime/store.js"
+import type { OAuthConfig } from "./providers/oauth-types.js"
 
 export type Awaitable<T> = T | PromiseLike<T>
 /** An ISO 8601 date string, as sent in `session.expires`. */
@@ -140,7 +141,7 @@ export interface OtherProviderConfig extends CommonProviderOptions {
   [option: string]: unknown
 }
 
-export type ProviderConfig = CredentialsConfig | OtherProviderConfig
+export type ProviderConfig = CredentialsConfig | OAuthConfig<never> | OtherProviderConfig
 /** A provider object, or a preset function called with no arguments. */
 export type Provider = ProviderConfig | ((options?: Record<string, unknown>) => ProviderConfig)
 

@@ -629,10 +629,12 @@ describe("flows that arrive in later versions", () => {
     expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
   })
 
-  it("an adapter (database sessions) is refused with a clear UnsupportedStrategy until it is built", async () => {
-    const { config, log } = makeConfig({ adapter: {} })
+  it("an adapter lacking the methods database sessions call is MissingAdapterMethods, naming them", async () => {
+    const { config, log } = makeConfig({ adapter: { getUser: () => null } })
     const res = await new AuthClient(config).send("/auth/session")
     expect(res.status).toBe(500)
-    expect((log.errors[0] as { type?: string }).type).toBe("UnsupportedStrategy")
+    expect((log.errors[0] as { type?: string }).type).toBe("MissingAdapterMethods")
+    expect(log.errors[0]?.message).toContain("createSession")
+    expect(log.errors[0]?.message).not.toContain("getUser,")
   })
 })

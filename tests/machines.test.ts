@@ -53,7 +53,10 @@ describe("credentials machine", () => {
     expect(s.value).toBe("gate")
     expect(s.context.identity).toEqual(identity)
     ;[s] = transition(credentialsMachine, s, done("signInGate", { allow: true }))
+    expect(s.value).toBe("linking")
+    ;[s] = transition(credentialsMachine, s, done("linkIdentity", { ...identity, isNewUser: true }))
     expect(s.value).toBe("issuing")
+    expect(s.context.identity?.isNewUser).toBe(true)
     ;[s] = transition(credentialsMachine, s, done("issueSession", { redirect: "http://app.test/", cookies: ["c"] }))
     expect(s.value).toBe("done")
     expect(s.status).toBe("done")
@@ -68,11 +71,12 @@ describe("credentials machine", () => {
     expect(s.output).toEqual({ ok: true, reply: { type: "redirect", url: "http://app.test/later" } })
   })
 
-  it.each(["authorize", "signInGate", "issueSession"])("an error from %s ends in failed with that error", (id) => {
+  it.each(["authorize", "signInGate", "linkIdentity", "issueSession"])("an error from %s ends in failed with that error", (id) => {
     let s = submitted()
     const error = new Error(`${id} broke`)
     if (id !== "authorize") [s] = transition(credentialsMachine, s, done("authorize", identity))
-    if (id === "issueSession") [s] = transition(credentialsMachine, s, done("signInGate", { allow: true }))
+    if (id === "linkIdentity" || id === "issueSession") [s] = transition(credentialsMachine, s, done("signInGate", { allow: true }))
+    if (id === "issueSession") [s] = transition(credentialsMachine, s, done("linkIdentity", identity))
     ;[s] = transition(credentialsMachine, s, failed(id, error))
     expect(s.value).toBe("failed")
     expect(s.output).toEqual({ ok: false, error })
@@ -83,6 +87,7 @@ describe("credentials machine", () => {
       actors: {
         authorize: fromPromise<Identity, { params: Record<string, unknown> }>(async () => identity),
         signInGate: fromPromise<GateResult, Identity>(async () => ({ allow: true })),
+        linkIdentity: fromPromise<Identity, Identity>(async ({ input }) => input),
         issueSession: fromPromise<Issued, Identity>(async () => ({ redirect: "http://app.test/", cookies: [] })),
       },
     })

@@ -60,6 +60,8 @@ export const flowSetup = setup({
     ),
     /** The `signIn` callback: allow, deny (throws AccessDenied), or redirect elsewhere. */
     signInGate: fromPromise<GateResult, Identity>(notProvided("signInGate")),
+    /** With an adapter: find, link or create the user and account (the identity may change). */
+    linkIdentity: fromPromise<Identity, Identity>(notProvided("linkIdentity")),
     /** Create the session (cookie or database), fire events, resolve the redirect. */
     issueSession: fromPromise<Issued, Identity>(notProvided("issueSession")),
   },
@@ -87,7 +89,8 @@ export function initialContext(input: FlowInput): FlowContext {
 
 /**
  * The tail every sign-in flow ends in, entered once the identity is established:
- * `gate` (signIn callback) → `issuing` (session, events, redirect) → `done`; or `denied` / `failed`.
+ * `gate` (signIn callback) → `linking` (adapter users and accounts) → `issuing` (session, events,
+ * redirect) → `done`; or `denied` / `failed`.
  */
 export const signInTail = {
   gate: flowSetup.createStateConfig({
@@ -96,7 +99,7 @@ export const signInTail = {
       src: "signInGate",
       input: ({ context }) => context.identity as Identity,
       onDone: [
-        { guard: ({ event }) => event.output.allow, target: "issuing" },
+        { guard: ({ event }) => event.output.allow, target: "linking" },
         {
           target: "denied",
           actions: assign({
@@ -107,6 +110,15 @@ export const signInTail = {
           }),
         },
       ],
+      onError: { target: "failed", actions: "fail" },
+    },
+  }),
+  linking: flowSetup.createStateConfig({
+    invoke: {
+      id: "linkIdentity",
+      src: "linkIdentity",
+      input: ({ context }) => context.identity as Identity,
+      onDone: { target: "issuing", actions: assign({ identity: ({ event }) => event.output }) },
       onError: { target: "failed", actions: "fail" },
     },
   }),

@@ -46,6 +46,7 @@ export interface GitHubEmail {
   visibility: "public" | "private" | null
 }
 
+/** Options of {@link GitHub}: the usual provider options, plus `enterprise`. */
 export interface GitHubOptions extends OAuthUserConfig<GitHubProfile> {
   /** GitHub Enterprise Server: its `baseUrl`, e.g. `https://github.acme.example`. */
   enterprise?: { baseUrl?: string }
@@ -58,7 +59,7 @@ export default function GitHub(options: GitHubOptions = {}): OAuthConfig<GitHubP
   const apiBase = baseUrl ? `${baseUrl}/api/v3` : "https://api.github.com"
   const timeout = options.timeout ?? 10_000
 
-  async function getJson(url: string, accessToken: string | undefined): Promise<Response> {
+  function githubGet(url: string, accessToken: string | undefined): Promise<Response> {
     return fetch(url, {
       headers: {
         Accept: "application/vnd.github+json",
@@ -70,11 +71,12 @@ export default function GitHub(options: GitHubOptions = {}): OAuthConfig<GitHubP
   }
 
   async function primaryEmail(accessToken: string | undefined): Promise<string | null> {
-    const response = await getJson(`${apiBase}/user/emails`, accessToken)
+    const response = await githubGet(`${apiBase}/user/emails`, accessToken)
     if (!response.ok) return null
-    const emails = (await response.json()) as GitHubEmail[]
-    const chosen = emails.find((e) => e.primary) ?? emails.find((e) => e.verified)
-    return chosen?.email ?? null
+    const body: unknown = await response.json().catch(() => null)
+    if (!Array.isArray(body)) return null
+    const emails = body as GitHubEmail[]
+    return (emails.find((e) => e.primary) ?? emails.find((e) => e.verified))?.email ?? null
   }
 
   const preset: OAuthConfig<GitHubProfile> = {
@@ -87,14 +89,12 @@ export default function GitHub(options: GitHubOptions = {}): OAuthConfig<GitHubP
     userinfo: {
       url: `${apiBase}/user`,
       async request({ tokens, provider }: UserinfoRequestContext) {
-        const response = await getJson(provider.userinfo?.url ?? `${apiBase}/user`, tokens.access_token)
+        const response = await githubGet(provider.userinfo?.url ?? `${apiBase}/user`, tokens.access_token)
         if (!response.ok) {
           throw new Error("GitHub user request failed", { cause: { status: response.status } })
         }
         const profile = (await response.json()) as GitHubProfile
-        if (profile.email === null || profile.email === undefined) {
-          profile.email = await primaryEmail(tokens.access_token)
-        }
+        if (!profile.email) profile.email = await primaryEmail(tokens.access_token)
         return profile
       },
     },

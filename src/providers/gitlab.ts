@@ -32,6 +32,7 @@ export interface GitLabProfile {
   [field: string]: unknown
 }
 
+/** Options of {@link GitLab}: the usual provider options, plus `baseUrl`. */
 export interface GitLabOptions extends OAuthUserConfig<GitLabProfile> {
   /** A self-managed GitLab: its base URL. Default `https://gitlab.com`. */
   baseUrl?: string

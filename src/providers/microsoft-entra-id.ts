@@ -31,6 +31,7 @@ export interface MicrosoftEntraIDProfile {
 /** The square photo sizes Microsoft Graph serves. */
 export type ProfilePhotoSize = 48 | 64 | 96 | 120 | 240 | 360 | 432 | 504 | 648
 
+/** Options of {@link MicrosoftEntraID}: the usual provider options, plus `profilePhotoSize`. */
 export interface MicrosoftEntraIDOptions extends OAuthUserConfig<MicrosoftEntraIDProfile> {
   /** Edge of the profile photo, in pixels. Default 48. */
   profilePhotoSize?: ProfilePhotoSize

@@ -9,9 +9,9 @@ import {
   InvalidEndpoints,
   InvalidProvider,
   MissingAdapter,
+  MissingAdapterMethods,
   MissingAuthorize,
   MissingSecret,
-  UnsupportedStrategy,
   UntrustedHost,
 } from "../errors.js"
 import type {
@@ -26,7 +26,10 @@ import type {
   Session,
   Theme,
 } from "../types.js"
+import type { Adapter } from "../adapters/types.js"
+import { DATABASE_SESSION_METHODS, OAUTH_LINKING_METHODS, missingMethods } from "./adapter.js"
 import { defaultCookies, mergeCookies } from "./cookies.js"
+import { mergeOptions } from "../providers/oauth.js"
 import { type Env, withEnvDefaults } from "./env.js"
 import type { FlowDefinition } from "./flow.js"
 import { builtInFlows } from "./flows.js"
@@ -73,6 +76,8 @@ export interface ResolvedConfig {
   readonly pages: Readonly<PagesOptions>
   readonly callbacks: Readonly<ResolvedCallbacks>
   readonly customRedirect: boolean
+  /** True when the app gave its own `session` callback. */
+  readonly customSession: boolean
   readonly events: Readonly<EventCallbacks>
   readonly logger: LoggerInstance
   readonly theme: Readonly<Required<Theme>>
@@ -115,7 +120,7 @@ function resolveProviders(config: AuthConfig): { map: Map<string, ResolvedProvid
   for (const entry of config.providers) {
     const provider = typeof entry === "function" ? entry() : entry
     const options = (provider as { options?: Record<string, unknown> }).options
-    const merged = { ...provider, ...(options ?? {}) } as ProviderConfig
+    const merged = mergeOptions(provider as object, (options ?? {}) as object) as ProviderConfig
     if (map.has(merged.id)) error ??= new InvalidProvider(`Two providers share the id "${merged.id}".`)
     map.set(merged.id, {
       id: merged.id,
@@ -162,8 +167,16 @@ function assertConfig(config: AuthConfig, resolved: Omit<ResolvedConfig, "config
   if (config.session?.strategy === "database" && !config.adapter) {
     return new MissingAdapter("The database session strategy needs an adapter.")
   }
-  if (resolved.session.strategy === "database") {
-    return new UnsupportedStrategy("Database sessions are not available in this version of authchart yet.")
+  const adapter = config.adapter as Adapter | undefined
+  if (adapter) {
+    const required = new Set<string>()
+    if (resolved.session.strategy === "database") DATABASE_SESSION_METHODS.forEach((m) => required.add(m))
+    const types = [...resolved.providers.values()].map((p) => p.type)
+    if (types.includes("oauth") || types.includes("oidc")) OAUTH_LINKING_METHODS.forEach((m) => required.add(m))
+    const missing = missingMethods(adapter, required)
+    if (missing.length > 0) {
+      return new MissingAdapterMethods(`The adapter lacks methods the enabled flows call: ${missing.join(", ")}.`)
+    }
   }
   return null
 }
@@ -203,6 +216,7 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
       jwt: callbacks.jwt ?? (({ token }: { token: JWT }) => token),
     }),
     customRedirect: callbacks.redirect !== undefined,
+    customSession: callbacks.session !== undefined,
     events: Object.freeze({ ...(config.events ?? {}) }),
     logger,
     theme: Object.freeze({ colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...(config.theme ?? {}) }),

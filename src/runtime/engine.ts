@@ -10,7 +10,8 @@ import { AWAITING_INPUT, type FlowOutput, type Reply } from "../machines/types.j
 import { resolveCallbackUrl } from "./callback-url.js"
 import type { Handled, RequestContext } from "./context.js"
 import type { OutCookie } from "./cookies.js"
-import { signInGate, issueSession } from "./effects/tail.js"
+import { linkIdentity } from "./effects/link.js"
+import { issueSession, signInGate } from "./effects/tail.js"
 import type { EffectContext, FlowDefinition, FlowRoute } from "./flow.js"
 import { errorResponse, replyResponse } from "./respond.js"
 import { ENVELOPE_VERSION, type FlowEnvelope, type FlowStoreIO } from "./store.js"
@@ -106,7 +107,12 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
     const callback = kept ? { url: kept } : await resolveCallbackUrl(ctx)
     const ectx: EffectContext = { ...ctx, callbackUrl: callback.url }
     const machine = flow.machine.provide({
-      actors: { signInGate: signInGate(ectx), issueSession: issueSession(ectx), ...(flow.effects?.(ectx) ?? {}) },
+      actors: {
+        signInGate: signInGate(ectx),
+        linkIdentity: linkIdentity(ectx),
+        issueSession: issueSession(ectx),
+        ...(flow.effects?.(ectx) ?? {}),
+      },
     })
     const input = { provider: ctx.providerId as string, now: ctx.now, callbackUrl: callback.url }
     try {

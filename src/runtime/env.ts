@@ -69,9 +69,11 @@ function providerWithEnv(provider: Provider, env: Env): Provider {
   const resolved = typeof provider === "function" ? provider(stripUndefined(fromEnv)) : { ...provider }
   if (resolved.type === "oauth" || resolved.type === "oidc") {
     const r = resolved as Record<string, unknown>
+    const own = (r.options ?? {}) as Record<string, unknown>
     r.clientId ??= fromEnv.clientId
     r.clientSecret ??= fromEnv.clientSecret
-    r.issuer ??= fromEnv.issuer
+    // A preset's default issuer gives way to AUTH_<ID>_ISSUER; an issuer the app passed does not.
+    if (fromEnv.issuer && own.issuer === undefined) r.issuer = fromEnv.issuer
   } else if (resolved.type === "email") {
     ;(resolved as Record<string, unknown>).apiKey ??= fromEnv.apiKey
   }

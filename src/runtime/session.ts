@@ -12,6 +12,7 @@ import type { RequestContext } from "./context.js"
 import { type OutCookie, clearChunked, readChunked, writeChunked } from "./cookies.js"
 import { fireEvent } from "./events.js"
 import { decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.js"
+import { databaseStrategy } from "./session-database.js"
 
 export interface SessionRead {
   readonly body: Session | null
@@ -37,7 +38,8 @@ interface Decoded {
   readonly plaintext: string
 }
 
-async function decodeToken(ctx: RequestContext, token: string, salt: string): Promise<Decoded | null> {
+/** Decodes a session JWT with the config's `jwt.decode` or the built-in fast path. Throws when invalid. */
+export async function decodeSessionToken(ctx: RequestContext, token: string, salt: string): Promise<Decoded | null> {
   const { config } = ctx
   if (config.jwt.decode) {
     const payload = await config.jwt.decode({ token, salt, secret: [...config.secrets] })
@@ -67,7 +69,8 @@ function sessionCookies(ctx: RequestContext, value: string, exp: number): OutCoo
   return writeChunked(ctx.req.cookies, name, value, { ...options, expires: new Date(exp * 1000) })
 }
 
-function clearSession(ctx: RequestContext): OutCookie[] {
+/** Clears every chunk of the session cookie the request carried. */
+export function clearSession(ctx: RequestContext): OutCookie[] {
   const { name, options } = ctx.cookies.sessionToken
   return clearChunked(ctx.req.cookies, name, options)
 }
@@ -80,7 +83,7 @@ export const jwtStrategy: SessionStrategy = {
     if (!raw) return { body: null, cookies: [] }
     let decoded: Decoded | null
     try {
-      decoded = await decodeToken(ctx, raw, name)
+      decoded = await decodeSessionToken(ctx, raw, name)
     } catch (err) {
       config.logger.error(new JWTSessionError("The session token could not be decoded.", { err }))
       return { body: null, cookies: clearSession(ctx) }
@@ -131,7 +134,7 @@ export const jwtStrategy: SessionStrategy = {
     const raw = readChunked(ctx.req.cookies, name)
     if (!raw) return []
     try {
-      const decoded = await decodeToken(ctx, raw, name)
+      const decoded = await decodeSessionToken(ctx, raw, name)
       await fireEvent(ctx, "signOut", { token: decoded?.payload ?? null })
     } catch (err) {
       ctx.config.logger.error(new SignOutError("The session could not be read at sign-out.", { err }))
@@ -140,7 +143,7 @@ export const jwtStrategy: SessionStrategy = {
   },
 }
 
-/** The strategy of a request's config. The database strategy arrives with the adapters. */
+/** The strategy of a request's config. */
 export function sessionStrategy(ctx: RequestContext): SessionStrategy {
-  return jwtStrategy
+  return ctx.config.session.strategy === "database" ? databaseStrategy : jwtStrategy
 }

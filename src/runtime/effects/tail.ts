@@ -7,6 +7,7 @@ import type { GateResult, Identity, Issued } from "../../machines/types.js"
 import type { Account, Profile, User } from "../../types.js"
 import { redirectTo } from "../callback-url.js"
 import { fireEvent } from "../events.js"
+import { adapterOf } from "./link.js"
 import type { EffectContext } from "../flow.js"
 import { sessionStrategy } from "../session.js"
 
@@ -22,6 +23,12 @@ function subjectOf(identity: Identity): { user: User; account: Account | null; p
 export function signInGate(ctx: EffectContext) {
   return fromPromise<GateResult, Identity>(async ({ input }) => {
     const subject = subjectOf(input)
+    const adapter = adapterOf(ctx)
+    const account = input.account
+    if (adapter && account && (account.type === "oauth" || account.type === "oidc")) {
+      const known = await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId })
+      if (known) subject.user = known as User
+    }
     const credentials = input.account?.type === "credentials" ? { credentials: { ...(ctx.req.body ?? {}) } } : {}
     let verdict: boolean | string
     try {

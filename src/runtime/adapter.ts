@@ -1,0 +1,61 @@
+/**
+ * The adapter as the runtime uses it: every call wrapped, so a throw becomes an `AdapterError` (its
+ * cause kept) instead of a crash or a half-finished sign-in, and every call is debug-logged by name.
+ * Also: which methods each enabled feature calls, for `MissingAdapterMethods` at start-up.
+ */
+import { AdapterError } from "../errors.js"
+import type { Adapter } from "../adapters/types.js"
+import type { LoggerInstance } from "../types.js"
+
+/** The adapter with every method guaranteed present (a missing one rejects with AdapterError). */
+export type SafeAdapter = { [K in keyof Adapter]-?: (...args: Parameters<NonNullable<Adapter[K]>>) => Promise<Awaited<ReturnType<NonNullable<Adapter[K]>>>> }
+
+const cache = new WeakMap<object, SafeAdapter>()
+
+/** Wraps an adapter once (per adapter object). */
+export function safeAdapter(adapter: Adapter, logger: LoggerInstance): SafeAdapter {
+  const hit = cache.get(adapter)
+  if (hit) return hit
+  const wrapped = new Proxy({} as SafeAdapter, {
+    get(_, name: string) {
+      return async (...args: unknown[]) => {
+        logger.debug(`adapter_${name}`, { args })
+        const method = (adapter as Record<string, unknown>)[name]
+        if (typeof method !== "function") throw new AdapterError(`The adapter has no method ${name}.`)
+        try {
+          return await (method as (...a: unknown[]) => unknown).apply(adapter, args)
+        } catch (err) {
+          throw new AdapterError(`The adapter's ${name} failed.`, { err, method: name })
+        }
+      }
+    },
+  })
+  cache.set(adapter, wrapped)
+  return wrapped
+}
+
+/** Methods the database session strategy calls. */
+export const DATABASE_SESSION_METHODS = [
+  "createUser",
+  "getUser",
+  "getUserByEmail",
+  "getUserByAccount",
+  "updateUser",
+  "linkAccount",
+  "createSession",
+  "getSessionAndUser",
+  "updateSession",
+  "deleteSession",
+] as const
+
+/** Methods OAuth / OIDC sign-in calls when an adapter is set (user and account linking). */
+export const OAUTH_LINKING_METHODS = ["getUser", "getUserByEmail", "getUserByAccount", "createUser", "linkAccount"] as const
+
+/** The names in `required` that `adapter` lacks. */
+export function missingMethods(adapter: Adapter, required: Iterable<string>): string[] {
+  const missing = new Set<string>()
+  for (const name of required) {
+    if (typeof (adapter as Record<string, unknown>)[name] !== "function") missing.add(name)
+  }
+  return [...missing]
+}

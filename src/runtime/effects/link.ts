@@ -1,0 +1,107 @@
+/**
+ * User and account linking with an adapter (Auth.js' rules, WIRE.md §10), and who is signed in now.
+ *
+ * OAuth/OIDC: an existing account signs its user in (another signed-in user → `OAuthAccountNotLinked`);
+ * a signed-in user gets the account linked; the same email under an unlinked user is
+ * `OAuthAccountNotLinked` unless the provider allows dangerous linking; otherwise a user is created.
+ * Credentials: the user `authorize` returned is created in the adapter when it is not there yet, so
+ * database sessions work for credentials too.
+ */
+import { randomUUID } from "node:crypto"
+import { fromPromise } from "xstate"
+import { OAuthAccountNotLinked } from "../../errors.js"
+import type { AdapterAccount, AdapterUser } from "../../adapters/types.js"
+import type { FlowUser, Identity } from "../../machines/types.js"
+import { type SafeAdapter, safeAdapter } from "../adapter.js"
+import type { RequestContext } from "../context.js"
+import { readChunked } from "../cookies.js"
+import { fireEvent } from "../events.js"
+import type { EffectContext } from "../flow.js"
+import { decodeSessionToken } from "../session.js"
+import type { Adapter } from "../../adapters/types.js"
+
+/** The adapter of a request's config, wrapped; undefined without one. */
+export function adapterOf(ctx: RequestContext): SafeAdapter | undefined {
+  const adapter = ctx.config.adapter as Adapter | undefined
+  return adapter ? safeAdapter(adapter, ctx.config.logger) : undefined
+}
+
+/** The user of the request's current session, if any (errors mean "nobody"). */
+export async function currentUser(ctx: RequestContext, adapter: SafeAdapter): Promise<AdapterUser | null> {
+  const { name } = ctx.cookies.sessionToken
+  const raw = readChunked(ctx.req.cookies, name)
+  if (!raw) return null
+  try {
+    if (ctx.config.session.strategy === "database") return (await adapter.getSessionAndUser(raw))?.user ?? null
+    const token = await decodeSessionToken(ctx, raw, name)
+    return token?.payload.sub ? await adapter.getUser(token.payload.sub) : null
+  } catch {
+    return null
+  }
+}
+
+function newUser(user: FlowUser, emailVerified: Date | null): AdapterUser {
+  const { id: _ignored, ...fields } = user
+  return { ...fields, id: randomUUID(), email: user.email ?? "", emailVerified } as AdapterUser
+}
+
+async function linkOAuth(ctx: EffectContext, adapter: SafeAdapter, identity: Identity): Promise<Identity> {
+  const account = identity.account as AdapterAccount
+  const key = { provider: account.provider, providerAccountId: account.providerAccountId }
+  const signedIn = await currentUser(ctx, adapter)
+  const existing = await adapter.getUserByAccount(key)
+  if (existing) {
+    if (signedIn && signedIn.id !== existing.id) {
+      throw new OAuthAccountNotLinked("The account is already associated with another user.")
+    }
+    return { ...identity, user: existing as unknown as FlowUser, account: { ...account, userId: existing.id }, isNewUser: false }
+  }
+  const allowDangerous = (ctx.provider?.config as { allowDangerousEmailAccountLinking?: boolean }).allowDangerousEmailAccountLinking
+  let user: AdapterUser
+  let isNewUser = false
+  if (signedIn) {
+    user = signedIn
+  } else {
+    const email = identity.user.email
+    const sameEmail = email ? await adapter.getUserByEmail(email) : null
+    if (sameEmail && !allowDangerous) {
+      throw new OAuthAccountNotLinked("Another account already exists with the same e-mail address.")
+    }
+    if (sameEmail) {
+      user = sameEmail
+    } else {
+      user = await adapter.createUser(newUser(identity.user, null))
+      isNewUser = true
+      await fireEvent(ctx, "createUser", { user })
+    }
+  }
+  const linked = { ...account, userId: user.id } as AdapterAccount
+  await adapter.linkAccount(linked)
+  await fireEvent(ctx, "linkAccount", { user, account: linked, profile: identity.user })
+  return { ...identity, user: user as unknown as FlowUser, account: linked, isNewUser }
+}
+
+async function ensureCredentialsUser(adapter: SafeAdapter, identity: Identity): Promise<Identity> {
+  const id = identity.user.id as string
+  const existing = await adapter.getUser(id)
+  if (existing) return { ...identity, user: { ...identity.user, ...existing } }
+  const created = await adapter.createUser({ ...newUser(identity.user, null), id })
+  return { ...identity, user: { ...identity.user, ...created } }
+}
+
+/** The tail's linking step: a no-op without an adapter. */
+export function linkIdentity(ctx: EffectContext) {
+  return fromPromise<Identity, Identity>(async ({ input }) => {
+    const adapter = adapterOf(ctx)
+    if (!adapter || !input.account) return input
+    switch (input.account.type) {
+      case "oauth":
+      case "oidc":
+        return linkOAuth(ctx, adapter, input)
+      case "credentials":
+        return ctx.config.session.strategy === "database" ? ensureCredentialsUser(adapter, input) : input
+      default:
+        return input
+    }
+  })
+}

@@ -1,0 +1,90 @@
+/**
+ * Database sessions: the cookie holds a random session token; the adapter holds the session.
+ * Reads refresh the expiry at most once per `updateAge` (and then re-set the cookie); the `expires`
+ * returned is the one just written. A new token is issued at every sign-in, so a token seen before
+ * sign-in is never the session after it.
+ */
+import { SessionTokenError, SignOutError } from "../errors.js"
+import type { AdapterSession, AdapterUser } from "../adapters/types.js"
+import type { Session } from "../types.js"
+import type { RequestContext } from "./context.js"
+import type { OutCookie } from "./cookies.js"
+import { adapterOf } from "./effects/link.js"
+import { fireEvent } from "./events.js"
+import { type SessionStrategy, clearSession } from "./session.js"
+
+function tokenOf(ctx: RequestContext): string | undefined {
+  return ctx.req.cookies[ctx.cookies.sessionToken.name] || undefined
+}
+
+function cookieFor(ctx: RequestContext, token: string, expires: Date): OutCookie {
+  const { name, options } = ctx.cookies.sessionToken
+  return { name, value: token, options: { ...options, expires } }
+}
+
+function publicSession(user: AdapterUser, expires: Date): Session {
+  return { user: { name: user.name, email: user.email, image: user.image }, expires: expires.toISOString() }
+}
+
+export const databaseStrategy: SessionStrategy = {
+  async read(ctx, update) {
+    const adapter = adapterOf(ctx)
+    const token = tokenOf(ctx)
+    if (!adapter || !token) return { body: null, cookies: [] }
+    let found: { session: AdapterSession; user: AdapterUser } | null
+    try {
+      found = await adapter.getSessionAndUser(token)
+    } catch (err) {
+      ctx.config.logger.error(new SessionTokenError("The session could not be read.", { err }))
+      return { body: null, cookies: [] }
+    }
+    if (!found) return { body: null, cookies: clearSession(ctx) }
+    const { session, user } = found
+    const { maxAge, updateAge } = ctx.config.session
+    if (session.expires.getTime() <= ctx.now) {
+      await adapter.deleteSession(token).catch((err) => ctx.config.logger.error(new SessionTokenError("Expired session not deleted.", { err })))
+      return { body: null, cookies: clearSession(ctx) }
+    }
+    let expires = session.expires
+    const cookies: OutCookie[] = []
+    if (update !== undefined || expires.getTime() - maxAge * 1000 + updateAge * 1000 <= ctx.now) {
+      expires = new Date(ctx.now + maxAge * 1000)
+      await adapter.updateSession({ sessionToken: token, expires })
+      cookies.push(cookieFor(ctx, token, expires))
+    }
+    const base = publicSession(user, expires)
+    const body = ctx.config.customSession
+      ? ((await ctx.config.callbacks.session({
+          session: { ...session, ...base, user } as unknown as Session,
+          user,
+          token: {},
+          ...(update !== undefined ? { newSession: update.data, trigger: "update" as const } : {}),
+        })) as Session)
+      : base
+    await fireEvent(ctx, "session", { session: body })
+    return { body, cookies }
+  },
+
+  async issue(ctx, subject) {
+    const adapter = adapterOf(ctx)
+    const userId = subject.user.id
+    if (!adapter || !userId) return []
+    const sessionToken = ctx.config.session.generateSessionToken()
+    const expires = new Date(ctx.now + ctx.config.session.maxAge * 1000)
+    await adapter.createSession({ sessionToken, userId, expires })
+    return [...clearSession(ctx).filter((c) => c.name !== ctx.cookies.sessionToken.name), cookieFor(ctx, sessionToken, expires)]
+  },
+
+  async destroy(ctx) {
+    const adapter = adapterOf(ctx)
+    const token = tokenOf(ctx)
+    if (!token) return []
+    try {
+      const session = adapter ? await adapter.deleteSession(token) : null
+      await fireEvent(ctx, "signOut", { session })
+    } catch (err) {
+      ctx.config.logger.error(new SignOutError("The session could not be deleted at sign-out.", { err }))
+    }
+    return clearSession(ctx)
+  },
+}

@@ -1,0 +1,673 @@
+/**
+ * A real OpenID Provider (panva's oidc-provider v8) for authchart's OAuth/OIDC end-to-end tests.
+ *
+ * Nothing of the protocol is mocked: discovery, JWKS, authorization (query and form_post), PKCE, the
+ * code grant, client authentication, ID tokens and userinfo are oidc-provider's own. The harness adds:
+ *  - a tiny deterministic interaction handler (`/interaction/:uid`) instead of devInteractions,
+ *  - `authorize()`, a scripted browser with its own cookie jar that logs in and consents,
+ *  - token-endpoint fault injection and bookkeeping (a Koa middleware placed before the provider's routes),
+ *  - an `issParameter` switch to drop RFC 9207 `iss` (oidc-provider v8 always sends it; there is no option),
+ *  - a per-server in-memory adapter (the bundled MemoryAdapter is process-global and logs a warning).
+ *
+ * All configuration that oidc-provider would otherwise warn about ("you SHOULD/MUST change ...") is set
+ * explicitly, so the provider is silent. No network access beyond 127.0.0.1.
+ */
+import { createServer } from "node:http"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type { AddressInfo, Socket } from "node:net"
+import { exportJWK, generateKeyPair } from "jose"
+import type { JWK } from "jose"
+
+// ---------------------------------------------------------------------------------------------------
+// Public API
+// ---------------------------------------------------------------------------------------------------
+
+export interface TestClient {
+  client_id: string
+  client_secret?: string
+  redirect_uris: string[]
+  token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "none"
+  response_types?: string[]
+  grant_types?: string[]
+}
+
+export interface TestAccount {
+  sub: string
+  email: string
+  name: string
+  picture?: string
+  email_verified?: boolean
+}
+
+export type AuthorizeResult =
+  | { kind: "redirect"; url: string }
+  | { kind: "form_post"; action: string; fields: Record<string, string> }
+
+export type TokenFault = "500" | "malformed" | "slow" | null
+
+export interface TokenRequestLog {
+  count: number
+  lastAuth: "basic" | "post" | "none" | null
+  lastBody: Record<string, string>
+}
+
+export interface OidcServer {
+  /** `http://127.0.0.1:<port>` */
+  issuer: string
+  port: number
+  accounts: TestAccount[]
+  /**
+   * Drive the provider's login+consent for an authorization URL as a scripted browser (own cookie jar per
+   * call). Logs in as `account` (a `sub` or an `email`; default: the first account), consents, and returns
+   * the final response back to the client: `{ kind: "redirect", url }` (the Location to redirect_uri with
+   * code/state/iss, or error=...) or, for response_mode=form_post, `{ kind: "form_post", action, fields }`
+   * parsed from the auto-submit HTML form. `deny: true` → the provider answers with error=access_denied.
+   */
+  authorize(authorizationUrl: string, options?: { account?: string; deny?: boolean }): Promise<AuthorizeResult>
+  /**
+   * Fault for the following token requests, until changed: "500" → 500 text/plain; "malformed" → 200 with
+   * content-type application/json but a non-JSON body; "slow" → never answers until stop(); null → normal.
+   */
+  setTokenFault(fault: TokenFault): void
+  /** Live counters for the token endpoint (the same object is mutated; read it after each request). */
+  tokenRequests: TokenRequestLog
+  stop(): Promise<void>
+}
+
+export interface StartOidcProviderOptions {
+  clients: TestClient[]
+  accounts?: TestAccount[]
+  /** RFC 9207 `iss` in authorization responses (and `authorization_response_iss_parameter_supported` in discovery). Default true. */
+  issParameter?: boolean
+}
+
+export const DEFAULT_ACCOUNTS: readonly TestAccount[] = Object.freeze([
+  {
+    sub: "user-alice",
+    email: "alice@example.test",
+    name: "Alice Example",
+    picture: "https://images.example.test/alice.png",
+    email_verified: true,
+  },
+  { sub: "user-bob", email: "bob@example.test", name: "Bob Example", email_verified: false },
+])
+
+/** Per-request timeout of the scripted browser in authorize(). */
+const BROWSER_TIMEOUT_MS = 5_000
+
+// ---------------------------------------------------------------------------------------------------
+// Minimal local typings for the parts of oidc-provider (and Koa) used here; the package ships no types.
+// ---------------------------------------------------------------------------------------------------
+
+interface KoaContext {
+  method: string
+  path: string
+  req: IncomingMessage
+  res: ServerResponse
+  status: number
+  body: unknown
+  type: string
+  get(field: string): string
+  set(field: string, value: string): void
+  redirect(url: string): void
+  response: { get(field: string): string; set(field: string, value: string): void }
+  oidc?: { body?: Record<string, unknown> }
+}
+type KoaNext = () => Promise<void>
+type KoaMiddleware = (ctx: KoaContext, next: KoaNext) => Promise<void>
+
+interface InteractionDetails {
+  uid: string
+  prompt: {
+    name: string
+    reasons: string[]
+    details: { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> }
+  }
+  params: Record<string, unknown> & { client_id?: string }
+  session?: { accountId?: string }
+  grantId?: string
+}
+
+interface GrantInstance {
+  addOIDCScope(scope: string): void
+  addOIDCClaims(claims: string[]): void
+  addResourceScope(indicator: string, scope: string): void
+  save(): Promise<string>
+}
+
+interface ProviderInstance {
+  issuer: string
+  app: { silent?: boolean }
+  use(fn: KoaMiddleware): void
+  callback(): (req: IncomingMessage, res: ServerResponse) => void
+  on(event: string, listener: (...args: unknown[]) => void): unknown
+  interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>
+  interactionResult(
+    req: IncomingMessage,
+    res: ServerResponse,
+    result: Record<string, unknown>,
+    options?: { mergeWithLastSubmission?: boolean },
+  ): Promise<string>
+  Grant: {
+    new (init: { accountId: string; clientId: string }): GrantInstance
+    find(id: string): Promise<GrantInstance | undefined>
+  }
+}
+type ProviderConstructor = new (issuer: string, configuration: Record<string, unknown>) => ProviderInstance
+
+async function loadProvider(): Promise<ProviderConstructor> {
+  // A non-literal specifier keeps tsc from demanding type declarations for the untyped package.
+  const specifier: string = "oidc-provider"
+  const mod = (await import(specifier)) as { default: ProviderConstructor }
+  return mod.default
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Keys (generated once per process, RS256) and a fixed cookie key list
+// ---------------------------------------------------------------------------------------------------
+
+const COOKIE_KEYS = ["authchart-oidc-test-cookie-key-1-0123456789", "authchart-oidc-test-cookie-key-2-9876543210"]
+
+let signingJwks: Promise<{ keys: JWK[] }> | undefined
+function getSigningJwks(): Promise<{ keys: JWK[] }> {
+  signingJwks ??= (async () => {
+    const { privateKey } = await generateKeyPair("RS256", { extractable: true, modulusLength: 2048 })
+    const jwk = await exportJWK(privateKey)
+    return { keys: [{ ...jwk, kid: "authchart-test-rs256", alg: "RS256", use: "sig" }] }
+  })()
+  return signingJwks
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Per-server in-memory adapter (same contract as oidc-provider's example adapter)
+// ---------------------------------------------------------------------------------------------------
+
+interface StoredEntry {
+  payload: Record<string, unknown>
+  expiresAt: number | undefined
+}
+
+function createMemoryAdapter() {
+  const store = new Map<string, StoredEntry>()
+  const grantIndex = new Map<string, Set<string>>()
+  const sessionUidIndex = new Map<string, string>()
+  const userCodeIndex = new Map<string, string>()
+  const grantable = new Set(["AccessToken", "AuthorizationCode", "RefreshToken", "DeviceCode", "BackchannelAuthenticationRequest"])
+
+  const live = (key: string): StoredEntry | undefined => {
+    const entry = store.get(key)
+    if (entry && entry.expiresAt !== undefined && entry.expiresAt <= Date.now()) {
+      store.delete(key)
+      return undefined
+    }
+    return entry
+  }
+
+  return class TestMemoryAdapter {
+    constructor(private readonly model: string) {}
+
+    private key(id: string): string {
+      return `${this.model}:${id}`
+    }
+
+    async upsert(id: string, payload: Record<string, unknown>, expiresIn?: number): Promise<void> {
+      const key = this.key(id)
+      store.set(key, { payload: { ...payload }, expiresAt: expiresIn ? Date.now() + expiresIn * 1000 : undefined })
+      if (this.model === "Session" && typeof payload.uid === "string") sessionUidIndex.set(payload.uid, id)
+      if (typeof payload.userCode === "string") userCodeIndex.set(payload.userCode, id)
+      if (grantable.has(this.model) && typeof payload.grantId === "string") {
+        const keys = grantIndex.get(payload.grantId) ?? new Set<string>()
+        keys.add(key)
+        grantIndex.set(payload.grantId, keys)
+      }
+    }
+
+    async find(id: string): Promise<Record<string, unknown> | undefined> {
+      const entry = live(this.key(id))
+      return entry ? { ...entry.payload } : undefined
+    }
+
+    async findByUid(uid: string): Promise<Record<string, unknown> | undefined> {
+      const id = sessionUidIndex.get(uid)
+      return id === undefined ? undefined : this.find(id)
+    }
+
+    async findByUserCode(userCode: string): Promise<Record<string, unknown> | undefined> {
+      const id = userCodeIndex.get(userCode)
+      return id === undefined ? undefined : this.find(id)
+    }
+
+    async consume(id: string): Promise<void> {
+      const entry = live(this.key(id))
+      if (entry) entry.payload.consumed = Math.floor(Date.now() / 1000)
+    }
+
+    async destroy(id: string): Promise<void> {
+      store.delete(this.key(id))
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      for (const key of grantIndex.get(grantId) ?? []) store.delete(key)
+      grantIndex.delete(grantId)
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Small helpers
+// ---------------------------------------------------------------------------------------------------
+
+function readRawBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("error", reject)
+  })
+}
+
+function flattenBody(body: Record<string, unknown> | undefined): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(body ?? {})) {
+    if (typeof value === "string") out[key] = value
+    else if (Array.isArray(value)) out[key] = value.map(String).join(",")
+    else if (value !== undefined && value !== null) out[key] = String(value)
+  }
+  return out
+}
+
+function classifyAuth(authorization: string, body: Record<string, string>): TokenRequestLog["lastAuth"] {
+  if (/^basic\s/i.test(authorization)) return "basic"
+  if (body.client_secret !== undefined) return "post"
+  return "none"
+}
+
+function decodeHtml(value: string): string {
+  return value.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (_, entity: string) => {
+    const e = entity.toLowerCase()
+    if (e === "amp") return "&"
+    if (e === "lt") return "<"
+    if (e === "gt") return ">"
+    if (e === "quot") return '"'
+    if (e === "apos") return "'"
+    if (e.startsWith("#x")) return String.fromCodePoint(parseInt(e.slice(2), 16))
+    return String.fromCodePoint(parseInt(e.slice(1), 10))
+  })
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
+}
+
+/** Parses oidc-provider's form_post page: `<form method="post" action="...">` with hidden inputs. */
+export function parseFormPost(html: string): { action: string; fields: Record<string, string> } | null {
+  const form = /<form\b[^>]*\bmethod="post"[^>]*\baction="([^"]*)"[^>]*>([\s\S]*?)<\/form>/i.exec(html)
+  if (!form) return null
+  const fields: Record<string, string> = {}
+  for (const input of (form[2] ?? "").matchAll(/<input\b[^>]*>/gi)) {
+    const name = /\bname="([^"]*)"/i.exec(input[0])?.[1]
+    const value = /\bvalue="([^"]*)"/i.exec(input[0])?.[1] ?? ""
+    if (name !== undefined) fields[decodeHtml(name)] = decodeHtml(value)
+  }
+  return { action: decodeHtml(form[1] ?? ""), fields }
+}
+
+/** A path-aware cookie jar for one scripted browser (single host). */
+class CookieJar {
+  private readonly cookies = new Map<string, { name: string; value: string; path: string }>()
+
+  store(requestUrl: URL, response: Response): void {
+    for (const header of response.headers.getSetCookie()) {
+      const [pair = "", ...attributes] = header.split(/;\s*/)
+      const eq = pair.indexOf("=")
+      if (eq <= 0) continue
+      const name = pair.slice(0, eq)
+      const value = pair.slice(eq + 1)
+      let path = requestUrl.pathname.replace(/\/[^/]*$/, "") || "/"
+      let expired = value === ""
+      for (const attribute of attributes) {
+        const [rawKey = "", ...rest] = attribute.split("=")
+        const key = rawKey.trim().toLowerCase()
+        const attrValue = rest.join("=")
+        if (key === "path" && attrValue.startsWith("/")) path = attrValue
+        if (key === "max-age" && Number(attrValue) <= 0) expired = true
+        if (key === "expires" && Date.parse(attrValue) <= Date.now()) expired = true
+      }
+      const id = `${name};${path}`
+      if (expired) this.cookies.delete(id)
+      else this.cookies.set(id, { name, value, path })
+    }
+  }
+
+  header(url: URL): string {
+    const matches = [...this.cookies.values()]
+      .filter(({ path }) => url.pathname === path || url.pathname.startsWith(path.endsWith("/") ? path : `${path}/`))
+      .sort((a, b) => b.path.length - a.path.length)
+    return matches.map(({ name, value }) => `${name}=${value}`).join("; ")
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// closedPort
+// ---------------------------------------------------------------------------------------------------
+
+/** A loopback port with nothing listening (bound once to get a free number, then closed). */
+export async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+// ---------------------------------------------------------------------------------------------------
+// startOidcProvider
+// ---------------------------------------------------------------------------------------------------
+
+export async function startOidcProvider(options: StartOidcProviderOptions): Promise<OidcServer> {
+  const accounts = (options.accounts ?? DEFAULT_ACCOUNTS).map((account) => ({ ...account }))
+  if (accounts.length === 0) throw new Error("startOidcProvider: at least one account is required")
+  const issParameter = options.issParameter ?? true
+
+  const [Provider, jwks] = await Promise.all([loadProvider(), getSigningJwks()])
+
+  // Listen first: the issuer must contain the port, and the Provider needs the issuer up front.
+  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
+    res.statusCode = 503
+    res.end()
+  }
+  const server = createServer((req, res) => handler(req, res))
+  server.keepAliveTimeout = 1_000
+  const sockets = new Set<Socket>()
+  server.on("connection", (socket) => {
+    sockets.add(socket)
+    socket.once("close", () => sockets.delete(socket))
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
+  const issuer = `http://127.0.0.1:${port}`
+
+  const findAccountBySub = (sub: string) => accounts.find((a) => a.sub === sub)
+
+  const provider = new Provider(issuer, {
+    adapter: createMemoryAdapter(),
+    clients: options.clients.map((client) => ({
+      client_id: client.client_id,
+      ...(client.client_secret !== undefined ? { client_secret: client.client_secret } : {}),
+      redirect_uris: client.redirect_uris,
+      token_endpoint_auth_method:
+        client.token_endpoint_auth_method ?? (client.client_secret === undefined ? "none" : "client_secret_basic"),
+      response_types: client.response_types ?? ["code"],
+      grant_types: client.grant_types ?? ["authorization_code", "refresh_token"],
+    })),
+    jwks,
+    cookies: { keys: COOKIE_KEYS },
+    scopes: ["openid", "profile", "email", "offline_access"],
+    claims: {
+      openid: ["sub"],
+      email: ["email", "email_verified"],
+      profile: ["name", "picture"],
+    },
+    conformIdTokenClaims: false,
+    pkce: {
+      methods: ["S256"],
+      required: (_ctx: unknown, client: { clientAuthMethod?: string }) => client.clientAuthMethod === "none",
+    },
+    features: {
+      devInteractions: { enabled: false },
+      userinfo: { enabled: true },
+      revocation: { enabled: true },
+    },
+    interactions: {
+      url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}`,
+    },
+    async findAccount(_ctx: unknown, sub: string) {
+      const account = findAccountBySub(sub)
+      if (!account) return undefined
+      return {
+        accountId: account.sub,
+        async claims() {
+          return {
+            sub: account.sub,
+            email: account.email,
+            email_verified: account.email_verified ?? true,
+            name: account.name,
+            ...(account.picture !== undefined ? { picture: account.picture } : {}),
+          }
+        },
+      }
+    },
+    // Explicit values for everything oidc-provider otherwise warns about ("you SHOULD change ...").
+    ttl: {
+      AccessToken: 3600,
+      AuthorizationCode: 60,
+      ClientCredentials: 600,
+      DeviceCode: 600,
+      BackchannelAuthenticationRequest: 600,
+      IdToken: 3600,
+      RefreshToken: 86_400,
+      Interaction: 600,
+      Session: 3600,
+      Grant: 3600,
+    },
+    clientBasedCORS: () => true,
+    async renderError(ctx: KoaContext, out: Record<string, unknown>) {
+      ctx.type = "html"
+      const rows = Object.entries(out)
+        .map(([key, value]) => `<p><strong>${escapeHtml(key)}</strong>: <span class="${escapeHtml(key)}">${escapeHtml(String(value))}</span></p>`)
+        .join("")
+      ctx.body = `<!DOCTYPE html><html><head><title>oidc test provider error</title></head><body>${rows}</body></html>`
+    },
+  })
+
+  provider.on("server_error", (_ctx: unknown, error: unknown) => {
+    console.error("[oidc test provider] server_error:", error)
+  })
+
+  // --- token endpoint faults + bookkeeping ----------------------------------------------------------
+  let tokenFault: TokenFault = null
+  const tokenRequests: TokenRequestLog = { count: 0, lastAuth: null, lastBody: {} }
+  const slowWaiters = new Set<() => void>()
+  let stopped = false
+
+  provider.use(async (ctx, next) => {
+    if (ctx.method !== "POST" || ctx.path !== "/token") return next()
+    tokenRequests.count += 1
+    const authorization = ctx.get("authorization")
+    const fault = tokenFault
+    if (fault === null) {
+      try {
+        await next()
+      } finally {
+        // oidc-provider parsed the body itself (ctx.oidc.body); parsing it here would make it warn.
+        const body = flattenBody(ctx.oidc?.body)
+        tokenRequests.lastBody = body
+        tokenRequests.lastAuth = classifyAuth(authorization, body)
+      }
+      return
+    }
+    const body = Object.fromEntries(new URLSearchParams(await readRawBody(ctx.req)))
+    tokenRequests.lastBody = body
+    tokenRequests.lastAuth = classifyAuth(authorization, body)
+    if (fault === "500") {
+      ctx.status = 500
+      ctx.type = "text/plain"
+      ctx.body = "injected fault: internal server error"
+    } else if (fault === "malformed") {
+      ctx.status = 200
+      ctx.type = "application/json"
+      ctx.body = "<html>this is not JSON {"
+    } else {
+      // "slow": hold the request until stop(); stop() destroys the socket, so nothing is ever written.
+      if (!stopped) await new Promise<void>((resolve) => slowWaiters.add(resolve))
+      ctx.status = 503
+      ctx.body = "stopped"
+    }
+  })
+
+  // --- RFC 9207 switch: oidc-provider v8 always adds `iss`; strip it from responses when disabled ----
+  if (!issParameter) {
+    provider.use(async (ctx, next) => {
+      await next()
+      if (ctx.path === "/.well-known/openid-configuration" && ctx.body && typeof ctx.body === "object") {
+        delete (ctx.body as Record<string, unknown>).authorization_response_iss_parameter_supported
+        return
+      }
+      const location = ctx.response.get("location")
+      if (location) {
+        const target = new URL(location, issuer)
+        if (target.origin !== issuer) {
+          if (target.searchParams.get("iss") === issuer) target.searchParams.delete("iss")
+          if (target.hash) {
+            const fragment = new URLSearchParams(target.hash.slice(1))
+            if (fragment.get("iss") === issuer) {
+              fragment.delete("iss")
+              target.hash = fragment.toString()
+            }
+          }
+          ctx.response.set("location", target.href)
+        }
+      }
+      if (typeof ctx.body === "string" && ctx.body.includes('name="iss"')) {
+        ctx.body = ctx.body.replace(/\s*<input type="hidden" name="iss" value="[^"]*"\/>/g, "")
+      }
+    })
+  }
+
+  // --- minimal interaction handler (replaces devInteractions) ---------------------------------------
+  provider.use(async (ctx, next) => {
+    const match = /^\/interaction\/([^/]+)$/.exec(ctx.path)
+    if (!match) return next()
+    const details = await provider.interactionDetails(ctx.req, ctx.res)
+    if (details.uid !== match[1]) {
+      ctx.status = 400
+      ctx.body = "interaction uid mismatch"
+      return
+    }
+    if (ctx.method === "GET") {
+      ctx.type = "html"
+      ctx.body = `<!DOCTYPE html><html><body><form method="post" action="/interaction/${escapeHtml(details.uid)}" data-prompt="${escapeHtml(details.prompt.name)}"><input name="account"/><button name="decision" value="allow">Allow</button><button name="decision" value="deny">Deny</button></form></body></html>`
+      return
+    }
+    if (ctx.method !== "POST") {
+      ctx.status = 405
+      return
+    }
+    const form = new URLSearchParams(await readRawBody(ctx.req))
+    let result: Record<string, unknown>
+    if (form.get("decision") === "deny") {
+      result = { error: "access_denied", error_description: "denied by test" }
+    } else if (details.prompt.name === "login") {
+      const wanted = form.get("account") || accounts[0]!.sub
+      const account = accounts.find((a) => a.sub === wanted || a.email === wanted)
+      if (!account) {
+        ctx.status = 400
+        ctx.body = `unknown test account ${wanted}`
+        return
+      }
+      result = { login: { accountId: account.sub } }
+    } else if (details.prompt.name === "consent") {
+      const accountId = details.session?.accountId
+      const clientId = details.params.client_id
+      if (!accountId || !clientId) throw new Error("consent prompt without session/client")
+      const grant = details.grantId
+        ? ((await provider.Grant.find(details.grantId)) ?? new provider.Grant({ accountId, clientId }))
+        : new provider.Grant({ accountId, clientId })
+      const { missingOIDCScope, missingOIDCClaims, missingResourceScopes } = details.prompt.details
+      if (missingOIDCScope) grant.addOIDCScope(missingOIDCScope.join(" "))
+      if (missingOIDCClaims) grant.addOIDCClaims(missingOIDCClaims)
+      for (const [indicator, scopes] of Object.entries(missingResourceScopes ?? {})) {
+        grant.addResourceScope(indicator, scopes.join(" "))
+      }
+      const grantId = await grant.save()
+      result = { consent: details.grantId ? {} : { grantId } }
+    } else {
+      ctx.status = 400
+      ctx.body = `unsupported prompt ${details.prompt.name}`
+      return
+    }
+    const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: true })
+    ctx.status = 303
+    ctx.redirect(returnTo)
+  })
+
+  handler = provider.callback()
+
+  // --- scripted browser -----------------------------------------------------------------------------
+  async function authorize(authorizationUrl: string, opts: { account?: string; deny?: boolean } = {}): Promise<AuthorizeResult> {
+    if (stopped) throw new Error("oidc test provider is stopped")
+    const jar = new CookieJar()
+    const request = async (url: URL, init: { method?: string; form?: URLSearchParams } = {}) => {
+      const headers: Record<string, string> = { accept: "text/html" }
+      const cookie = jar.header(url)
+      if (cookie) headers.cookie = cookie
+      if (init.form) headers["content-type"] = "application/x-www-form-urlencoded"
+      const response = await fetch(url, {
+        method: init.method ?? "GET",
+        headers,
+        ...(init.form ? { body: init.form.toString() } : {}),
+        redirect: "manual",
+        signal: AbortSignal.timeout(BROWSER_TIMEOUT_MS),
+      })
+      jar.store(url, response)
+      return response
+    }
+
+    let url = new URL(authorizationUrl)
+    let pending: { method: string; form?: URLSearchParams } = { method: "GET" }
+    for (let hop = 0; hop < 20; hop += 1) {
+      if (url.origin !== issuer) return { kind: "redirect", url: url.href }
+      const response = await request(url, pending)
+      const location = response.headers.get("location")
+      if (response.status >= 300 && response.status < 400 && location) {
+        await response.body?.cancel()
+        url = new URL(location, url)
+        pending = { method: "GET" }
+        continue
+      }
+      const text = await response.text()
+      if (response.status === 200 && /^\/interaction\/[^/]+$/.test(url.pathname)) {
+        const form = new URLSearchParams({ decision: opts.deny ? "deny" : "allow" })
+        if (opts.account !== undefined) form.set("account", opts.account)
+        pending = { method: "POST", form }
+        continue
+      }
+      const formPost = parseFormPost(text)
+      if (formPost) {
+        const action = new URL(formPost.action, url)
+        if (action.origin !== issuer) return { kind: "form_post", action: action.href, fields: formPost.fields }
+      }
+      throw new Error(`oidc test provider: unexpected ${response.status} at ${url.pathname}: ${text.slice(0, 500)}`)
+    }
+    throw new Error("oidc test provider: too many redirects while authorizing")
+  }
+
+  async function stop(): Promise<void> {
+    if (stopped) return
+    stopped = true
+    for (const resolve of slowWaiters) resolve()
+    slowWaiters.clear()
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+    server.closeAllConnections()
+    for (const socket of sockets) socket.destroy()
+    await closed
+  }
+
+  return {
+    issuer,
+    port,
+    accounts,
+    authorize,
+    setTokenFault(fault) {
+      tokenFault = fault
+    },
+    tokenRequests,
+    stop,
+  }
+}
