@@ -7,7 +7,14 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 import * as o from "oauth4webapi"
 import { fromPromise } from "xstate"
-import { AuthError, CallbackRouteError, InvalidCheck, OAuthCallbackError, OAuthProfileParseError } from "../../errors.js"
+import {
+  AuthError,
+  CallbackRouteError,
+  InvalidCheck,
+  OAuthCallbackError,
+  OAuthProfileParseError,
+  OAuthSignInError,
+} from "../../errors.js"
 import type { AuthorizationStart, Identity, OAuthPending } from "../../machines/types.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
 import type { Profile, TokenSet, User } from "../../types.js"
@@ -56,7 +63,13 @@ function equal(a: string, b: string): boolean {
 export function startAuthorization(ctx: EffectContext, cache: DiscoveryCache) {
   return fromPromise<AuthorizationStart, { params: Record<string, unknown> }>(async () => {
     const provider = providerOf(ctx)
-    const server = await authorizationServer(provider, cache, ctx.now)
+    let server: o.AuthorizationServer
+    try {
+      server = await authorizationServer(provider, cache, ctx.now)
+    } catch (err) {
+      if (err instanceof AuthError) throw err
+      throw new OAuthSignInError(`The provider "${provider.id}" could not be reached or described.`, { err })
+    }
     const url = new URL(server.authorization_endpoint as string)
     const configured = endpoint(provider.authorization)
     for (const [key, value] of Object.entries(configured.params)) url.searchParams.set(key, value)
