@@ -12,11 +12,12 @@ import Okta from "../src/providers/okta.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, setCookies } from "./helpers.js"
 import { type OidcServer, closedPort, startOidcProvider } from "./support/oidc-provider.js"
 
+const PROXY = "http://proxy.test"
 const ids = ["idp", "plain", "post", "formpost", "other", "google", "okta", "apple", "dead", "slow"]
 let server: OidcServer
 
 beforeAll(async () => {
-  const redirect_uris = ids.map((id) => `${ORIGIN}/auth/callback/${id}`)
+  const redirect_uris = [...ids.map((id) => `${ORIGIN}/auth/callback/${id}`), `${PROXY}/auth/callback/idp`]
   server = await startOidcProvider({
     clients: [
       { client_id: "basic-client", client_secret: "basic-secret", redirect_uris },
@@ -152,6 +153,41 @@ describe("sign-in against a real OpenID provider", () => {
     const { res } = await signInVia(client, id)
     expect([302, 303]).toContain(res.status)
     expect((await sessionOf(client))?.user.email).toBe("alice@example.test")
+  })
+})
+
+describe("redirect proxy (AUTH_REDIRECT_PROXY_URL)", () => {
+  it("a preview deployment signs in through the proxy's registered redirect URI", async () => {
+    const config = (origin: string) => {
+      const log = captureLogger()
+      const c: AuthConfig = { secret: SECRET, trustHost: true, logger: log.logger, redirectProxyUrl: `${PROXY}/auth`, providers: [oidc("idp")] as AuthConfig["providers"] }
+      return new AuthClient(c, origin)
+    }
+    const preview = config("http://preview.test")
+    const proxy = config(PROXY)
+    const csrfToken = await preview.csrf()
+    const start = await preview.send("/auth/signin/idp", { form: { csrfToken, callbackUrl: "/after" } })
+    const authz = new URL(start.headers.get("location") as string)
+    expect(authz.searchParams.get("redirect_uri")).toBe(`${PROXY}/auth/callback/idp`)
+    const answer = (await server.authorize(authz.href)) as { url: string }
+    const atProxy = new URL(answer.url)
+    expect(atProxy.origin).toBe(PROXY)
+    const hop = await proxy.send(`${atProxy.pathname}${atProxy.search}`)
+    expect(hop.status).toBe(302)
+    const forwarded = new URL(hop.headers.get("location") as string)
+    expect(forwarded.origin).toBe("http://preview.test")
+    expect(forwarded.searchParams.get("code")).toBe(atProxy.searchParams.get("code"))
+    expect(setCookies(hop)).toHaveLength(0)
+    const done = await preview.send(`${forwarded.pathname}${forwarded.search}`)
+    expect(done.headers.get("location")).toBe("http://preview.test/after")
+    expect(((await (await preview.send("/auth/session")).json()) as { user: { email: string } }).user.email).toBe("alice@example.test")
+  })
+
+  it("the proxy does not forward a state it did not seal", async () => {
+    const log = captureLogger()
+    const proxy = new AuthClient({ secret: SECRET, trustHost: true, logger: log.logger, redirectProxyUrl: `${PROXY}/auth`, providers: [oidc("idp")] as AuthConfig["providers"] }, PROXY)
+    const res = await proxy.send("/auth/callback/idp?code=x&state=a.b.c.d.e")
+    expect(res.headers.get("location")).toBe(`${PROXY}/auth/signin?error=FlowStateError`)
   })
 })
 

@@ -96,6 +96,10 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
       return []
     }
   }
+  if (!route.start && flow.intercept) {
+    const intercepted = await flow.intercept(ctx)
+    if (intercepted) return intercepted
+  }
   let actor: AnyActorRef | undefined
   try {
     const envelope = route.start ? null : await store.load(io)

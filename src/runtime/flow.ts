@@ -6,7 +6,7 @@ import type { AnyActorLogic, AnyStateMachine } from "xstate"
 import { createHash } from "node:crypto"
 import type { AuthAction } from "./env.js"
 import type { CookieOption } from "../types.js"
-import type { RequestContext } from "./context.js"
+import type { Handled, RequestContext } from "./context.js"
 
 /** One request row of a flow: which request drives which machine event. */
 export interface FlowRoute {
@@ -43,6 +43,11 @@ export interface FlowDefinition {
   readonly effects?: (ctx: EffectContext) => Record<string, AnyActorLogic>
   /** Seconds a resting flow stays resumable. Default 900. */
   readonly ttl: number
+  /**
+   * Runs before a resumed request restores its flow; an answer here replaces the flow step (the OAuth
+   * redirect proxy forwards callbacks this way).
+   */
+  readonly intercept?: (ctx: RequestContext) => Promise<Handled | undefined>
   /** Per-request overrides of the flow cookie's options (e.g. `SameSite=None` for form_post). */
   readonly cookieOptions?: (ctx: RequestContext) => Partial<CookieOption["options"]>
   /** Fingerprint of the machine definition: a snapshot from another version is refused. */

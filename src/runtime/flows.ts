@@ -8,6 +8,7 @@ import type { ResolvedConfig } from "./config.js"
 import { authorize } from "./effects/credentials.js"
 import { finishAuthorization, startAuthorization } from "./effects/oauth.js"
 import type { DiscoveryCache } from "./effects/oauth-server.js"
+import { forwardFromProxy } from "./effects/redirect-proxy.js"
 import { type FlowDefinition, defineFlow } from "./flow.js"
 
 export const credentialsFlow = defineFlow({
@@ -45,6 +46,7 @@ export const oauthFlow = defineFlow({
     startAuthorization: startAuthorization(ctx, discoveryCache(ctx.config)),
     finishAuthorization: finishAuthorization(ctx, discoveryCache(ctx.config)),
   }),
+  intercept: forwardFromProxy,
   // A form_post callback is a cross-site POST: the flow cookie must be SameSite=None; Secure to arrive.
   cookieOptions: (ctx) => (usesFormPost(ctx.provider?.config as OAuthConfig) ? { sameSite: "none", secure: true } : {}),
 })

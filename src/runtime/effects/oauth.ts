@@ -20,6 +20,7 @@ import type { OAuthConfig } from "../../providers/oauth-types.js"
 import type { Profile, TokenSet, User } from "../../types.js"
 import type { EffectContext } from "../flow.js"
 import { authorizationServer, clientOf, type DiscoveryCache, endpoint, httpOptions } from "./oauth-server.js"
+import { proxyOf, sealProxyState } from "./redirect-proxy.js"
 
 /** Authorization parameters a sign-in request may add (RFC 9700: never redirect_uri, client_id, …). */
 const ALLOWED_PARAMS = new Set(["prompt", "login_hint", "ui_locales", "acr_values", "max_age", "scope", "display", "hd"])
@@ -42,11 +43,11 @@ function providerOf(ctx: EffectContext): OAuthConfig {
   return ctx.provider?.config as OAuthConfig
 }
 
-/** The exact redirect URI registered with the provider: `<origin><basePath>/callback/<id>`. */
+/** The exact redirect URI registered with the provider: ours, or the redirect proxy's. */
 export function redirectUriOf(ctx: EffectContext, provider: OAuthConfig): string {
-  return provider.redirectProxyUrl && new URL(provider.redirectProxyUrl).origin !== ctx.origin
-    ? `${provider.redirectProxyUrl.replace(/\/+$/, "")}/callback/${encodeURIComponent(provider.id)}`
-    : `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`
+  const proxy = proxyOf(ctx, provider)
+  const own = `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`
+  return proxy && proxy.origin !== ctx.origin ? `${proxy.href.replace(/\/+$/, "")}/callback/${encodeURIComponent(provider.id)}` : own
 }
 
 function checksOf(provider: OAuthConfig): { nonce: boolean } {
@@ -83,7 +84,8 @@ export function startAuthorization(ctx: EffectContext, cache: DiscoveryCache) {
     }
     if (provider.type === "oidc" && !url.searchParams.has("scope")) url.searchParams.set("scope", "openid profile email")
     const redirectUri = redirectUriOf(ctx, provider)
-    const state = o.generateRandomState()
+    const ownCallback = `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`
+    const state = redirectUri === ownCallback ? o.generateRandomState() : sealProxyState(ctx, ownCallback)
     const codeVerifier = o.generateRandomCodeVerifier()
     const nonce = checksOf(provider).nonce ? o.generateRandomNonce() : null
     url.searchParams.set("response_type", "code")

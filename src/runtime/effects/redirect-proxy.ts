@@ -1,0 +1,54 @@
+/**
+ * The redirect proxy (`redirectProxyUrl` / `AUTH_REDIRECT_PROXY_URL`): preview deployments share one
+ * redirect URI registered at the provider. The deployment that starts a sign-in sends the proxy's
+ * callback as `redirect_uri` and puts its own callback URL, sealed with the shared secret, into `state`.
+ * The proxy opens the state and forwards the provider's answer to that deployment, which validates it
+ * against its own flow state as usual. The proxy learns nothing it could use: no flow state lives there.
+ */
+import { randomBytes } from "node:crypto"
+import type { OAuthConfig } from "../../providers/oauth-types.js"
+import type { Handled, RequestContext } from "../context.js"
+import { decryptJwt, deriveKey, encryptJwt } from "../jwe.js"
+import { redirect } from "../respond.js"
+
+const SALT = "authchart.redirect-proxy-state"
+const STATE_TTL_S = 900
+
+/** The proxy URL for a provider (its own setting, else the config's), except for form_post providers. */
+export function proxyOf(ctx: RequestContext, provider: OAuthConfig): URL | undefined {
+  const value = provider.redirectProxyUrl ?? ctx.config.redirectProxyUrl
+  const authorization = provider.authorization
+  if (typeof authorization === "object" && authorization.params?.response_mode === "form_post") return undefined
+  return value ? new URL(value) : undefined
+}
+
+/** A `state` that carries the starting deployment's callback URL, sealed (and random). */
+export function sealProxyState(ctx: RequestContext, callbackUrl: string): string {
+  const now = Math.floor(ctx.now / 1000)
+  const claims = { origin: callbackUrl, r: randomBytes(16).toString("base64url"), iat: now, exp: now + STATE_TTL_S }
+  return encryptJwt(claims, deriveKey(ctx.config.secrets[0] as string, SALT, "A256CBC-HS512"))
+}
+
+/**
+ * On the proxy itself: a callback whose state names another deployment is forwarded there with all
+ * its parameters (302). Anything else (no state, not sealed by us, our own origin) is left alone.
+ */
+export async function forwardFromProxy(ctx: RequestContext): Promise<Handled | undefined> {
+  const provider = ctx.provider?.config as OAuthConfig | undefined
+  const proxy = provider ? proxyOf(ctx, provider) : undefined
+  if (!proxy || proxy.origin !== ctx.origin) return undefined
+  const params = new URLSearchParams(ctx.req.url.search)
+  const state = params.get("state")
+  if (!state || state.split(".").length !== 5) return undefined
+  let target: URL
+  try {
+    const { payload } = decryptJwt(state, ctx.config.secrets, SALT)
+    target = new URL(String(payload.origin))
+  } catch {
+    return undefined
+  }
+  if (target.origin === ctx.origin) return undefined
+  ctx.config.logger.debug("redirect proxy forwarding", { to: target.origin })
+  target.search = params.toString()
+  return { response: redirect(target.href) }
+}
