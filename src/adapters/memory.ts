@@ -1,0 +1,236 @@
+/**
+ * `authchart/adapters/memory`: an in-process adapter on `Map`s, for tests, demos and single-process
+ * development. Everything is lost when the process exits; use `RedisAdapter` or a database adapter in
+ * production.
+ *
+ * It behaves like a SQL table set: records stay until deleted, and authchart itself checks `expires`
+ * (so fake clocks in tests work). Every read returns a copy: changing a returned object never changes
+ * what is stored.
+ *
+ * @example
+ * ```ts
+ * import { MemoryAdapter } from "authchart/adapters/memory"
+ *
+ * const adapter = MemoryAdapter()
+ * app.use("/auth/*", ExpressAuth({ adapter, providers: [GitHub] }))
+ *
+ * // "sign out everywhere":
+ * await adapter.deleteUserSessions(user.id)
+ * ```
+ *
+ * @module
+ */
+import { randomUUID } from "node:crypto"
+import type {
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  CompleteAdapter,
+  VerificationToken,
+} from "./types.js"
+
+export type { CompleteAdapter } from "./types.js"
+
+/** The given fields without those explicitly set to `undefined` (an update never erases by omission). */
+function defined<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>
+}
+
+function accountKey(provider: string, providerAccountId: string): string {
+  return JSON.stringify([provider, String(providerAccountId)])
+}
+
+/**
+ * Creates an empty in-memory adapter with every `Adapter` method plus `deleteUserSessions`.
+ *
+ * - `createUser` keeps the `id` it is given (authchart passes a UUID) or assigns `crypto.randomUUID()`;
+ *   a second user with the same non-empty email, or the same id, is rejected.
+ * - `useVerificationToken` deletes the token and returns it once; a wrong `identifier` neither
+ *   returns nor consumes it; an undefined `identifier` matches by token alone.
+ * - `deleteUser` also deletes the user's sessions, accounts and authenticators.
+ * - `updateAuthenticatorCounter` throws for an unknown credential id.
+ */
+export function MemoryAdapter(): CompleteAdapter {
+  const users = new Map<string, AdapterUser>()
+  const userIdByEmail = new Map<string, string>()
+  const accounts = new Map<string, AdapterAccount>()
+  const sessions = new Map<string, AdapterSession>()
+  const verificationTokens = new Map<string, VerificationToken>()
+  const authenticators = new Map<string, AdapterAuthenticator>()
+
+  function claimEmail(email: string | null | undefined, userId: string): void {
+    if (!email) return
+    const owner = userIdByEmail.get(email)
+    if (owner !== undefined && owner !== userId && users.has(owner)) {
+      throw new Error("MemoryAdapter: another user already has this email address.")
+    }
+    userIdByEmail.set(email, userId)
+  }
+
+  function releaseEmail(email: string | null | undefined, userId: string): void {
+    if (email && userIdByEmail.get(email) === userId) userIdByEmail.delete(email)
+  }
+
+  function deleteSessionsOf(userId: string): number {
+    let count = 0
+    for (const [token, session] of sessions) {
+      if (session.userId === userId) {
+        sessions.delete(token)
+        count++
+      }
+    }
+    return count
+  }
+
+  return {
+    async createUser(user) {
+      const id = user.id || randomUUID()
+      if (users.has(id)) throw new Error("MemoryAdapter: a user with this id already exists.")
+      const stored: AdapterUser = structuredClone({ ...user, id, emailVerified: user.emailVerified ?? null })
+      claimEmail(stored.email, id)
+      users.set(id, stored)
+      return structuredClone(stored)
+    },
+
+    async getUser(id) {
+      const user = users.get(id)
+      return user ? structuredClone(user) : null
+    },
+
+    async getUserByEmail(email) {
+      const id = email ? userIdByEmail.get(email) : undefined
+      const user = id === undefined ? undefined : users.get(id)
+      return user ? structuredClone(user) : null
+    },
+
+    async getUserByAccount({ provider, providerAccountId }) {
+      const account = accounts.get(accountKey(provider, providerAccountId))
+      const user = account ? users.get(account.userId) : undefined
+      return user ? structuredClone(user) : null
+    },
+
+    async updateUser(changes) {
+      const current = users.get(changes.id)
+      if (!current) throw new Error("MemoryAdapter: updateUser found no user with this id.")
+      const updated: AdapterUser = structuredClone({ ...current, ...defined(changes), id: current.id })
+      if (updated.email !== current.email) {
+        claimEmail(updated.email, current.id)
+        releaseEmail(current.email, current.id)
+      }
+      users.set(current.id, updated)
+      return structuredClone(updated)
+    },
+
+    async deleteUser(userId) {
+      const user = users.get(userId)
+      users.delete(userId)
+      releaseEmail(user?.email, userId)
+      deleteSessionsOf(userId)
+      for (const [key, account] of accounts) if (account.userId === userId) accounts.delete(key)
+      for (const [id, authenticator] of authenticators) if (authenticator.userId === userId) authenticators.delete(id)
+      return user ?? null
+    },
+
+    async linkAccount(account) {
+      const key = accountKey(account.provider, account.providerAccountId)
+      if (accounts.has(key)) throw new Error("MemoryAdapter: this provider account is already linked.")
+      accounts.set(key, structuredClone(account))
+      return structuredClone(account)
+    },
+
+    async unlinkAccount({ provider, providerAccountId }) {
+      const key = accountKey(provider, providerAccountId)
+      const account = accounts.get(key)
+      accounts.delete(key)
+      return account
+    },
+
+    async getAccount(providerAccountId, provider) {
+      const account = accounts.get(accountKey(provider, providerAccountId))
+      return account ? structuredClone(account) : null
+    },
+
+    async createSession(session) {
+      if (sessions.has(session.sessionToken)) throw new Error("MemoryAdapter: this session token already exists.")
+      const stored: AdapterSession = structuredClone({
+        sessionToken: session.sessionToken,
+        userId: session.userId,
+        expires: session.expires,
+      })
+      sessions.set(stored.sessionToken, stored)
+      return structuredClone(stored)
+    },
+
+    async getSessionAndUser(sessionToken) {
+      const session = sessions.get(sessionToken)
+      const user = session ? users.get(session.userId) : undefined
+      if (!session || !user) return null
+      return { session: structuredClone(session), user: structuredClone(user) }
+    },
+
+    async updateSession(changes) {
+      const current = sessions.get(changes.sessionToken)
+      if (!current) return null
+      const updated: AdapterSession = structuredClone({ ...current, ...defined(changes) })
+      sessions.set(updated.sessionToken, updated)
+      return structuredClone(updated)
+    },
+
+    async deleteSession(sessionToken) {
+      const session = sessions.get(sessionToken)
+      sessions.delete(sessionToken)
+      return session ?? null
+    },
+
+    async deleteUserSessions(userId) {
+      return deleteSessionsOf(userId)
+    },
+
+    async createVerificationToken(verificationToken) {
+      if (verificationTokens.has(verificationToken.token)) {
+        throw new Error("MemoryAdapter: this verification token already exists.")
+      }
+      const stored: VerificationToken = structuredClone({
+        identifier: verificationToken.identifier,
+        expires: verificationToken.expires,
+        token: verificationToken.token,
+      })
+      verificationTokens.set(stored.token, stored)
+      return structuredClone(stored)
+    },
+
+    async useVerificationToken({ identifier, token }) {
+      const stored = verificationTokens.get(token)
+      if (!stored) return null
+      if (identifier !== undefined && identifier !== null && stored.identifier !== identifier) return null
+      verificationTokens.delete(token)
+      return stored
+    },
+
+    async createAuthenticator(authenticator) {
+      if (authenticators.has(authenticator.credentialID)) {
+        throw new Error("MemoryAdapter: an authenticator with this credential id already exists.")
+      }
+      authenticators.set(authenticator.credentialID, structuredClone(authenticator))
+      return structuredClone(authenticator)
+    },
+
+    async getAuthenticator(credentialID) {
+      const authenticator = authenticators.get(credentialID)
+      return authenticator ? structuredClone(authenticator) : null
+    },
+
+    async listAuthenticatorsByUserId(userId) {
+      return [...authenticators.values()].filter((a) => a.userId === userId).map((a) => structuredClone(a))
+    },
+
+    async updateAuthenticatorCounter(credentialID, newCounter) {
+      const current = authenticators.get(credentialID)
+      if (!current) throw new Error("MemoryAdapter: updateAuthenticatorCounter found no authenticator with this id.")
+      const updated = { ...current, counter: newCounter }
+      authenticators.set(credentialID, updated)
+      return structuredClone(updated)
+    },
+  }
+}
