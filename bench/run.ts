@@ -1,10 +1,18 @@
 /**
  * `npm run bench`: authchart vs `@auth/express` (+ `@auth/core/jwt`), same Express 5 app, one run.
  *
- * Each side runs as its own child process (bench/app.ts), one at a time so they never compete for
- * the cores; autocannon drives it from this process over loopback. Every response is checked (the
- * session must hold the bench user, sign-ins must redirect to the callback URL with a session
+ * Each side runs as its own child process (bench/app.ts, NODE_ENV=production); both are started but
+ * only one is under load at a time, so they never compete for the cores, and the order alternates
+ * route by route. autocannon drives them from this process over loopback. Every response is checked
+ * (the session must hold the bench user, sign-ins must redirect to the callback URL with a session
  * cookie), so a broken server cannot look fast: only verified responses count towards req/s.
+ *
+ * Per route: a cold pass (every route, both apps, recorded), then a warm-up and the measured run.
+ * Besides req/s and p99, the child's CPU time per response (/proc) is reported: it holds up when
+ * other processes load the machine, req/s does not. Session and protected routes run twice: with the
+ * session cookie alone (as the issue's reference figures) and with the full browser cookie jar.
+ * `decode` runs in this process over a pool of distinct tokens made by `@auth/core/jwt` `encode`.
+ * Knobs: BENCH_CONNECTIONS, BENCH_DURATION, BENCH_WARMUP, BENCH_COLD (seconds), BENCH_DECODE_MS.
  *
  * Prints a table (metric | authchart | @auth/express | ratio) with target checks, and writes
  * bench/results.json. Exit code 1 when a measured response was wrong or a child failed.
@@ -26,6 +34,8 @@ const ROOT = join(HERE, "..")
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 5)
 const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 1)
+/** A first, cold pass over every route of both apps before any measurement (reported as "cold"). */
+const COLD_S = Number(process.env.BENCH_COLD ?? 2)
 const DECODE_MS = Number(process.env.BENCH_DECODE_MS ?? 2000)
 const DECODE_POOL = 256
 
@@ -146,10 +156,17 @@ function cpuMs(pid: number | undefined): number | null {
 }
 const CLK_TCK = 100
 
-async function rssOf(app: App): Promise<{ rss: number; vmRss: number | null }> {
+interface LoopDelay {
+  p50: number
+  p99: number
+  max: number
+}
+
+/** The child's RSS, and its event-loop delay since the previous call (the child resets it). */
+async function rssOf(app: App): Promise<{ rss: number; vmRss: number | null; loop: LoopDelay }> {
   const res = await fetch(`${app.base}/__rss`)
-  const body = (await res.json()) as { rss: number }
-  return { rss: body.rss, vmRss: vmRss(app.child.pid) }
+  const body = (await res.json()) as { rss: number; loop: LoopDelay }
+  return { rss: body.rss, vmRss: vmRss(app.child.pid), loop: body.loop }
 }
 
 // ---------------------------------------------------------------- real sign-in
@@ -175,9 +192,13 @@ function isBenchSession(body: unknown): boolean {
 }
 
 interface Prepared {
+  /** Cookie header for sign-ins: the csrf cookie matching `csrfToken`. */
   csrfCookie: string
   csrfToken: string
+  /** Cookie header with the session cookie only (as the issue's reference figures were measured). */
   sessionCookie: string
+  /** Cookie header as a browser sends it after signing in: the session plus csrf/callback-url cookies. */
+  jarCookie: string
   callbackUrl: string
   signInBody: string
   /** Sanity checks of the wire behaviour, done once before load. */
@@ -189,8 +210,20 @@ async function prepare(app: App): Promise<Prepared> {
   const csrfRes = await fetch(`${app.base}/auth/csrf`)
   if (csrfRes.status !== 200) throw new Error(`${app.side}: GET /auth/csrf → ${csrfRes.status}`)
   const { csrfToken } = (await csrfRes.json()) as { csrfToken?: string }
-  const csrfCookie = cookiePair(csrfRes.headers.getSetCookie(), CSRF_COOKIE)
-  if (!csrfToken || !csrfCookie) throw new Error(`${app.side}: /auth/csrf gave no token or no ${CSRF_COOKIE} cookie`)
+  const jar = new Map<string, string>()
+  const store = (setCookies: string[]) => {
+    for (const sc of setCookies) {
+      const first = sc.split(";", 1)[0] ?? ""
+      const eq = first.indexOf("=")
+      if (eq <= 0) continue
+      if (/;\s*max-age=0\b/i.test(sc) || first.length === eq + 1) jar.delete(first.slice(0, eq))
+      else jar.set(first.slice(0, eq), first)
+    }
+  }
+  const header = () => [...jar.values()].join("; ")
+  store(csrfRes.headers.getSetCookie())
+  if (!csrfToken || !jar.has(CSRF_COOKIE)) throw new Error(`${app.side}: /auth/csrf gave no token or no ${CSRF_COOKIE} cookie`)
+  const csrfCookie = jar.get(CSRF_COOKIE) as string
 
   const callbackUrl = `${app.base}/dashboard`
   const signInBody = new URLSearchParams({ csrfToken, username: "bench", password: "bench", callbackUrl }).toString()
@@ -201,23 +234,30 @@ async function prepare(app: App): Promise<Prepared> {
     body: signInBody,
   })
   const location = signIn.headers.get("location")
-  const sessionCookie = cookiePair(signIn.headers.getSetCookie(), SESSION_COOKIE)
-  if (![302, 303].includes(signIn.status) || location !== callbackUrl || !sessionCookie) {
+  store(signIn.headers.getSetCookie())
+  if (![302, 303].includes(signIn.status) || location !== callbackUrl || !jar.has(SESSION_COOKIE)) {
     throw new Error(
-      `${app.side}: sign-in → ${signIn.status} location=${location} session cookie=${!!sessionCookie} ${await signIn.text()}`,
+      `${app.side}: sign-in → ${signIn.status} location=${location} session cookie=${jar.has(SESSION_COOKIE)} ${await signIn.text()}`,
     )
   }
+  const jarCookie = header()
+  const sessionCookie = jar.get(SESSION_COOKIE) as string
+  notes.push(`browser cookies after sign-in: ${[...jar.keys()].join(", ")}`)
 
-  // The cookie really is a session.
-  const sessionRes = await fetch(`${app.base}/auth/session`, { headers: { cookie: sessionCookie } })
-  const session = await sessionRes.json()
-  if (sessionRes.status !== 200 || !isBenchSession(session)) {
-    throw new Error(`${app.side}: /auth/session with the new cookie → ${sessionRes.status} ${JSON.stringify(session)}`)
-  }
-  const prot = await fetch(`${app.base}/protected`, { headers: { cookie: sessionCookie } })
-  const protBody = await prot.json()
-  if (prot.status !== 200 || !isBenchSession(protBody)) {
-    throw new Error(`${app.side}: /protected with the cookie → ${prot.status} ${JSON.stringify(protBody)}`)
+  // The cookie really is a session, alone and with the rest of the jar.
+  for (const cookie of [sessionCookie, jarCookie]) {
+    const sessionRes = await fetch(`${app.base}/auth/session`, { headers: { cookie } })
+    const names = sessionRes.headers.getSetCookie().map((c) => c.slice(0, c.indexOf("=")))
+    notes.push(`/auth/session with ${cookie === jarCookie ? "the cookie jar" : "the session cookie only"} sets: ${names.join(", ") || "(nothing)"}`)
+    const session = await sessionRes.json()
+    if (sessionRes.status !== 200 || !isBenchSession(session)) {
+      throw new Error(`${app.side}: /auth/session with the new cookie → ${sessionRes.status} ${JSON.stringify(session)}`)
+    }
+    const prot = await fetch(`${app.base}/protected`, { headers: { cookie } })
+    const protBody = await prot.json()
+    if (prot.status !== 200 || !isBenchSession(protBody)) {
+      throw new Error(`${app.side}: /protected with the cookie → ${prot.status} ${JSON.stringify(protBody)}`)
+    }
   }
 
   // Negative controls: no cookie → 401 / null, wrong password → error redirect, bad CSRF → not signed in.
@@ -246,7 +286,7 @@ async function prepare(app: App): Promise<Prepared> {
   if (cookiePair(badCsrf.headers.getSetCookie(), SESSION_COOKIE)) throw new Error(`${app.side}: sign-in with a bad CSRF token set a session cookie`)
   notes.push(`bad csrf → ${badCsrf.status} ${(badCsrf.headers.get("location") ?? "").replace(app.base, "")}`)
 
-  return { csrfCookie, csrfToken, sessionCookie, callbackUrl, signInBody, notes }
+  return { csrfCookie, csrfToken, sessionCookie, jarCookie, callbackUrl, signInBody, notes }
 }
 
 // ---------------------------------------------------------------- load
@@ -273,6 +313,8 @@ interface LoadResult {
   durationS: number
   /** Child CPU (user + sys) per verified response, ms: robust to other load on the machine. */
   cpuMsPerReq: number | null
+  /** The child's event-loop delay during the run, ms. */
+  loop?: LoopDelay
 }
 
 type Verify = (status: number, body: string, headers: Record<string, string | string[]>) => string | null
@@ -343,14 +385,16 @@ async function measure(
 ): Promise<LoadResult> {
   const warm = await cannon(app.base, request, verify, WARMUP_S)
   if (warm.ok === 0) throw new Error(`${app.side} ${name}: no valid response during warm-up: ${warm.badSamples.join(" | ")}`)
+  await rssOf(app) // resets the child's event-loop histogram
   const cpuBefore = cpuMs(app.child.pid)
   const r = await cannon(app.base, request, verify, DURATION_S)
   const cpuAfter = cpuMs(app.child.pid)
   r.cpuMsPerReq = cpuBefore !== null && cpuAfter !== null && r.total > 0 ? (cpuAfter - cpuBefore) / r.total : null
+  r.loop = (await rssOf(app)).loop
   const flag = r.bad || r.errors || r.timeouts ? "  <-- PROBLEMS" : ""
   console.error(
     `  ${LABEL[app.side].padEnd(14)} ${name.padEnd(16)} ${r.okPerSec.toFixed(0).padStart(7)} ok req/s  p99 ${r.p99} ms  ` +
-      `ok=${r.ok} bad=${r.bad} err=${r.errors} timeouts=${r.timeouts} codes=${JSON.stringify(r.statusCodes)}${flag}`,
+      `loop p99 ${r.loop?.p99.toFixed(0) ?? "?"} ms  ok=${r.ok} bad=${r.bad} err=${r.errors} timeouts=${r.timeouts} codes=${JSON.stringify(r.statusCodes)}${flag}`,
   )
   return r
 }
@@ -382,11 +426,14 @@ function signInVerify(callbackUrl: string): Verify {
 
 interface SideResult {
   notes: string[]
+  cold: Partial<Record<Route, LoadResult>>
   rssIdle: number
   bare: LoadResult
   session: LoadResult
   protected: LoadResult
   signin: LoadResult
+  sessionJar: LoadResult
+  protectedJar: LoadResult
   rssAfter: number
   vmRssAfter: number | null
   stderrLines: number
@@ -394,8 +441,8 @@ interface SideResult {
   exitedDuringRun: boolean
 }
 
-type Route = "bare" | "session" | "protected" | "signin"
-const ROUTES: readonly Route[] = ["bare", "session", "protected", "signin"]
+type Route = "bare" | "session" | "protected" | "signin" | "sessionJar" | "protectedJar"
+const ROUTES: readonly Route[] = ["bare", "session", "protected", "signin", "sessionJar", "protectedJar"]
 
 function routeLoad(route: Route, prep: Prepared): { name: string; request: Parameters<typeof measure>[2]; verify: Verify } {
   const isSession = json200(isBenchSession, "the bench session")
@@ -410,6 +457,10 @@ function routeLoad(route: Route, prep: Prepared): { name: string; request: Param
       return { name: "GET /auth/session", request: { method: "GET", path: "/auth/session", headers: { cookie: prep.sessionCookie } }, verify: isSession }
     case "protected":
       return { name: "GET /protected", request: { method: "GET", path: "/protected", headers: { cookie: prep.sessionCookie } }, verify: isSession }
+    case "sessionJar":
+      return { name: "GET /auth/session +jar", request: { method: "GET", path: "/auth/session", headers: { cookie: prep.jarCookie } }, verify: isSession }
+    case "protectedJar":
+      return { name: "GET /protected +jar", request: { method: "GET", path: "/protected", headers: { cookie: prep.jarCookie } }, verify: isSession }
     case "signin":
       return {
         name: "sign-in POST",
@@ -442,6 +493,23 @@ async function benchApps(): Promise<Record<Side, SideResult>> {
       for (const n of preps[side].notes) console.error(`  ${LABEL[side]}: ${n}`)
       rssIdle[side] = (await rssOf(apps[side])).rss
     }
+    // Cold pass: every route once on each app (verified, recorded), so that the measured runs see
+    // warmed-up code on both sides; the sign-in path in particular takes seconds to warm up.
+    const cold = { authchart: {}, authjs: {} } as Record<Side, Record<Route, LoadResult>>
+    if (COLD_S > 0) {
+      for (const side of SIDES) {
+        for (const route of ROUTES) {
+          const { request, verify } = routeLoad(route, preps[side])
+          const r = await cannon(apps[side].base, request, verify, COLD_S)
+          if (r.ok === 0) throw new Error(`${side} ${route}: no valid response in the cold pass: ${r.badSamples.join(" | ")}`)
+          cold[side][route] = r
+        }
+        console.error(
+          `  ${LABEL[side].padEnd(14)} cold pass (${COLD_S} s/route): ` +
+            ROUTES.map((route) => `${route} ${cold[side][route].okPerSec.toFixed(0)}/s bad=${cold[side][route].bad}`).join(", "),
+        )
+      }
+    }
     const loads = { authchart: {}, authjs: {} } as Record<Side, Record<Route, LoadResult>>
     console.error("")
       for (const [i, route] of ROUTES.entries()) {
@@ -457,11 +525,14 @@ async function benchApps(): Promise<Record<Side, SideResult>> {
       const after = await rssOf(app)
       out[side] = {
         notes: preps[side].notes,
+        cold: cold[side],
         rssIdle: rssIdle[side],
         bare: loads[side].bare,
         session: loads[side].session,
         protected: loads[side].protected,
         signin: loads[side].signin,
+        sessionJar: loads[side].sessionJar,
+        protectedJar: loads[side].protectedJar,
         rssAfter: after.rss,
         vmRssAfter: after.vmRss,
         stderrLines: app.stderrLines,
@@ -516,6 +587,10 @@ async function decodeBench(): Promise<{ authchart: DecodeResult; authjs: DecodeR
     const elapsed = (performance.now() - start) / 1000
     return { opsPerSec: ops / elapsed, ops, bad }
   }
+  const [ours, theirs] = await Promise.all([decoders.authchart(tokens[0]!), decoders.authjs(tokens[0]!)])
+  if (JSON.stringify(ours) !== JSON.stringify(theirs)) {
+    throw new Error(`decoders disagree: ${JSON.stringify(ours)} vs ${JSON.stringify(theirs)}`)
+  }
   // Warm both up, then measure each in turn.
   for (const side of SIDES) await run(decoders[side], 300)
   const authchart = await run(decoders.authchart, DECODE_MS)
@@ -536,7 +611,7 @@ const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`
 async function main(): Promise<void> {
   const started = Date.now()
   console.error(
-    `authchart bench: ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s per route, loopback only, ` +
+    `authchart bench: ${CONNECTIONS} connections, ${COLD_S} s cold pass, then ${WARMUP_S} s warm-up + ${DURATION_S} s per route, loopback only, ` +
       `NODE_ENV=production in the children, node ${process.version}`,
   )
   const loadBefore = loadavg()
@@ -558,7 +633,17 @@ async function main(): Promise<void> {
   addLoad("bare Express JSON route", a.bare, b.bare)
   addLoad("GET /auth/session", a.session, b.session)
   addLoad("GET /protected (getSession)", a.protected, b.protected)
+  addLoad("GET /auth/session, browser cookie jar", a.sessionJar, b.sessionJar)
+  addLoad("GET /protected, browser cookie jar", a.protectedJar, b.protectedJar)
   addLoad("credentials sign-in", a.signin, b.signin)
+  if (a.cold.signin && b.cold.signin) {
+    rows.push([
+      `credentials sign-in req/s, cold (first ${COLD_S} s)`,
+      fmtNum(a.cold.signin.okPerSec),
+      fmtNum(b.cold.signin.okPerSec),
+      ratio(a.cold.signin.okPerSec, b.cold.signin.okPerSec),
+    ])
+  }
   rows.push([
     "decode ops/s (vs @auth/core)",
     fmtNum(decode.authchart.opsPerSec),
@@ -567,8 +652,9 @@ async function main(): Promise<void> {
   ])
   rows.push(["RSS idle (lower better)", mb(a.rssIdle), mb(b.rssIdle), ratio(a.rssIdle, b.rssIdle)])
   rows.push(["RSS after load (lower better)", mb(a.rssAfter), mb(b.rssAfter), ratio(a.rssAfter, b.rssAfter)])
-  const bad = (r: SideResult) => [r.session, r.protected, r.signin, r.bare].reduce((s, x) => s + x.bad + x.errors + x.timeouts, 0)
-  const non = (r: SideResult) => [r.session, r.protected, r.signin, r.bare].reduce((s, x) => s + x.non2xx3xx, 0)
+  const all = (r: SideResult) => [r.session, r.protected, r.signin, r.bare, r.sessionJar, r.protectedJar, ...Object.values(r.cold)]
+  const bad = (r: SideResult) => all(r).reduce((s, x) => s + x.bad + x.errors + x.timeouts, 0)
+  const non = (r: SideResult) => all(r).reduce((s, x) => s + x.non2xx3xx, 0)
   rows.push(["wrong responses + errors + timeouts", String(bad(a)), String(bad(b)), ""])
   rows.push(["non-2xx/3xx responses", String(non(a)), String(non(b)), ""])
   rows.push(["child stderr lines", String(a.stderrLines), String(b.stderrLines), ""])
@@ -593,10 +679,15 @@ async function main(): Promise<void> {
     x.cpuMsPerReq && y.cpuMsPerReq ? ` (server CPU per request: ${(y.cpuMsPerReq / x.cpuMsPerReq).toFixed(2)}× less)` : ""
   const cpuNote = [cpuRatio(a.session, b.session), cpuRatio(a.protected, b.protected), ""]
   targets.forEach((t, i) => out.push(`${t.value >= t.need ? "PASS" : "MISS"}  ${t.name}: ${t.value.toFixed(2)}×${cpuNote[i]}`))
+  out.push(
+    `INFO  with the browser cookie jar (session + csrf + callback-url cookies): session ${(a.sessionJar.okPerSec / b.sessionJar.okPerSec).toFixed(2)}×${cpuRatio(a.sessionJar, b.sessionJar)}, ` +
+      `protected ${(a.protectedJar.okPerSec / b.protectedJar.okPerSec).toFixed(2)}×${cpuRatio(a.protectedJar, b.protectedJar)}` +
+      ` (with the session cookie alone @auth/express also mints a new CSRF cookie on every request)`,
+  )
   const verified = bad(a) === 0 && bad(b) === 0 && decode.authchart.bad === 0 && decode.authjs.bad === 0
   out.push(`${verified ? "PASS" : "FAIL"}  every measured response verified (session holds the bench user, sign-ins redirect with a session cookie, decodes match)`)
   out.push(
-    `      req/s counts verified responses only; ratio = authchart ÷ @auth/express; ${CONNECTIONS} connections, ${DURATION_S} s per route after ${WARMUP_S} s warm-up; ` +
+    `      req/s counts verified responses only; ratio = authchart ÷ @auth/express; ${CONNECTIONS} connections, ${DURATION_S} s per route after a ${COLD_S} s cold pass and ${WARMUP_S} s warm-up; ` +
       `decode: ${DECODE_MS} ms each over ${DECODE_POOL} distinct tokens from @auth/core encode.`,
   )
   const loadAfter = loadavg()
@@ -608,7 +699,7 @@ async function main(): Promise<void> {
 
   for (const side of SIDES) {
     const r = results[side]
-    const problems = [r.bare, r.session, r.protected, r.signin].flatMap((x) => x.badSamples)
+    const problems = all(r).flatMap((x) => x.badSamples)
     if (problems.length) console.log(`\n${LABEL[side]} wrong responses (first few): ${problems.join(" | ")}`)
     if (r.stderrLines) console.log(`\n${LABEL[side]} child stderr (${r.stderrLines} lines, head):\n${r.stderrHead}`)
     if (r.exitedDuringRun) console.log(`\n${LABEL[side]} child exited during the run`)
@@ -617,11 +708,12 @@ async function main(): Promise<void> {
   const json = {
     date: new Date().toISOString(),
     node: process.version,
-    settings: { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, decodeMs: DECODE_MS, decodePool: DECODE_POOL },
+    settings: { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, coldS: COLD_S, decodeMs: DECODE_MS, decodePool: DECODE_POOL },
     authchart: a,
     authjs: b,
     decode,
     targets: targets.map((t) => ({ ...t, pass: t.value >= t.need })),
+    jarRatios: { session: a.sessionJar.okPerSec / b.sessionJar.okPerSec, protected: a.protectedJar.okPerSec / b.protectedJar.okPerSec },
     verified,
     loadavg: { before: loadBefore, after: loadAfter },
     totalSeconds: (Date.now() - started) / 1000,
