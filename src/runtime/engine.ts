@@ -4,12 +4,13 @@
  * reply into a response. Bounded by `flowTimeout`; a snapshot that no longer fits is a FlowStateError.
  */
 import { randomUUID } from "node:crypto"
-import { type AnyActorRef, type AnyMachineSnapshot, createActor } from "xstate"
+import { type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, createActor } from "xstate"
 import { AuthError, FlowStateError } from "../errors.js"
 import { AWAITING_INPUT, type FlowOutput, type Reply } from "../machines/types.js"
 import { resolveCallbackUrl } from "./callback-url.js"
 import type { Handled, RequestContext } from "./context.js"
 import type { OutCookie } from "./cookies.js"
+import { bindEffectContext } from "./effects/effect.js"
 import { linkIdentity } from "./effects/link.js"
 import { issueSession, signInGate } from "./effects/tail.js"
 import type { EffectContext, FlowDefinition, FlowRoute } from "./flow.js"
@@ -71,6 +72,18 @@ function checkEnvelope(envelope: FlowEnvelope, flow: FlowDefinition, ctx: Reques
   if (envelope.exp * 1000 <= ctx.now) throw new FlowStateError("The sign-in state has expired.")
 }
 
+const provided = new WeakMap<FlowDefinition, AnyStateMachine>()
+
+/** The flow's machine with the tail's and the flow's own effects, provided once per flow. */
+function providedMachine(flow: FlowDefinition): AnyStateMachine {
+  let machine = provided.get(flow)
+  if (!machine) {
+    machine = flow.machine.provide({ actors: { signInGate, linkIdentity, issueSession, ...(flow.actors ?? {}) } })
+    provided.set(flow, machine)
+  }
+  return machine
+}
+
 /** The callback URL a resumed flow fixed when it started (same origin only), if any. */
 function keptCallbackUrl(envelope: FlowEnvelope | null, origin: string): string | undefined {
   const context = (envelope?.snapshot as { context?: { callbackUrl?: unknown } } | undefined)?.context
@@ -110,17 +123,12 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
     const kept = keptCallbackUrl(envelope, ctx.origin)
     const callback = kept ? { url: kept } : await resolveCallbackUrl(ctx)
     const ectx: EffectContext = { ...ctx, callbackUrl: callback.url }
-    const machine = flow.machine.provide({
-      actors: {
-        signInGate: signInGate(ectx),
-        linkIdentity: linkIdentity(ectx),
-        issueSession: issueSession(ectx),
-        ...(flow.effects?.(ectx) ?? {}),
-      },
-    })
+    const provided = providedMachine(flow)
+    const machine = flow.effects ? provided.provide({ actors: flow.effects(ectx) }) : provided
     const input = { provider: ctx.providerId as string, now: ctx.now, callbackUrl: callback.url }
     try {
       actor = createActor(machine, envelope ? { snapshot: envelope.snapshot as never, input } : { input })
+      bindEffectContext(actor.system, ectx)
       actor.start()
     } catch (err) {
       throw new FlowStateError("The sign-in state does not fit this flow any more.", { err })

@@ -39,7 +39,15 @@ export interface FlowDefinition {
   readonly providerType: string
   readonly machine: AnyStateMachine
   readonly routes: readonly FlowRoute[]
-  /** Effects the machine invokes by name, for one request. Built-in tail effects are always provided. */
+  /**
+   * Effects the machine invokes by name, provided once. Write them with `effect((ctx, input) => …)` to
+   * receive the request context. The sign-in tail's effects are always provided.
+   */
+  readonly actors?: Readonly<Record<string, AnyActorLogic>>
+  /**
+   * Effects built per request from its context (costlier: the machine is re-provided on each request).
+   * Prefer `actors` with `effect()`.
+   */
   readonly effects?: (ctx: EffectContext) => Record<string, AnyActorLogic>
   /** Seconds a resting flow stays resumable. Default 900. */
   readonly ttl: number

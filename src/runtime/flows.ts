@@ -4,10 +4,8 @@
 import { credentialsMachine } from "../machines/credentials.js"
 import { oauthMachine } from "../machines/oauth.js"
 import type { OAuthConfig } from "../providers/oauth-types.js"
-import type { ResolvedConfig } from "./config.js"
 import { authorize } from "./effects/credentials.js"
 import { finishAuthorization, startAuthorization } from "./effects/oauth.js"
-import type { DiscoveryCache } from "./effects/oauth-server.js"
 import { forwardFromProxy } from "./effects/redirect-proxy.js"
 import { type FlowDefinition, defineFlow } from "./flow.js"
 
@@ -16,16 +14,8 @@ export const credentialsFlow = defineFlow({
   providerType: "credentials",
   machine: credentialsMachine,
   routes: [{ method: "POST", action: "callback", event: "SUBMIT", start: true, csrf: true, params: "body" }],
-  effects: (ctx) => ({ authorize: authorize(ctx) }),
+  actors: { authorize },
 })
-
-const discoveryCaches = new WeakMap<ResolvedConfig, DiscoveryCache>()
-
-function discoveryCache(config: ResolvedConfig): DiscoveryCache {
-  let cache = discoveryCaches.get(config)
-  if (!cache) discoveryCaches.set(config, (cache = new Map()))
-  return cache
-}
 
 function usesFormPost(provider: OAuthConfig): boolean {
   const authorization = provider.authorization
@@ -42,10 +32,7 @@ export const oauthFlow = defineFlow({
     { method: "GET", action: "callback", event: "CALLBACK", params: "query" },
     { method: "POST", action: "callback", event: "CALLBACK", params: "body" },
   ],
-  effects: (ctx) => ({
-    startAuthorization: startAuthorization(ctx, discoveryCache(ctx.config)),
-    finishAuthorization: finishAuthorization(ctx, discoveryCache(ctx.config)),
-  }),
+  actors: { startAuthorization, finishAuthorization },
   intercept: forwardFromProxy,
   // A form_post callback is a cross-site POST: the flow cookie must be SameSite=None; Secure to arrive.
   cookieOptions: (ctx) => (usesFormPost(ctx.provider?.config as OAuthConfig) ? { sameSite: "none", secure: true } : {}),

@@ -1,21 +1,19 @@
 /**
  * The credentials flow's one effect: the provider's `authorize`.
  */
+import { effect } from "./effect.js"
 import { randomUUID } from "node:crypto"
-import { fromPromise } from "xstate"
 import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js"
 import type { Identity } from "../../machines/types.js"
 import type { CredentialsConfig } from "../../types.js"
 import { toUserRequest } from "../context.js"
-import type { EffectContext } from "../flow.js"
 
 /**
  * Runs `authorize(credentials, request)`. `null` is a wrong login (`CredentialsSignin`); a thrown
  * `AuthError` (such as a `CredentialsSignin` with its own `code`) is kept; any other throw is a server
  * problem (`CallbackRouteError` → `error=Configuration`), logged with its cause.
  */
-export function authorize(ctx: EffectContext) {
-  return fromPromise<Identity, { params: Record<string, unknown> }>(async ({ input }) => {
+export const authorize = effect<Identity, { params: Record<string, unknown> }>(async (ctx, input) => {
     const provider = ctx.provider?.config as CredentialsConfig
     let user: Awaited<ReturnType<CredentialsConfig["authorize"]>>
     try {
@@ -30,5 +28,4 @@ export function authorize(ctx: EffectContext) {
       user: { ...user, id },
       account: { providerAccountId: id, type: "credentials", provider: provider.id },
     }
-  })
-}
+})

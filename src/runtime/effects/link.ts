@@ -7,8 +7,9 @@
  * Credentials: the user `authorize` returned is created in the adapter when it is not there yet, so
  * database sessions work for credentials too.
  */
+import { effect } from "./effect.js"
+import type { EffectContext } from "../flow.js"
 import { randomUUID } from "node:crypto"
-import { fromPromise } from "xstate"
 import { OAuthAccountNotLinked } from "../../errors.js"
 import type { AdapterAccount, AdapterUser } from "../../adapters/types.js"
 import type { FlowUser, Identity } from "../../machines/types.js"
@@ -16,7 +17,6 @@ import { type SafeAdapter, safeAdapter } from "../adapter.js"
 import type { RequestContext } from "../context.js"
 import { readChunked } from "../cookies.js"
 import { fireEvent } from "../events.js"
-import type { EffectContext } from "../flow.js"
 import { decodeSessionToken } from "../session.js"
 import type { Adapter } from "../../adapters/types.js"
 
@@ -90,8 +90,7 @@ async function ensureCredentialsUser(adapter: SafeAdapter, identity: Identity): 
 }
 
 /** The tail's linking step: a no-op without an adapter. */
-export function linkIdentity(ctx: EffectContext) {
-  return fromPromise<Identity, Identity>(async ({ input }) => {
+export const linkIdentity = effect<Identity, Identity>(async (ctx, input) => {
     const adapter = adapterOf(ctx)
     if (!adapter || !input.account) return input
     switch (input.account.type) {
@@ -103,5 +102,4 @@ export function linkIdentity(ctx: EffectContext) {
       default:
         return input
     }
-  })
-}
+})

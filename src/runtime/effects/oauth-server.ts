@@ -61,6 +61,15 @@ interface CacheEntry {
 /** Discovery results by issuer (and well-known URL), shared by the requests of one resolved config. */
 export type DiscoveryCache = Map<string, CacheEntry>
 
+const caches = new WeakMap<object, DiscoveryCache>()
+
+/** The discovery cache of one resolved config. */
+export function discoveryCache(config: object): DiscoveryCache {
+  let cache = caches.get(config)
+  if (!cache) caches.set(config, (cache = new Map()))
+  return cache
+}
+
 async function discover(provider: OAuthConfig, cache: DiscoveryCache, now: number): Promise<o.AuthorizationServer> {
   const issuer = new URL(provider.issuer as string)
   const key = `${issuer.href}|${provider.wellKnown ?? ""}|${provider.type}`

@@ -6,7 +6,6 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import * as o from "oauth4webapi"
-import { fromPromise } from "xstate"
 import {
   AuthError,
   CallbackRouteError,
@@ -19,7 +18,8 @@ import type { AuthorizationStart, Identity, OAuthPending } from "../../machines/
 import type { OAuthConfig } from "../../providers/oauth-types.js"
 import type { Profile, TokenSet, User } from "../../types.js"
 import type { EffectContext } from "../flow.js"
-import { authorizationServer, clientOf, type DiscoveryCache, endpoint, httpOptions } from "./oauth-server.js"
+import { authorizationServer, clientOf, discoveryCache, endpoint, httpOptions } from "./oauth-server.js"
+import { effect } from "./effect.js"
 import { proxyOf, sealProxyState } from "./redirect-proxy.js"
 
 /** Authorization parameters a sign-in request may add (RFC 9700: never redirect_uri, client_id, …). */
@@ -61,8 +61,8 @@ function equal(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y)
 }
 
-export function startAuthorization(ctx: EffectContext, cache: DiscoveryCache) {
-  return fromPromise<AuthorizationStart, { params: Record<string, unknown> }>(async () => {
+export const startAuthorization = effect<AuthorizationStart, { params: Record<string, unknown> }>(async (ctx) => {
+    const cache = discoveryCache(ctx.config)
     const provider = providerOf(ctx)
     let server: o.AuthorizationServer
     try {
@@ -96,8 +96,7 @@ export function startAuthorization(ctx: EffectContext, cache: DiscoveryCache) {
     url.searchParams.set("code_challenge_method", "S256")
     if (nonce) url.searchParams.set("nonce", nonce)
     return { url: url.href, pending: { state, codeVerifier, nonce, redirectUri, issuer: server.issuer } }
-  })
-}
+})
 
 async function readProfile(
   provider: OAuthConfig,
@@ -159,8 +158,8 @@ function callbackParams(input: Record<string, unknown>): URLSearchParams {
   return params
 }
 
-export function finishAuthorization(ctx: EffectContext, cache: DiscoveryCache) {
-  return fromPromise<Identity, { params: Record<string, unknown>; pending: OAuthPending }>(async ({ input }) => {
+export const finishAuthorization = effect<Identity, { params: Record<string, unknown>; pending: OAuthPending }>(async (ctx, input) => {
+    const cache = discoveryCache(ctx.config)
     const provider = providerOf(ctx)
     const { pending } = input
     const params = callbackParams(input.params)
@@ -201,8 +200,7 @@ export function finishAuthorization(ctx: EffectContext, cache: DiscoveryCache) {
     } catch (err) {
       throw asAuthError(err, provider.id)
     }
-  })
-}
+})
 
 /** oauth4webapi's failures as authchart errors: check failures are InvalidCheck, the rest CallbackRouteError. */
 function asAuthError(err: unknown, provider: string): AuthError {

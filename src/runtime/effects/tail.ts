@@ -1,14 +1,13 @@
 /**
  * Effects of the sign-in tail every flow ends in: the `signIn` gate and session issuance.
  */
-import { fromPromise } from "xstate"
+import { effect } from "./effect.js"
 import { AccessDenied, AuthError } from "../../errors.js"
 import type { GateResult, Identity, Issued } from "../../machines/types.js"
 import type { Account, Profile, User } from "../../types.js"
 import { redirectTo } from "../callback-url.js"
 import { fireEvent } from "../events.js"
 import { adapterOf } from "./link.js"
-import type { EffectContext } from "../flow.js"
 import { sessionStrategy } from "../session.js"
 
 function subjectOf(identity: Identity): { user: User; account: Account | null; profile?: Profile } {
@@ -20,8 +19,7 @@ function subjectOf(identity: Identity): { user: User; account: Account | null; p
 }
 
 /** The `signIn` callback: true goes on; false or a throw is AccessDenied; a string redirects. */
-export function signInGate(ctx: EffectContext) {
-  return fromPromise<GateResult, Identity>(async ({ input }) => {
+export const signInGate = effect<GateResult, Identity>(async (ctx, input) => {
     const subject = subjectOf(input)
     const adapter = adapterOf(ctx)
     const account = input.account
@@ -40,12 +38,10 @@ export function signInGate(ctx: EffectContext) {
     if (typeof verdict === "string") return { allow: false, redirect: await redirectTo(ctx, verdict) }
     if (!verdict) throw new AccessDenied("The signIn callback refused the sign-in.")
     return { allow: true }
-  })
-}
+})
 
 /** Issues the session, fires `signIn`, and says where to go (`pages.newUser` for new users). */
-export function issueSession(ctx: EffectContext) {
-  return fromPromise<Issued, Identity>(async ({ input }) => {
+export const issueSession = effect<Issued, Identity>(async (ctx, input) => {
     const subject = { ...subjectOf(input), ...(input.isNewUser !== undefined ? { isNewUser: input.isNewUser } : {}) }
     const cookies = await sessionStrategy(ctx).issue(ctx, subject)
     await fireEvent(ctx, "signIn", subject)
@@ -56,5 +52,4 @@ export function issueSession(ctx: EffectContext) {
       return { redirect: target.href, cookies }
     }
     return { redirect: ctx.callbackUrl, cookies }
-  })
-}
+})

@@ -1,0 +1,29 @@
+/**
+ * How effects reach the request they run for. Machines are provided with their effects once per flow
+ * (not per request: `provide()` rebuilds the machine); each run binds its request context to the actor
+ * system it creates, and an effect looks it up from the `system` xstate hands it.
+ */
+import { type ActorSystem, fromPromise, type PromiseActorLogic } from "xstate"
+import type { EffectContext } from "../flow.js"
+
+const scopes = new WeakMap<ActorSystem<any>, EffectContext>()
+
+/** Binds a request's context to the actor system of the flow run that serves it. */
+export function bindEffectContext(system: ActorSystem<any>, ctx: EffectContext): void {
+  scopes.set(system, ctx)
+}
+
+/** The request context of the flow run an effect belongs to. */
+export function effectContext(system: ActorSystem<any>): EffectContext {
+  const ctx = scopes.get(system)
+  if (!ctx) throw new Error("effect run outside a flow run (no request context bound)")
+  return ctx
+}
+
+/**
+ * An effect: an async function of the request context and the machine's input, as xstate promise logic.
+ * @example const lookup = effect(async (ctx, input: { id: string }) => ctx.config.adapter …)
+ */
+export function effect<Output, Input>(run: (ctx: EffectContext, input: Input) => Promise<Output>): PromiseActorLogic<Output, Input> {
+  return fromPromise<Output, Input>(({ input, system }) => run(effectContext(system), input))
+}
