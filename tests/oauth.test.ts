@@ -13,7 +13,7 @@ import { AuthClient, ORIGIN, SECRET, captureLogger, setCookies } from "./helpers
 import { type OidcServer, closedPort, startOidcProvider } from "./support/oidc-provider.js"
 
 const PROXY = "http://proxy.test"
-const ids = ["idp", "plain", "post", "formpost", "other", "google", "okta", "apple", "dead", "slow"]
+const ids = ["keycloak", "idp", "plain", "post", "formpost", "other", "google", "okta", "apple", "dead", "slow"]
 let server: OidcServer
 
 beforeAll(async () => {
@@ -153,6 +153,26 @@ describe("sign-in against a real OpenID provider", () => {
     const { res } = await signInVia(client, id)
     expect([302, 303]).toContain(res.status)
     expect((await sessionOf(client))?.user.email).toBe("alice@example.test")
+  })
+})
+
+describe("compatibility and transport policy", () => {
+  it("an Auth.js preset object (@auth/core/providers/keycloak) works unchanged", async () => {
+    const { default: Keycloak } = await import("@auth/core/providers/keycloak")
+    const { client } = makeClient([Keycloak({ clientId: "basic-client", clientSecret: "basic-secret", issuer: server.issuer })])
+    const { res } = await signInVia(client, "keycloak")
+    expect(res.headers.get("location")).toBe(`${ORIGIN}/dashboard`)
+    expect((await sessionOf(client))?.user.email).toBe("alice@example.test")
+  })
+
+  it("plain http: endpoints are refused on a non-loopback host unless the provider opts in", async () => {
+    const { client, log } = makeClient([oidc("idp", { issuer: "http://idp.example.test" })])
+    const csrfToken = await client.csrf()
+    const res = await client.send("/auth/signin/idp", { form: { csrfToken } })
+    expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=Configuration`)
+    const error = log.errors[0] as { type?: string; cause?: { err?: { code?: string } } }
+    expect(error.type).toBe("OAuthSignInError")
+    expect(error.cause?.err?.code).toBe("OAUTH_HTTP_REQUEST_FORBIDDEN")
   })
 })
 
