@@ -155,7 +155,7 @@ describe.each(backends)("database sessions with the $name adapter", (backend) =>
     expect(await adapter.getSessionAndUser?.(token)).toBeNull()
   })
 
-  it("sign-out deletes the session; sign-out everywhere is one adapter call", async () => {
+  it("sign-out deletes the session", async () => {
     const { client, events } = makeClient()
     await oauthSignIn(client, "idp", "alice@example.test")
     const token = client.jar.get("authjs.session-token") as string
@@ -163,7 +163,10 @@ describe.each(backends)("database sessions with the $name adapter", (backend) =>
     await client.send("/auth/signout", { form: { csrfToken } })
     expect(await adapter.getSessionAndUser?.(token)).toBeNull()
     expect(events.at(-1)).toBe("signOut:session")
+  })
 
+  // authchart's adapters have deleteUserSessions; @auth/pg-adapter has no such method.
+  it.runIf(backend.name !== "@auth/pg-adapter")("sign-out everywhere is one adapter call", async () => {
     const a = makeClient().client
     const b = makeClient().client
     await oauthSignIn(a, "idp", "alice@example.test")

@@ -146,8 +146,9 @@ export interface Adapter {
 }
 
 /**
- * What authchart's own adapters (`MemoryAdapter`, `RedisAdapter`) offer: every `Adapter` method, plus
- * `deleteUserSessions`, "sign out everywhere" in one line.
+ * What authchart's own adapters (`MemoryAdapter`, `RedisAdapter`) offer: every `Adapter` method,
+ * always async and returning what it stored or removed, plus `deleteUserSessions`, "sign out
+ * everywhere" in one line.
  *
  * @example
  * ```ts
@@ -156,11 +157,33 @@ export interface Adapter {
  * await adapter.deleteUserSessions(user.id)
  * ```
  */
-export interface CompleteAdapter extends Required<Adapter> {
+export interface CompleteAdapter extends Adapter {
+  createUser(user: AdapterUser): Promise<AdapterUser>
+  getUser(id: string): Promise<AdapterUser | null>
+  getUserByEmail(email: string): Promise<AdapterUser | null>
+  getUserByAccount(providerAccountId: Pick<AdapterAccount, "provider" | "providerAccountId">): Promise<AdapterUser | null>
+  updateUser(user: Partial<AdapterUser> & Pick<AdapterUser, "id">): Promise<AdapterUser>
+  /** Resolves to the deleted user, or `null` when there was none. */
+  deleteUser(userId: string): Promise<AdapterUser | null>
+  linkAccount(account: AdapterAccount): Promise<AdapterAccount>
+  /** Resolves to the removed account, or `undefined` when there was none. */
+  unlinkAccount(providerAccountId: Pick<AdapterAccount, "provider" | "providerAccountId">): Promise<AdapterAccount | undefined>
+  createSession(session: { sessionToken: string; userId: string; expires: Date }): Promise<AdapterSession>
+  getSessionAndUser(sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null>
+  updateSession(session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">): Promise<AdapterSession | null>
+  /** Resolves to the deleted session, or `null` when there was none. */
+  deleteSession(sessionToken: string): Promise<AdapterSession | null>
+  createVerificationToken(verificationToken: VerificationToken): Promise<VerificationToken>
+  useVerificationToken(params: { identifier: string; token: string }): Promise<VerificationToken | null>
+  getAccount(providerAccountId: string, provider: string): Promise<AdapterAccount | null>
+  getAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>
+  createAuthenticator(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>
+  listAuthenticatorsByUserId(userId: string): Promise<AdapterAuthenticator[]>
+  updateAuthenticatorCounter(credentialID: string, newCounter: number): Promise<AdapterAuthenticator>
   /**
    * Deletes every database session of the user ("sign out everywhere") and resolves to how many there
-   * were. Session cookies still held by browsers stop working at their next request. JWT sessions are
-   * not affected: they live in the cookie only.
+   * were. Browsers still holding one of those session cookies are signed out at their next request.
+   * JWT sessions are not affected: they live in the cookie only.
    */
   deleteUserSessions(userId: string): Promise<number>
 }

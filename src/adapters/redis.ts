@@ -1,0 +1,368 @@
+/**
+ * `authchart/adapters/redis`: users, accounts, database sessions, magic-link tokens and passkeys in
+ * Redis, over a node-redis client your app creates, connects and closes.
+ *
+ * Sessions and verification tokens carry a Redis TTL equal to their `expires`, so Redis deletes them
+ * when they lapse; a magic-link token is consumed atomically (`GETDEL`), so a link works exactly once
+ * even under concurrent clicks. Users, accounts and authenticators never expire.
+ *
+ * Keys (all under `prefix`, default `"authchart:"`; `:` and `%` inside key parts are %-escaped):
+ *
+ * | key | value |
+ * |---|---|
+ * | `user:<id>` | the user, JSON |
+ * | `user-by-email:<email>` | the user id |
+ * | `account:<provider>:<providerAccountId>` | the account (its `userId` is the user-by-account lookup), JSON |
+ * | `user-accounts:<userId>` | set of `<provider>:<providerAccountId>` |
+ * | `session:<sessionToken>` | the session, JSON, TTL = expires |
+ * | `user-sessions:<userId>` | sorted set of session tokens, scored by expiry (pruned at each sign-in) |
+ * | `verification-token:<identifier>:<token>` | the token, JSON, TTL = expires |
+ * | `verification-identifier:<token>` | the identifier, TTL = expires (for links without `email`) |
+ * | `authenticator:<credentialID>` | the authenticator, JSON |
+ * | `user-authenticators:<userId>` | set of credential ids |
+ *
+ * Dates are stored as ISO 8601 strings and come back as `Date`s (`emailVerified`, `expires`).
+ *
+ * @example
+ * ```ts
+ * import { createClient } from "redis"
+ * import { RedisAdapter } from "authchart/adapters/redis"
+ *
+ * const client = await createClient({ url: process.env.REDIS_URL })
+ *   .on("error", (err) => console.error("redis", err))
+ *   .connect()
+ * const adapter = RedisAdapter(client, { prefix: "myapp:auth:" })
+ * app.use("/auth/*", ExpressAuth({ adapter, providers: [GitHub] }))
+ *
+ * // "sign out everywhere":
+ * await adapter.deleteUserSessions(user.id)
+ * ```
+ *
+ * @module
+ */
+import { randomUUID } from "node:crypto"
+import { isDate } from "./types.js"
+import type {
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  CompleteAdapter,
+  VerificationToken,
+} from "./types.js"
+
+export type { CompleteAdapter } from "./types.js"
+
+/**
+ * The commands `RedisAdapter` sends, typed structurally so that a connected node-redis v4, v5 or v6
+ * client (`createClient(...)`) fits without authchart importing `redis`.
+ * Replies may be strings, buffers, arrays or sets (RESP2 or RESP3); the adapter reads them all.
+ */
+export interface RedisAdapterClient {
+  get(key: string): PromiseLike<unknown>
+  set(key: string, value: string, options?: { PX?: number; NX?: boolean; XX?: boolean }): PromiseLike<unknown>
+  getDel(key: string): PromiseLike<unknown>
+  del(keys: string | string[]): PromiseLike<unknown>
+  sAdd(key: string, members: string | string[]): PromiseLike<unknown>
+  sRem(key: string, members: string | string[]): PromiseLike<unknown>
+  sMembers(key: string): PromiseLike<unknown>
+  zAdd(key: string, members: { score: number; value: string }): PromiseLike<unknown>
+  zRem(key: string, members: string | string[]): PromiseLike<unknown>
+  zRange(key: string, start: number, stop: number): PromiseLike<unknown>
+  zRemRangeByScore(key: string, min: number | string, max: number | string): PromiseLike<unknown>
+}
+
+/** Options of {@link RedisAdapter}. */
+export interface RedisAdapterOptions {
+  /** Prepended to every key. Default `"authchart:"`. Give each app (or test) its own. */
+  prefix?: string
+}
+
+const decoder = new TextDecoder()
+
+function text(reply: unknown): string | null {
+  if (typeof reply === "string") return reply
+  if (reply instanceof Uint8Array) return decoder.decode(reply)
+  return null
+}
+
+function strings(reply: unknown): string[] {
+  const items: unknown[] = reply instanceof Set ? [...reply] : Array.isArray(reply) ? reply : []
+  return items.map(text).filter((item): item is string => item !== null)
+}
+
+/** Milliseconds from now until `expires`, at least 1 (Redis refuses a zero or negative PX). */
+function ttl(expires: Date): number {
+  return Math.max(1, new Date(expires).getTime() - Date.now())
+}
+
+function reviveDate(value: unknown): Date | null {
+  return isDate(value) ? new Date(value) : null
+}
+
+function parseUser(raw: string | null): AdapterUser | null {
+  if (raw === null) return null
+  const user = JSON.parse(raw) as AdapterUser
+  return { ...user, emailVerified: reviveDate(user.emailVerified) }
+}
+
+function parseSession(raw: string | null): AdapterSession | null {
+  if (raw === null) return null
+  const session = JSON.parse(raw) as AdapterSession
+  const expires = reviveDate(session.expires)
+  return expires ? { ...session, expires } : null
+}
+
+function parseVerificationToken(raw: string | null): VerificationToken | null {
+  if (raw === null) return null
+  const token = JSON.parse(raw) as VerificationToken
+  const expires = reviveDate(token.expires)
+  return expires ? { ...token, expires } : null
+}
+
+function parsePlain<T>(raw: string | null): T | null {
+  return raw === null ? null : (JSON.parse(raw) as T)
+}
+
+/** The given fields without those explicitly set to `undefined` (an update never erases by omission). */
+function defined<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>
+}
+
+function part(value: string): string {
+  return String(value).replace(/%/g, "%25").replace(/:/g, "%3A")
+}
+
+function fail(message: string): never {
+  throw new Error(`RedisAdapter: ${message}`)
+}
+
+/**
+ * Creates an adapter that keeps its data in Redis through `client` (connected by your app).
+ *
+ * - `createUser` keeps the `id` it is given (authchart passes a UUID) or assigns `crypto.randomUUID()`;
+ *   a second user with the same non-empty email, or the same id, is rejected.
+ * - `useVerificationToken` consumes the token with `GETDEL`; a wrong `identifier` neither returns nor
+ *   consumes it; an undefined `identifier` matches by token alone.
+ * - `deleteUser` also deletes the user's sessions, accounts and authenticators.
+ * - `deleteUserSessions(userId)` signs a user out everywhere.
+ * - `updateAuthenticatorCounter` throws for an unknown credential id.
+ *
+ * Each command is atomic on its own; multi-key writes are ordered so that an interrupted one leaves at
+ * worst an index entry pointing at nothing, which reads treat as absent.
+ */
+export function RedisAdapter(client: RedisAdapterClient, { prefix = "authchart:" }: RedisAdapterOptions = {}): CompleteAdapter {
+  const keys = {
+    user: (id: string) => `${prefix}user:${part(id)}`,
+    userByEmail: (email: string) => `${prefix}user-by-email:${part(email)}`,
+    accountRef: (provider: string, providerAccountId: string) => `${part(provider)}:${part(providerAccountId)}`,
+    account: (ref: string) => `${prefix}account:${ref}`,
+    userAccounts: (userId: string) => `${prefix}user-accounts:${part(userId)}`,
+    session: (token: string) => `${prefix}session:${part(token)}`,
+    userSessions: (userId: string) => `${prefix}user-sessions:${part(userId)}`,
+    verificationToken: (identifier: string, token: string) => `${prefix}verification-token:${part(identifier)}:${part(token)}`,
+    verificationIdentifier: (token: string) => `${prefix}verification-identifier:${part(token)}`,
+    authenticator: (credentialID: string) => `${prefix}authenticator:${part(credentialID)}`,
+    userAuthenticators: (userId: string) => `${prefix}user-authenticators:${part(userId)}`,
+  }
+
+  async function readUser(id: string): Promise<AdapterUser | null> {
+    return parseUser(text(await client.get(keys.user(id))))
+  }
+
+  /** Points `email` at `userId`, unless a live user other than `userId` holds it. */
+  async function claimEmail(email: string, userId: string): Promise<void> {
+    const key = keys.userByEmail(email)
+    if ((await client.set(key, userId, { NX: true })) !== null) return
+    const owner = text(await client.get(key))
+    if (owner !== null && owner !== userId && (await client.get(keys.user(owner))) !== null) {
+      fail("another user already has this email address.")
+    }
+    await client.set(key, userId)
+  }
+
+  async function releaseEmail(email: string, userId: string): Promise<void> {
+    const key = keys.userByEmail(email)
+    if (text(await client.get(key)) === userId) await client.del(key)
+  }
+
+  async function deleteSessionsOf(userId: string): Promise<number> {
+    const index = keys.userSessions(userId)
+    const tokens = strings(await client.zRange(index, 0, -1))
+    if (tokens.length === 0) return 0
+    const removed = Number(await client.del(tokens.map(keys.session)))
+    await client.zRem(index, tokens)
+    return removed
+  }
+
+  return {
+    async createUser(user) {
+      const id = user.id || randomUUID()
+      const stored: AdapterUser = { ...user, id, emailVerified: user.emailVerified ?? null }
+      const json = JSON.stringify(stored)
+      if ((await client.set(keys.user(id), json, { NX: true })) === null) fail("a user with this id already exists.")
+      if (stored.email) {
+        try {
+          await claimEmail(stored.email, id)
+        } catch (err) {
+          await client.del(keys.user(id))
+          throw err
+        }
+      }
+      return parseUser(json) as AdapterUser
+    },
+
+    getUser: readUser,
+
+    async getUserByEmail(email) {
+      if (!email) return null
+      const id = text(await client.get(keys.userByEmail(email)))
+      return id === null ? null : readUser(id)
+    },
+
+    async getUserByAccount({ provider, providerAccountId }) {
+      const ref = keys.accountRef(provider, providerAccountId)
+      const account = parsePlain<AdapterAccount>(text(await client.get(keys.account(ref))))
+      return account ? readUser(account.userId) : null
+    },
+
+    async updateUser(changes) {
+      const current = await readUser(changes.id)
+      if (!current) fail("updateUser found no user with this id.")
+      const updated: AdapterUser = { ...current, ...defined(changes), id: current.id }
+      const json = JSON.stringify(updated)
+      const emailChanged = updated.email !== current.email
+      if (emailChanged && updated.email) await claimEmail(updated.email, current.id)
+      if ((await client.set(keys.user(current.id), json, { XX: true })) === null) fail("the user was deleted meanwhile.")
+      if (emailChanged && current.email) await releaseEmail(current.email, current.id)
+      return parseUser(json) as AdapterUser
+    },
+
+    async deleteUser(userId) {
+      const user = parseUser(text(await client.getDel(keys.user(userId))))
+      if (user?.email) await releaseEmail(user.email, userId)
+      await deleteSessionsOf(userId)
+      const accountRefs = strings(await client.sMembers(keys.userAccounts(userId)))
+      const credentialIDs = strings(await client.sMembers(keys.userAuthenticators(userId)))
+      await client.del([
+        ...accountRefs.map(keys.account),
+        ...credentialIDs.map(keys.authenticator),
+        keys.userAccounts(userId),
+        keys.userSessions(userId),
+        keys.userAuthenticators(userId),
+      ])
+      return user
+    },
+
+    async linkAccount(account) {
+      const ref = keys.accountRef(account.provider, account.providerAccountId)
+      const json = JSON.stringify(account)
+      if ((await client.set(keys.account(ref), json, { NX: true })) === null) fail("this provider account is already linked.")
+      await client.sAdd(keys.userAccounts(account.userId), ref)
+      return parsePlain<AdapterAccount>(json) as AdapterAccount
+    },
+
+    async unlinkAccount({ provider, providerAccountId }) {
+      const ref = keys.accountRef(provider, providerAccountId)
+      const account = parsePlain<AdapterAccount>(text(await client.getDel(keys.account(ref))))
+      if (!account) return undefined
+      await client.sRem(keys.userAccounts(account.userId), ref)
+      return account
+    },
+
+    async getAccount(providerAccountId, provider) {
+      const ref = keys.accountRef(provider, providerAccountId)
+      return parsePlain<AdapterAccount>(text(await client.get(keys.account(ref))))
+    },
+
+    async createSession({ sessionToken, userId, expires }) {
+      const json = JSON.stringify({ sessionToken, userId, expires })
+      const created = await client.set(keys.session(sessionToken), json, { PX: ttl(expires), NX: true })
+      if (created === null) fail("this session token already exists.")
+      const index = keys.userSessions(userId)
+      await client.zAdd(index, { score: new Date(expires).getTime(), value: sessionToken })
+      await client.zRemRangeByScore(index, "-inf", Date.now())
+      return parseSession(json) as AdapterSession
+    },
+
+    async getSessionAndUser(sessionToken) {
+      const session = parseSession(text(await client.get(keys.session(sessionToken))))
+      const user = session ? await readUser(session.userId) : null
+      return session && user ? { session, user } : null
+    },
+
+    async updateSession(changes) {
+      const key = keys.session(changes.sessionToken)
+      const current = parseSession(text(await client.get(key)))
+      if (!current) return null
+      const updated: AdapterSession = {
+        sessionToken: current.sessionToken,
+        userId: changes.userId ?? current.userId,
+        expires: changes.expires ?? current.expires,
+      }
+      const json = JSON.stringify(updated)
+      if ((await client.set(key, json, { PX: ttl(updated.expires), XX: true })) === null) return null
+      if (updated.userId !== current.userId) await client.zRem(keys.userSessions(current.userId), current.sessionToken)
+      await client.zAdd(keys.userSessions(updated.userId), {
+        score: new Date(updated.expires).getTime(),
+        value: updated.sessionToken,
+      })
+      return parseSession(json)
+    },
+
+    async deleteSession(sessionToken) {
+      const session = parseSession(text(await client.getDel(keys.session(sessionToken))))
+      if (session) await client.zRem(keys.userSessions(session.userId), sessionToken)
+      return session
+    },
+
+    deleteUserSessions: deleteSessionsOf,
+
+    async createVerificationToken({ identifier, expires, token }) {
+      const json = JSON.stringify({ identifier, expires, token })
+      const px = ttl(expires)
+      const created = await client.set(keys.verificationToken(identifier, token), json, { PX: px, NX: true })
+      if (created === null) fail("this verification token already exists.")
+      await client.set(keys.verificationIdentifier(token), identifier, { PX: px })
+      return parseVerificationToken(json) as VerificationToken
+    },
+
+    async useVerificationToken({ identifier, token }) {
+      const given: string | undefined | null = identifier
+      const owner = given ?? text(await client.get(keys.verificationIdentifier(token)))
+      if (owner === null) return null
+      const used = parseVerificationToken(text(await client.getDel(keys.verificationToken(owner, token))))
+      if (used) await client.del(keys.verificationIdentifier(token))
+      return used
+    },
+
+    async createAuthenticator(authenticator) {
+      const json = JSON.stringify(authenticator)
+      const created = await client.set(keys.authenticator(authenticator.credentialID), json, { NX: true })
+      if (created === null) fail("an authenticator with this credential id already exists.")
+      await client.sAdd(keys.userAuthenticators(authenticator.userId), authenticator.credentialID)
+      return parsePlain<AdapterAuthenticator>(json) as AdapterAuthenticator
+    },
+
+    async getAuthenticator(credentialID) {
+      return parsePlain<AdapterAuthenticator>(text(await client.get(keys.authenticator(credentialID))))
+    },
+
+    async listAuthenticatorsByUserId(userId) {
+      const credentialIDs = strings(await client.sMembers(keys.userAuthenticators(userId)))
+      const replies = await Promise.all(credentialIDs.map((id) => client.get(keys.authenticator(id))))
+      return replies
+        .map((reply) => parsePlain<AdapterAuthenticator>(text(reply)))
+        .filter((a): a is AdapterAuthenticator => a !== null)
+    },
+
+    async updateAuthenticatorCounter(credentialID, newCounter) {
+      const key = keys.authenticator(credentialID)
+      const current = parsePlain<AdapterAuthenticator>(text(await client.get(key)))
+      if (!current) fail("updateAuthenticatorCounter found no authenticator with this id.")
+      const json = JSON.stringify({ ...current, counter: newCounter })
+      if ((await client.set(key, json, { XX: true })) === null) fail("the authenticator was deleted meanwhile.")
+      return parsePlain<AdapterAuthenticator>(json) as AdapterAuthenticator
+    },
+  }
+}
