@@ -80,8 +80,10 @@ export const databaseStrategy: SessionStrategy = {
     const token = tokenOf(ctx)
     if (!token) return []
     try {
-      const session = adapter ? await adapter.deleteSession(token) : null
-      await fireEvent(ctx, "signOut", { session })
+      // Some adapters (@auth/pg-adapter) return nothing from deleteSession: read the session first.
+      const found = adapter ? await adapter.getSessionAndUser(token) : null
+      const deleted = adapter ? await adapter.deleteSession(token) : null
+      await fireEvent(ctx, "signOut", { session: deleted ?? found?.session ?? null })
     } catch (err) {
       ctx.config.logger.error(new SignOutError("The session could not be deleted at sign-out.", { err }))
     }
