@@ -15,5 +15,14 @@ export { createActionURL, isAuthAction, setEnvDefaults, type AuthAction } from "
 export { defineFlow, type FlowDefinition, type FlowDefinitionInput, type FlowRoute, type EffectContext } from "./runtime/flow.js"
 export type { FlowStore, FlowEnvelope, FlowStoreIO } from "./runtime/store.js"
 export type { ResponseInternal } from "./runtime/context.js"
+export type {
+  Adapter,
+  AdapterAccount,
+  AdapterAccountType,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  VerificationToken,
+} from "./adapters/types.js"
 export * from "./errors.js"
 export type * from "./types.js"
