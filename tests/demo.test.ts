@@ -1,10 +1,11 @@
 /**
  * The demo app, walked like a person with a browser: follow links, read forms off the pages, submit them.
+ * Real HTTP throughout, the Demo IdP included; the browser keeps one cookie jar per origin.
  */
 import { once } from "node:events"
-import type { Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { DEMO_PASSWORD, DEMO_USER, createDemoApp, start } from "../demo/server.js"
+import { DEMO_IDP_ACCOUNTS, DEMO_PASSWORD, DEMO_USER, type RunningDemo, createDemoApp, start } from "../demo/server.js"
 import { CookieJar, captureLogger } from "./helpers.js"
 
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" }
@@ -29,7 +30,11 @@ interface Form {
   method: string
   fields: Record<string, string>
   inputs: Array<Record<string, string>>
+  /** What a person reads on the form (its text, tags removed, spaces collapsed). */
+  text: string
 }
+
+const visibleText = (html: string): string => decodeEntities(html.replace(/<[^>]*>/g, " ")).replace(/\s+/g, " ").trim()
 
 /** Every `<form>` of a page with its inputs (hidden values prefilled). */
 function forms(html: string): Form[] {
@@ -38,31 +43,52 @@ function forms(html: string): Form[] {
     const inputs = [...(m[2] ?? "").matchAll(/<input\b([^>]*)>/g)].map((i) => attributes(i[1] ?? ""))
     const fields: Record<string, string> = {}
     for (const input of inputs) if (input.name) fields[input.name] = input.value ?? ""
-    return { action: form.action ?? "", method: (form.method ?? "GET").toUpperCase(), fields, inputs }
+    return { action: form.action ?? "", method: (form.method ?? "GET").toUpperCase(), fields, inputs, text: visibleText(m[2] ?? "") }
   })
+}
+
+/** The one form whose text says `label`. */
+function formSaying(html: string, label: string): Form {
+  const found = forms(html).filter((f) => f.text.includes(label))
+  expect(found.map((f) => f.text)).toHaveLength(1)
+  return found[0] as Form
 }
 
 const links = (html: string): string[] => [...html.matchAll(/<a\b[^>]*href="([^"]*)"/g)].map((m) => decodeEntities(m[1] ?? ""))
 
+/** A person with a browser: one cookie jar per origin (the demo's, the IdP's), relative URLs against `origin`. */
 class Person {
-  readonly jar = new CookieJar()
+  readonly jars = new Map<string, CookieJar>()
   constructor(readonly origin: string) {}
 
+  /** The cookie jar of `origin` (default: the demo's). */
+  jarOf(origin = this.origin): CookieJar {
+    let jar = this.jars.get(origin)
+    if (!jar) this.jars.set(origin, (jar = new CookieJar()))
+    return jar
+  }
+
+  get jar(): CookieJar {
+    return this.jarOf()
+  }
+
   async visit(url: string, form?: Record<string, string>): Promise<Response> {
+    const target = new URL(url, this.origin)
+    const jar = this.jarOf(target.origin)
     const headers = new Headers()
-    const cookie = this.jar.header()
+    const cookie = jar.header()
     if (cookie) headers.set("cookie", cookie)
     const init: RequestInit = { headers, redirect: "manual" }
     if (form) {
       headers.set("content-type", "application/x-www-form-urlencoded")
       Object.assign(init, { method: "POST", body: new URLSearchParams(form).toString() })
     }
-    const response = await fetch(new URL(url, this.origin), init)
-    this.jar.apply(response)
+    const response = await fetch(target, init)
+    jar.apply(response)
     return response
   }
 
-  /** Follows redirects like a browser (a 303 after a POST becomes a GET). */
+  /** Follows redirects like a browser (a 303 after a POST becomes a GET), across origins. */
   async follow(response: Response): Promise<{ response: Response; url: string; hops: string[] }> {
     const hops: string[] = []
     let url = response.url
@@ -75,31 +101,39 @@ class Person {
   }
 }
 
+/** The session the protected page prints. */
+function sessionShown(html: string): { user: Record<string, unknown>; expires: string } {
+  const pre = /<pre>([\s\S]*?)<\/pre>/.exec(html)?.[1] ?? ""
+  expect(pre).not.toContain('"')
+  return JSON.parse(decodeEntities(pre)) as { user: Record<string, unknown>; expires: string }
+}
+
 describe("demo app", () => {
-  let server: Server
+  let demo: RunningDemo
   let origin: string
   const printed: string[] = []
   const log = captureLogger()
 
   beforeAll(async () => {
-    const started = await start(0, {
+    demo = await start(0, {
       host: "127.0.0.1",
+      env: {},
       log: (line) => void printed.push(line),
       logger: log.logger,
     })
-    server = started.server
-    origin = started.url
+    origin = demo.url
   })
 
-  afterAll(async () => {
-    server.closeAllConnections()
-    server.close()
-    await once(server, "close")
-  })
+  afterAll(() => demo?.stop())
 
   it("prints where it runs and how to sign in", () => {
     expect(printed[0]).toBe(`authchart demo on ${origin}`)
-    expect(printed.join("\n")).toContain(`${DEMO_USER.email} / ${DEMO_PASSWORD}`)
+    const text = printed.join("\n")
+    expect(text).toContain(`${DEMO_USER.email} / ${DEMO_PASSWORD}`)
+    expect(text).toContain(`"Sign in with Demo IdP" (${demo.idp.issuer}): pick alice@example.test or bob@example.test, no password`)
+    expect(text).toContain("providers: Credentials, Demo IdP\n")
+    expect(demo.idp.issuer).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(demo.idp.issuer).not.toBe(origin)
   })
 
   it("home → protected → sign in → protected shows the user → sign out → protected redirects again", async () => {
@@ -182,6 +216,153 @@ describe("demo app", () => {
     )
   })
 
+  it("the home page lists the sign-in options", async () => {
+    const home = await (await new Person(origin).visit("/")).text()
+    const options = [...home.matchAll(/<li><strong>([^<]*)<\/strong>: ([^<]*)<\/li>/g)].map((m) => `${m[1]}: ${decodeEntities(m[2] ?? "")}`)
+    expect(options).toEqual([
+      `Credentials: ${DEMO_USER.email} / ${DEMO_PASSWORD}`,
+      "Demo IdP: alice@example.test or bob@example.test, picked on the IdP's page (no password)",
+    ])
+  })
+
+  it("Sign in with Demo IdP: the IdP's login page → pick alice → protected page; next time pick bob", async () => {
+    const person = new Person(origin)
+    const idp = demo.idp.issuer
+
+    /** From the protected page, through the IdP's account chooser, back to the protected page. */
+    async function signInAs(email: string): Promise<string> {
+      const guarded = await person.visit("/protected")
+      const { response: signInPage } = await person.follow(guarded)
+      const idpForm = formSaying(await signInPage.text(), "Sign in with Demo IdP")
+      expect(idpForm.method).toBe("POST")
+      expect(idpForm.action).toBe(`${origin}/auth/signin/demo-idp`)
+      expect(idpForm.fields.csrfToken).toMatch(/^[0-9a-f]{64}$/)
+      expect(idpForm.inputs.filter((i) => i.type !== "hidden")).toEqual([])
+
+      const toIdp = await person.visit(idpForm.action, idpForm.fields)
+      expect(toIdp.status).toBe(303)
+      const authorize = new URL(toIdp.headers.get("location") ?? "")
+      expect(authorize.origin).toBe(idp)
+      expect(authorize.searchParams.get("client_id")).toBe(demo.idp.clientId)
+      expect(authorize.searchParams.get("redirect_uri")).toBe(`${origin}/auth/callback/demo-idp`)
+      expect(authorize.searchParams.get("code_challenge_method")).toBe("S256")
+
+      // the IdP shows its own page: one button per demo account, and Cancel
+      const { response: loginPage, url: loginUrl } = await person.follow(toIdp)
+      expect(new URL(loginUrl).origin).toBe(idp)
+      expect(new URL(loginUrl).pathname).toMatch(/^\/interaction\/[\w-]+$/)
+      expect(loginPage.status).toBe(200)
+      const loginHtml = await loginPage.text()
+      expect(loginHtml).toContain("<h1>Sign in to Demo IdP</h1>")
+      expect(forms(loginHtml).map((f) => f.text)).toEqual([
+        "Continue as Alice Example alice@example.test",
+        "Continue as Bob Example bob@example.test",
+        "Cancel",
+      ])
+      expect(forms(loginHtml).flatMap((f) => f.inputs.filter((i) => i.type !== "hidden"))).toEqual([])
+      // each origin has its own cookies
+      expect([...person.jarOf(idp).cookies.keys()]).toContain("_interaction")
+      expect([...person.jar.cookies.keys()].filter((name) => name.startsWith("_"))).toEqual([])
+
+      const choice = formSaying(loginHtml, email)
+      expect(choice.method).toBe("POST")
+      const chosen = await person.visit(new URL(choice.action, loginUrl).href, choice.fields)
+      expect(chosen.status).toBe(303)
+      const { response: protectedPage, hops } = await person.follow(chosen)
+      // the IdP resumes the authorization, answers at the demo's callback, which sends us where we were going
+      expect(hops.length).toBe(3)
+      expect(new URL(hops[0] ?? "").origin).toBe(idp)
+      const callback = new URL(hops[1] ?? "")
+      expect(`${callback.origin}${callback.pathname}`).toBe(`${origin}/auth/callback/demo-idp`)
+      expect(callback.searchParams.get("code")).toBeTruthy()
+      expect(callback.searchParams.get("iss")).toBe(idp)
+      expect(hops[2]).toBe(`${origin}/protected`)
+      expect(protectedPage.status).toBe(200)
+      expect(person.jar.get("authchart.flow.demo-idp")).toBeUndefined()
+      return protectedPage.text()
+    }
+
+    const asAlice = await signInAs("alice@example.test")
+    expect(asAlice).toContain("Signed in as <strong>alice@example.test</strong>")
+    expect(sessionShown(asAlice).user).toEqual({ name: "Alice Example", email: "alice@example.test", image: null })
+    expect(person.jar.get("authjs.session-token")).toBeTruthy()
+
+    // sign out of the demo: the IdP keeps no session of its own, so the next sign-in asks again
+    const [signOutForm] = forms(await (await person.visit("/auth/signout")).text())
+    await person.visit(signOutForm?.action ?? "", signOutForm?.fields)
+    expect(person.jar.get("authjs.session-token")).toBeUndefined()
+    const asBob = await signInAs("bob@example.test")
+    expect(sessionShown(asBob).user).toEqual({ name: "Bob Example", email: "bob@example.test", image: null })
+    expect(DEMO_IDP_ACCOUNTS.map((a) => a.email)).toEqual(["alice@example.test", "bob@example.test"])
+  })
+
+  it("the IdP's page: an unknown account is refused, Cancel goes back to the demo's sign-in page", async () => {
+    const person = new Person(origin)
+    const errorsBefore = log.errors.length
+    const { response: signInPage } = await person.follow(await person.visit("/protected"))
+    const idpForm = formSaying(await signInPage.text(), "Sign in with Demo IdP")
+    const { response: loginPage, url: loginUrl } = await person.follow(await person.visit(idpForm.action, idpForm.fields))
+    const loginHtml = await loginPage.text()
+
+    const unknown = await person.visit(loginUrl, { account: "mallory<script>" })
+    expect(unknown.status).toBe(400)
+    const unknownHtml = await unknown.text()
+    expect(unknownHtml).toContain("Pick one of the demo accounts.")
+    expect(unknownHtml).not.toContain("<script>")
+
+    const cancel = formSaying(loginHtml, "Cancel")
+    const { response: back, url } = await person.follow(await person.visit(new URL(cancel.action, loginUrl).href, cancel.fields))
+    expect(url).toBe(`${origin}/auth/signin?error=OAuthCallbackError`)
+    expect(await back.text()).toContain("Try signing in with a different account.")
+    expect(person.jar.get("authjs.session-token")).toBeUndefined()
+    expect(log.errors.slice(errorsBefore).map((e) => (e as { type?: string }).type)).toEqual(["OAuthCallbackError"])
+
+    // the interaction is over: its page says so instead of failing
+    const stale = await person.visit(loginUrl)
+    expect(stale.status).toBe(400)
+    expect(await stale.text()).toContain("This sign-in expired or was already used.")
+  })
+
+  it("lists a real provider configured through AUTH_<ID>_* in the env it is given, contacting no one", async () => {
+    const quiet = captureLogger()
+    const env = { AUTH_GITHUB_ID: "gh-client-id", AUTH_GITHUB_SECRET: "gh-client-secret", AUTH_OKTA_ID: "okta-client-id" }
+    const { app, config, signInOptions, skipped } = createDemoApp({ env, secret: "s".repeat(40), logger: quiet.logger })
+    expect(signInOptions.map((o) => o.name)).toEqual(["Credentials", "GitHub"])
+    expect(skipped).toEqual(["okta: AUTH_OKTA_ID is set but AUTH_OKTA_ISSUER is not"])
+    expect(config.providers[1]).toMatchObject({ id: "github", clientId: "gh-client-id", clientSecret: "gh-client-secret" })
+    // process.env is not read when an env is given
+    expect(createDemoApp({ env: {} }).signInOptions.map((o) => o.id)).toEqual(["credentials"])
+
+    const hosts: string[] = []
+    const guarded = globalThis.fetch
+    globalThis.fetch = (input, init) => {
+      hosts.push(new URL(typeof input === "string" || input instanceof URL ? input : input.url).host)
+      return guarded(input, init)
+    }
+    const server = app.listen(0, "127.0.0.1")
+    try {
+      await once(server, "listening")
+      const person = new Person(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)
+      const signIn = await person.visit("/auth/signin")
+      expect(signIn.status).toBe(200)
+      const html = await signIn.text()
+      const github = formSaying(html, "Sign in with GitHub")
+      expect(github.method).toBe("POST")
+      expect(github.action).toBe(`${person.origin}/auth/signin/github`)
+      expect(github.fields.csrfToken).toMatch(/^[0-9a-f]{64}$/)
+      expect(html).not.toContain("Demo IdP")
+      expect(html).not.toContain("Okta")
+      expect(await (await person.visit("/")).text()).toContain("<li><strong>GitHub</strong>: a real account (AUTH_GITHUB_ID)</li>")
+    } finally {
+      globalThis.fetch = guarded
+      server.closeAllConnections()
+      server.close()
+    }
+    expect(new Set(hosts)).toEqual(new Set([hosts[0]]))
+    expect(hosts[0]).toMatch(/^127\.0\.0\.1:\d+$/)
+    expect(quiet.errors).toEqual([])
+  })
+
   it("uses AUTH_SECRET, else generates a secret and says so", () => {
     const saved = process.env.AUTH_SECRET
     try {
@@ -194,6 +375,9 @@ describe("demo app", () => {
       const fromEnv = createDemoApp()
       expect(fromEnv.secretGenerated).toBe(false)
       expect(fromEnv.config.secret).toBe("e".repeat(40))
+      // an env given replaces process.env
+      expect(createDemoApp({ env: { AUTH_SECRET: "f".repeat(40) } }).config.secret).toBe("f".repeat(40))
+      expect(createDemoApp({ env: {} }).secretGenerated).toBe(true)
     } finally {
       if (saved === undefined) delete process.env.AUTH_SECRET
       else process.env.AUTH_SECRET = saved

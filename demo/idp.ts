@@ -1,0 +1,348 @@
+/**
+ * The demo's own OpenID provider: panva's oidc-provider, in-process on 127.0.0.1, so "Sign in with Demo IdP"
+ * works offline. Discovery, JWKS, PKCE, the code grant, ID tokens and userinfo are oidc-provider's own;
+ * this file adds a small login page a person can use (pick a demo account, no password), grants the
+ * demo's scopes without a consent screen, and keeps everything in memory (keys, cookies keys, state).
+ *
+ * There is no single sign-on: the IdP ignores its own session cookie, so every sign-in asks which account.
+ * Modelled on tests/support/oidc-provider.ts, which is scripted (no page for people). Not for production.
+ */
+import { randomBytes } from "node:crypto"
+import { once } from "node:events"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo, Socket } from "node:net"
+import { exportJWK, generateKeyPair } from "jose"
+
+export interface DemoIdpAccount {
+  sub: string
+  email: string
+  name: string
+}
+
+export const DEMO_IDP_ACCOUNTS: readonly DemoIdpAccount[] = Object.freeze([
+  Object.freeze({ sub: "alice", email: "alice@example.test", name: "Alice Example" }),
+  Object.freeze({ sub: "bob", email: "bob@example.test", name: "Bob Example" }),
+])
+
+export interface DemoIdpOptions {
+  /** The client's redirect URIs, e.g. `http://localhost:3000/auth/callback/demo-idp`. */
+  redirectUris: string[]
+  /** Default 0: any free port. The issuer is `http://127.0.0.1:<port>`. */
+  port?: number
+  /** Where oidc-provider's server errors go. Default: console.error. */
+  onError?: (error: unknown) => void
+}
+
+export interface DemoIdp {
+  /** `http://127.0.0.1:<port>` */
+  issuer: string
+  port: number
+  clientId: string
+  /** Random per start: only the demo that started the IdP knows it. */
+  clientSecret: string
+  accounts: readonly DemoIdpAccount[]
+  stop(): Promise<void>
+}
+
+// --- the few parts of oidc-provider (and Koa) used here; the package ships no types ------------------
+
+interface KoaContext {
+  method: string
+  path: string
+  req: IncomingMessage
+  res: ServerResponse
+  status: number
+  body: unknown
+  type: string
+  redirect(url: string): void
+  oidc: {
+    client?: { clientId: string }
+    session?: { accountId?: string; grantIdFor(clientId: string): string | undefined }
+    result?: { consent?: { grantId?: string } }
+  }
+}
+type KoaMiddleware = (ctx: KoaContext, next: () => Promise<void>) => Promise<void>
+
+interface Grant {
+  accountId: string
+  clientId: string
+  addOIDCScope(scope: string): void
+  save(): Promise<string>
+}
+
+interface Provider {
+  use(fn: KoaMiddleware): void
+  callback(): (req: IncomingMessage, res: ServerResponse) => void
+  on(event: string, listener: (...args: unknown[]) => void): unknown
+  interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<{ uid: string; prompt: { name: string } }>
+  interactionResult(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>): Promise<string>
+  Grant: { new (init: { accountId: string; clientId: string }): Grant; find(id: string): Promise<Grant | undefined> }
+}
+type ProviderConstructor = new (issuer: string, configuration: Record<string, unknown>) => Provider
+
+async function loadProvider(): Promise<ProviderConstructor> {
+  // a non-literal specifier: tsc does not look for type declarations the package does not have
+  const specifier: string = "oidc-provider"
+  return ((await import(specifier)) as { default: ProviderConstructor }).default
+}
+
+// --- helpers ----------------------------------------------------------------------------------------
+
+const SCOPES = "openid profile email"
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · Demo IdP</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}
+form{margin:.5rem 0}button{width:100%;padding:.75rem;font:inherit;text-align:left;cursor:pointer}
+button small{display:block;color:#555}.cancel button{text-align:center}</style></head>
+<body><h1>${escapeHtml(title)}</h1>
+${body}
+</body></html>`
+}
+
+function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("end", () => resolve(new URLSearchParams(Buffer.concat(chunks).toString("utf8"))))
+    req.on("error", reject)
+  })
+}
+
+/** Drops the IdP's own session cookies (`_session…`) from a request: no single sign-on, always the account chooser. */
+function withoutSessionCookie(req: IncomingMessage): void {
+  const cookie = req.headers.cookie
+  if (!cookie) return
+  const kept = cookie.split(/;\s*/).filter((pair) => !pair.startsWith("_session"))
+  if (kept.length > 0) req.headers.cookie = kept.join("; ")
+  else delete req.headers.cookie
+}
+
+/** A per-IdP in-memory adapter (oidc-provider's bundled one is process-global and warns). */
+function memoryAdapter() {
+  const store = new Map<string, { payload: Record<string, unknown>; expiresAt: number | undefined }>()
+  const byGrant = new Map<string, Set<string>>()
+  const sessionByUid = new Map<string, string>()
+  return class DemoMemoryAdapter {
+    constructor(private readonly model: string) {}
+    private key(id: string): string {
+      return `${this.model}:${id}`
+    }
+    async upsert(id: string, payload: Record<string, unknown>, expiresIn?: number): Promise<void> {
+      const key = this.key(id)
+      store.set(key, { payload: { ...payload }, expiresAt: expiresIn ? Date.now() + expiresIn * 1000 : undefined })
+      if (this.model === "Session" && typeof payload.uid === "string") sessionByUid.set(payload.uid, id)
+      if (typeof payload.grantId === "string") byGrant.set(payload.grantId, (byGrant.get(payload.grantId) ?? new Set()).add(key))
+    }
+    async find(id: string): Promise<Record<string, unknown> | undefined> {
+      const key = this.key(id)
+      const entry = store.get(key)
+      if (entry?.expiresAt !== undefined && entry.expiresAt <= Date.now()) store.delete(key)
+      else if (entry) return { ...entry.payload }
+      return undefined
+    }
+    async findByUid(uid: string): Promise<Record<string, unknown> | undefined> {
+      const id = sessionByUid.get(uid)
+      return id === undefined ? undefined : this.find(id)
+    }
+    async findByUserCode(): Promise<undefined> {
+      return undefined
+    }
+    async consume(id: string): Promise<void> {
+      const entry = store.get(this.key(id))
+      if (entry) entry.payload.consumed = Math.floor(Date.now() / 1000)
+    }
+    async destroy(id: string): Promise<void> {
+      store.delete(this.key(id))
+    }
+    async revokeByGrantId(grantId: string): Promise<void> {
+      for (const key of byGrant.get(grantId) ?? []) store.delete(key)
+      byGrant.delete(grantId)
+    }
+  }
+}
+
+// --- startDemoIdp -----------------------------------------------------------------------------------
+
+/** Starts the Demo IdP on 127.0.0.1 with one confidential client (client_secret_basic, PKCE S256). */
+export async function startDemoIdp(options: DemoIdpOptions): Promise<DemoIdp> {
+  const accounts = DEMO_IDP_ACCOUNTS
+  const clientId = "authchart-demo"
+  const clientSecret = randomBytes(24).toString("base64url")
+  const onError = options.onError ?? ((error: unknown) => console.error("[demo idp]", error))
+
+  const [Provider, signingKey] = await Promise.all([
+    loadProvider(),
+    generateKeyPair("RS256", { extractable: true, modulusLength: 2048 }).then(({ privateKey }) => exportJWK(privateKey)),
+  ])
+
+  // listen first: the issuer contains the port
+  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
+    res.statusCode = 503
+    res.end()
+  }
+  const server = createServer((req, res) => handler(req, res))
+  const sockets = new Set<Socket>()
+  server.on("connection", (socket) => {
+    sockets.add(socket)
+    socket.once("close", () => sockets.delete(socket))
+  })
+  server.listen(options.port ?? 0, "127.0.0.1")
+  await once(server, "listening")
+  const { port } = server.address() as AddressInfo
+  const issuer = `http://127.0.0.1:${port}`
+
+  const provider = new Provider(issuer, {
+    adapter: memoryAdapter(),
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        client_name: "authchart demo",
+        redirect_uris: options.redirectUris,
+        token_endpoint_auth_method: "client_secret_basic",
+        response_types: ["code"],
+        grant_types: ["authorization_code"],
+      },
+    ],
+    jwks: { keys: [{ ...signingKey, kid: "demo-idp-rs256", alg: "RS256", use: "sig" }] },
+    cookies: { keys: [randomBytes(32).toString("base64url")] },
+    scopes: SCOPES.split(" "),
+    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
+    conformIdTokenClaims: false,
+    pkce: { methods: ["S256"], required: () => true },
+    features: { devInteractions: { enabled: false }, userinfo: { enabled: true } },
+    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+    // the demo is first party: its scopes are granted without a consent screen
+    async loadExistingGrant(ctx: KoaContext) {
+      const accountId = ctx.oidc.session?.accountId
+      const client = ctx.oidc.client
+      if (!accountId || !client) return undefined
+      const existingId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(client.clientId)
+      const existing = existingId ? await provider.Grant.find(existingId) : undefined
+      if (existing?.accountId === accountId) return existing
+      const grant = new provider.Grant({ accountId, clientId: client.clientId })
+      grant.addOIDCScope(SCOPES)
+      await grant.save()
+      return grant
+    },
+    async findAccount(_ctx: unknown, sub: string) {
+      const account = accounts.find((a) => a.sub === sub)
+      if (!account) return undefined
+      return {
+        accountId: account.sub,
+        claims: async () => ({ sub: account.sub, email: account.email, email_verified: true, name: account.name }),
+      }
+    },
+    ttl: {
+      AccessToken: 3600,
+      AuthorizationCode: 60,
+      ClientCredentials: 600,
+      DeviceCode: 600,
+      BackchannelAuthenticationRequest: 600,
+      IdToken: 3600,
+      RefreshToken: 86_400,
+      Interaction: 600,
+      Session: 600,
+      Grant: 600,
+    },
+    clientBasedCORS: () => false,
+    async renderError(ctx: KoaContext, out: { error?: string; error_description?: string }) {
+      ctx.type = "html"
+      ctx.body = page(
+        "Something went wrong",
+        `<p><strong>${escapeHtml(String(out.error ?? "error"))}</strong>: ${escapeHtml(String(out.error_description ?? ""))}</p>
+<p>Go back to the demo and start signing in again.</p>`,
+      )
+    },
+  })
+  provider.on("server_error", (_ctx: unknown, error: unknown) => onError(error))
+
+  // the login page: pick an account (GET), then the choice (POST) finishes the login interaction
+  provider.use(async (ctx, next) => {
+    const uid = /^\/interaction\/([\w-]+)$/.exec(ctx.path)?.[1]
+    if (!uid) return next()
+    let details: Awaited<ReturnType<Provider["interactionDetails"]>>
+    try {
+      details = await provider.interactionDetails(ctx.req, ctx.res)
+    } catch {
+      ctx.status = 400
+      ctx.type = "html"
+      ctx.body = page("Sign-in expired", "<p>This sign-in expired or was already used. Go back to the demo and start again.</p>")
+      return
+    }
+    if (details.uid !== uid || details.prompt.name !== "login") {
+      ctx.status = 400
+      ctx.type = "html"
+      ctx.body = page("Unexpected request", "<p>Go back to the demo and start signing in again.</p>")
+      return
+    }
+    const action = `/interaction/${escapeHtml(uid)}`
+    if (ctx.method === "GET") {
+      const choices = accounts
+        .map(
+          (a) =>
+            `<form method="post" action="${action}"><input type="hidden" name="account" value="${escapeHtml(a.sub)}"><button type="submit">Continue as ${escapeHtml(a.name)}<small>${escapeHtml(a.email)}</small></button></form>`,
+        )
+        .join("\n")
+      ctx.type = "html"
+      ctx.body = page(
+        "Sign in to Demo IdP",
+        `<p>The <strong>authchart demo</strong> asks who you are. Pick a demo account (no password: this identity provider exists only to try the demo).</p>
+${choices}
+<form class="cancel" method="post" action="${action}"><input type="hidden" name="decision" value="deny"><button type="submit">Cancel</button></form>`,
+      )
+      return
+    }
+    if (ctx.method !== "POST") {
+      ctx.status = 405
+      return
+    }
+    const form = await readForm(ctx.req)
+    let result: Record<string, unknown>
+    if (form.get("decision") === "deny") {
+      result = { error: "access_denied", error_description: "The person cancelled the sign-in." }
+    } else {
+      const account = accounts.find((a) => a.sub === form.get("account"))
+      if (!account) {
+        ctx.status = 400
+        ctx.type = "html"
+        ctx.body = page("Unknown account", `<p>Pick one of the demo accounts.</p><p><a href="${action}">Back</a></p>`)
+        return
+      }
+      result = { login: { accountId: account.sub, remember: false } }
+    }
+    const returnTo = await provider.interactionResult(ctx.req, ctx.res, result)
+    ctx.status = 303
+    ctx.redirect(returnTo)
+  })
+
+  const callback = provider.callback()
+  handler = (req, res) => {
+    withoutSessionCookie(req)
+    callback(req, res)
+  }
+
+  let stopped: Promise<void> | undefined
+  return {
+    issuer,
+    port,
+    clientId,
+    clientSecret,
+    accounts,
+    stop() {
+      stopped ??= new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+        for (const socket of sockets) socket.destroy()
+      })
+      return stopped
+    },
+  }
+}
