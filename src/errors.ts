@@ -111,9 +111,13 @@ export class OAuthProfileParseError extends AuthError {
 export class OAuthSignInError extends SignInError {
   static override type: ErrorType = "OAuthSignInError"
 }
-/** Starting an email sign-in failed, for example because of an invalid address. */
+/**
+ * Starting an email sign-in failed: `code` says why (`invalid_email`: the address was refused;
+ * `send_failed`: the message could not be sent). Client-safe, shown on the sign-in page.
+ */
 export class EmailSignInError extends SignInError {
   static override type: ErrorType = "EmailSignInError"
+  code: "invalid_email" | "send_failed" = "invalid_email"
 }
 /**
  * `authorize` returned null, or threw this (or a subclass). `code` is URL-safe and ends up in the

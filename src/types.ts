@@ -14,6 +14,7 @@ import type { AuthError } from "./errors.js"
 import type { FlowDefinition } from "./runtime/flow.js"
 import type { FlowStore } from "./runtime/store.js"
 import type { OAuthConfig } from "./providers/oauth-types.js"
+import type { EmailConfig } from "./providers/email-types.js"
 
 export type Awaitable<T> = T | PromiseLike<T>
 /** An ISO 8601 date string, as sent in `session.expires`. */
@@ -141,7 +142,7 @@ export interface OtherProviderConfig extends CommonProviderOptions {
   [option: string]: unknown
 }
 
-export type ProviderConfig = CredentialsConfig | OAuthConfig<never> | OtherProviderConfig
+export type ProviderConfig = CredentialsConfig | OAuthConfig<never> | EmailConfig | OtherProviderConfig
 /** A provider object, or a preset function called with no arguments. */
 export type Provider = ProviderConfig | ((options?: Record<string, unknown>) => ProviderConfig)
 

@@ -58,6 +58,10 @@ export const flowSetup = setup({
     finishAuthorization: fromPromise<Identity, { params: Record<string, unknown>; pending: OAuthPending }>(
       notProvided("finishAuthorization"),
     ),
+    /** Email: check the address, ask the `signIn` callback, store a token, send the link. */
+    requestLink: fromPromise<{ redirect: string }, { params: Record<string, unknown> }>(notProvided("requestLink")),
+    /** Email: consume the link's token (single use, not expired, same address). */
+    verifyLink: fromPromise<Identity, { params: Record<string, unknown> }>(notProvided("verifyLink")),
     /** The `signIn` callback: allow, deny (throws AccessDenied), or redirect elsewhere. */
     signInGate: fromPromise<GateResult, Identity>(notProvided("signInGate")),
     /** With an adapter: find, link or create the user and account (the identity may change). */

@@ -27,7 +27,7 @@ import type {
   Theme,
 } from "../types.js"
 import type { Adapter } from "../adapters/types.js"
-import { DATABASE_SESSION_METHODS, OAUTH_LINKING_METHODS, missingMethods } from "./adapter.js"
+import { DATABASE_SESSION_METHODS, EMAIL_METHODS, OAUTH_LINKING_METHODS, missingMethods } from "./adapter.js"
 import { defaultCookies, mergeCookies } from "./cookies.js"
 import { mergeOptions } from "../providers/oauth.js"
 import { type Env, withEnvDefaults } from "./env.js"
@@ -164,6 +164,10 @@ function assertConfig(config: AuthConfig, resolved: Omit<ResolvedConfig, "config
       return new ExperimentalFeatureNotEnabled("WebAuthn is experimental: set `experimental.enableWebAuthn: true`.")
     }
   }
+  const hasEmail = [...resolved.providers.values()].some((p) => p.type === "email")
+  if (hasEmail && !config.adapter) {
+    return new MissingAdapter("Email sign-in needs an adapter to keep verification tokens.")
+  }
   if (config.session?.strategy === "database" && !config.adapter) {
     return new MissingAdapter("The database session strategy needs an adapter.")
   }
@@ -173,6 +177,7 @@ function assertConfig(config: AuthConfig, resolved: Omit<ResolvedConfig, "config
     if (resolved.session.strategy === "database") DATABASE_SESSION_METHODS.forEach((m) => required.add(m))
     const types = [...resolved.providers.values()].map((p) => p.type)
     if (types.includes("oauth") || types.includes("oidc")) OAUTH_LINKING_METHODS.forEach((m) => required.add(m))
+    if (types.includes("email")) EMAIL_METHODS.forEach((m) => required.add(m))
     const missing = missingMethods(adapter, required)
     if (missing.length > 0) {
       return new MissingAdapterMethods(`The adapter lacks methods the enabled flows call: ${missing.join(", ")}.`)

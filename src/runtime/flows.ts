@@ -2,9 +2,11 @@
  * The built-in flows, declared with the same `defineFlow` applications use.
  */
 import { credentialsMachine } from "../machines/credentials.js"
+import { emailMachine } from "../machines/email.js"
 import { oauthMachine } from "../machines/oauth.js"
 import type { OAuthConfig } from "../providers/oauth-types.js"
 import { authorize } from "./effects/credentials.js"
+import { requestLink, verifyLink } from "./effects/email.js"
 import { finishAuthorization, startAuthorization } from "./effects/oauth.js"
 import { forwardFromProxy } from "./effects/redirect-proxy.js"
 import { type FlowDefinition, defineFlow } from "./flow.js"
@@ -38,11 +40,24 @@ export const oauthFlow = defineFlow({
   cookieOptions: (ctx) => (usesFormPost(ctx.provider?.config as OAuthConfig) ? { sameSite: "none", secure: true } : {}),
 })
 
-export const builtInFlows: readonly FlowDefinition[] = [credentialsFlow, oauthFlow]
+/** Email magic links: the request and the callback each start a run; nothing rests in between. */
+export const emailFlow = defineFlow({
+  id: "email",
+  providerType: "email",
+  machine: emailMachine,
+  routes: [
+    { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: ["email"] },
+    { method: "GET", action: "callback", event: "CALLBACK", start: true, params: ["token", "email"] },
+  ],
+  actors: { requestLink, verifyLink },
+})
+
+export const builtInFlows: readonly FlowDefinition[] = [credentialsFlow, oauthFlow, emailFlow]
 
 /** The flow that serves a provider type by default. */
 export const defaultFlowFor: Readonly<Record<string, string>> = {
   credentials: "credentials",
   oauth: "oauth",
   oidc: "oauth",
+  email: "email",
 }

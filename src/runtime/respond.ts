@@ -2,7 +2,7 @@
  * The one place responses are made: machine replies and errors become `ResponseInternal`, and that
  * becomes an outgoing response (status, header list, body) and, for `Auth`, a web `Response`.
  */
-import { AuthError, CredentialsSignin, ErrorPageLoop, isClientError } from "../errors.js"
+import { AuthError, CredentialsSignin, EmailSignInError, ErrorPageLoop, isClientError } from "../errors.js"
 import type { Reply } from "../machines/types.js"
 import type { Handled, RequestContext, ResponseInternal } from "./context.js"
 import { type OutCookie, serializeCookie } from "./cookies.js"
@@ -80,7 +80,9 @@ export function errorResponse(ctx: RequestContext, error: unknown, cookies: read
   const kind = error instanceof AuthError ? error.kind : "error"
   const url = pageUrl(ctx, kind === "signIn" ? "signIn" : "error")
   url.searchParams.set("error", type)
-  if (error instanceof CredentialsSignin && type === "CredentialsSignin") url.searchParams.set("code", error.code)
+  if ((error instanceof CredentialsSignin || error instanceof EmailSignInError) && type === error.type) {
+    url.searchParams.set("code", error.code)
+  }
   return { response: redirect(url.href, cookies), error }
 }
 

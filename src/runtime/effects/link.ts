@@ -89,6 +89,31 @@ async function ensureCredentialsUser(adapter: SafeAdapter, identity: Identity): 
   return { ...identity, user: { ...identity.user, ...created } }
 }
 
+/**
+ * Email: an existing user gets `emailVerified` refreshed (`updateUser` event), and under database
+ * sessions a session of another user in this browser is ended first; otherwise the user is created.
+ */
+async function linkEmail(ctx: EffectContext, adapter: SafeAdapter, identity: Identity): Promise<Identity> {
+  const email = identity.user.email as string
+  const now = new Date(ctx.now)
+  const existing = await adapter.getUserByEmail(email)
+  let user: AdapterUser
+  if (existing) {
+    if (ctx.config.session.strategy === "database") {
+      const token = ctx.req.cookies[ctx.cookies.sessionToken.name]
+      const current = token ? await adapter.getSessionAndUser(token) : null
+      if (token && current && current.user.id !== existing.id) await adapter.deleteSession(token)
+    }
+    user = (await adapter.updateUser({ id: existing.id, emailVerified: now })) ?? { ...existing, emailVerified: now }
+    await fireEvent(ctx, "updateUser", { user })
+  } else {
+    user = await adapter.createUser(newUser(identity.user, now))
+    await fireEvent(ctx, "createUser", { user })
+  }
+  const account = { ...(identity.account as AdapterAccount), userId: user.id }
+  return { ...identity, user: user as unknown as FlowUser, account, isNewUser: !existing }
+}
+
 /** The tail's linking step: a no-op without an adapter. */
 export const linkIdentity = effect<Identity, Identity>(async (ctx, input) => {
     const adapter = adapterOf(ctx)
@@ -99,6 +124,8 @@ export const linkIdentity = effect<Identity, Identity>(async (ctx, input) => {
         return linkOAuth(ctx, adapter, input)
       case "credentials":
         return ctx.config.session.strategy === "database" ? ensureCredentialsUser(adapter, input) : input
+      case "email":
+        return linkEmail(ctx, adapter, input)
       default:
         return input
     }

@@ -2,6 +2,7 @@
  * Effects of the sign-in tail every flow ends in: the `signIn` gate and session issuance.
  */
 import { effect } from "./effect.js"
+import type { EffectContext } from "../flow.js"
 import { AccessDenied, AuthError } from "../../errors.js"
 import type { GateResult, Identity, Issued } from "../../machines/types.js"
 import type { Account, Profile, User } from "../../types.js"
@@ -28,17 +29,28 @@ export const signInGate = effect<GateResult, Identity>(async (ctx, input) => {
       if (known) subject.user = known as User
     }
     const credentials = input.account?.type === "credentials" ? { credentials: { ...(ctx.req.body ?? {}) } } : {}
-    let verdict: boolean | string
-    try {
-      verdict = await ctx.config.callbacks.signIn({ ...subject, ...credentials })
-    } catch (err) {
-      if (err instanceof AuthError) throw err
-      throw new AccessDenied("The signIn callback threw.", { err })
-    }
-    if (typeof verdict === "string") return { allow: false, redirect: await redirectTo(ctx, verdict) }
-    if (!verdict) throw new AccessDenied("The signIn callback refused the sign-in.")
-    return { allow: true }
+    return askSignIn(ctx, { ...subject, ...credentials })
 })
+
+/**
+ * Runs the `signIn` callback: true goes on; false or a throw is AccessDenied (an AuthError is kept);
+ * a string is a redirect, through the `redirect` callback.
+ */
+export async function askSignIn(
+  ctx: EffectContext,
+  params: Parameters<EffectContext["config"]["callbacks"]["signIn"]>[0],
+): Promise<GateResult> {
+  let verdict: boolean | string
+  try {
+    verdict = await ctx.config.callbacks.signIn(params)
+  } catch (err) {
+    if (err instanceof AuthError) throw err
+    throw new AccessDenied("The signIn callback threw.", { err })
+  }
+  if (typeof verdict === "string") return { allow: false, redirect: await redirectTo(ctx, verdict) }
+  if (!verdict) throw new AccessDenied("The signIn callback refused the sign-in.")
+  return { allow: true }
+}
 
 /** Issues the session, fires `signIn`, and says where to go (`pages.newUser` for new users). */
 export const issueSession = effect<Issued, Identity>(async (ctx, input) => {

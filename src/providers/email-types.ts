@@ -1,0 +1,42 @@
+/**
+ * The shape of an email (magic link) provider: Auth.js' `EmailConfig`.
+ */
+import type { Awaitable, Theme } from "../types.js"
+
+export interface SendVerificationRequestParams {
+  /** The validated, normalised address: the only one the message may go to. */
+  identifier: string
+  /** The link that signs the user in: `<origin><basePath>/callback/<id>?callbackUrl=…&token=…&email=…`. */
+  url: string
+  expires: Date
+  provider: EmailConfig
+  /** The raw token (the adapter stores only its hash). */
+  token: string
+  theme: Theme
+  request: Request
+}
+
+export interface EmailUserConfig {
+  id?: string
+  name?: string
+  /** SMTP: a connection URL or nodemailer transport options. */
+  server?: string | Record<string, unknown>
+  from?: string
+  /** Seconds a link stays valid. Default 86 400 (24 h). */
+  maxAge?: number
+  sendVerificationRequest?: (params: SendVerificationRequestParams) => Awaitable<void>
+  generateVerificationToken?: () => Awaitable<string>
+  /** Turns what the user typed into the address to use; throw to refuse it. */
+  normalizeIdentifier?: (identifier: string) => string
+  /** A secret for hashing tokens instead of the config's. */
+  secret?: string
+  apiKey?: string
+}
+
+export interface EmailConfig extends EmailUserConfig {
+  id: string
+  name: string
+  type: "email"
+  sendVerificationRequest: (params: SendVerificationRequestParams) => Awaitable<void>
+  options?: EmailUserConfig
+}

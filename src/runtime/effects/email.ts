@@ -1,0 +1,129 @@
+/**
+ * The email flow's effects. `requestLink`: normalise and validate the address, ask the `signIn`
+ * callback (`email.verificationRequest`), store the token's hash, send the link; a send failure takes
+ * the token back. `verifyLink`: consume the token (single use, not expired, same address).
+ *
+ * Stored tokens are `sha256(token + secret)` as in Auth.js: written with the newest secret, read with
+ * every secret (and Auth.js' comma-joined list), so a pending link survives a secret rotation.
+ */
+import { createHash, randomBytes, randomUUID } from "node:crypto"
+import { EmailSignInError, MissingAdapter, Verification } from "../../errors.js"
+import type { Identity } from "../../machines/types.js"
+import type { EmailConfig } from "../../providers/email-types.js"
+import type { VerificationToken } from "../../adapters/types.js"
+import { toUserRequest } from "../context.js"
+import type { EffectContext } from "../flow.js"
+import type { SafeAdapter } from "../adapter.js"
+import { effect } from "./effect.js"
+import { adapterOf } from "./link.js"
+import { askSignIn } from "./tail.js"
+
+const DEFAULT_MAX_AGE_S = 24 * 60 * 60
+
+/**
+ * The default address normaliser: Unicode NFKC first (so look-alike `＠` or full-width letters cannot
+ * slip past the checks), trimmed and lower-cased; exactly one `@` with text on both sides; no quotes,
+ * commas, whitespace or control characters.
+ */
+export function normalizeEmail(input: string): string {
+  const email = input.normalize("NFKC").trim().toLowerCase()
+  const at = email.indexOf("@")
+  const valid =
+    at > 0 &&
+    at === email.lastIndexOf("@") &&
+    at < email.length - 1 &&
+    email.length <= 320 &&
+    !/["',;<>()\\[\]\s\p{Cc}]/u.test(email) &&
+    !email.endsWith(".")
+  if (!valid) throw new TypeError("Invalid email address format.")
+  return email
+}
+
+function hashToken(token: string, secret: string): string {
+  return createHash("sha256").update(`${token}${secret}`).digest("hex")
+}
+
+function secretsFor(ctx: EffectContext, provider: EmailConfig): string[] {
+  if (provider.secret) return [provider.secret]
+  const secrets = [...ctx.config.secrets]
+  return secrets.length > 1 ? [...secrets, secrets.join(",")] : secrets
+}
+
+function providerOf(ctx: EffectContext): EmailConfig {
+  return ctx.provider?.config as unknown as EmailConfig
+}
+
+function requireAdapter(ctx: EffectContext): SafeAdapter {
+  const adapter = adapterOf(ctx)
+  if (!adapter) throw new MissingAdapter("Email sign-in needs an adapter to keep verification tokens.")
+  return adapter
+}
+
+export const requestLink = effect<{ redirect: string }, { params: Record<string, unknown> }>(async (ctx, input) => {
+  const provider = providerOf(ctx)
+  const adapter = requireAdapter(ctx)
+  const raw = input.params.email
+  let email: string
+  try {
+    if (typeof raw !== "string" || raw === "") throw new TypeError("Missing email from request body.")
+    email = (provider.normalizeIdentifier ?? normalizeEmail)(raw)
+  } catch (err) {
+    throw new EmailSignInError("The email address was refused.", { err })
+  }
+  const user = (await adapter.getUserByEmail(email)) ?? { id: randomUUID(), email, emailVerified: null }
+  const account = { providerAccountId: email, userId: user.id, type: "email" as const, provider: provider.id }
+  const verdict = await askSignIn(ctx, { user, account, email: { verificationRequest: true } })
+  if (!verdict.allow) return { redirect: verdict.redirect }
+
+  const token = (await provider.generateVerificationToken?.()) ?? randomBytes(32).toString("hex")
+  const expires = new Date(ctx.now + (provider.maxAge ?? DEFAULT_MAX_AGE_S) * 1000)
+  const url = new URL(`${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`)
+  url.searchParams.set("callbackUrl", ctx.callbackUrl)
+  url.searchParams.set("token", token)
+  url.searchParams.set("email", email)
+  const stored = { identifier: email, token: hashToken(token, secretsFor(ctx, provider)[0] as string) }
+  await adapter.createVerificationToken({ ...stored, expires })
+  try {
+    await provider.sendVerificationRequest({
+      identifier: email,
+      token,
+      expires,
+      url: url.href,
+      provider,
+      theme: ctx.config.theme,
+      request: toUserRequest(ctx.req),
+    })
+  } catch (err) {
+    await adapter.useVerificationToken(stored).catch(() => null)
+    const error = new EmailSignInError("The sign-in email could not be sent.", { err, provider: provider.id })
+    error.code = "send_failed"
+    throw error
+  }
+  const next = new URL(`${ctx.authUrl}/verify-request`)
+  next.searchParams.set("provider", provider.id)
+  next.searchParams.set("type", "email")
+  return { redirect: next.href }
+})
+
+export const verifyLink = effect<Identity, { params: Record<string, unknown> }>(async (ctx, input) => {
+  const provider = providerOf(ctx)
+  const adapter = requireAdapter(ctx)
+  const token = input.params.token
+  const email = typeof input.params.email === "string" ? input.params.email : undefined
+  if (typeof token !== "string" || token === "") throw new Verification("The link has no token.")
+  let invite: VerificationToken | null = null
+  for (const secret of secretsFor(ctx, provider)) {
+    invite = await adapter.useVerificationToken({ identifier: email as string, token: hashToken(token, secret) })
+    if (invite) break
+  }
+  const expired = invite !== null && new Date(invite.expires).getTime() < ctx.now
+  if (!invite || expired || (email !== undefined && invite.identifier !== email)) {
+    throw new Verification("The sign-in link is invalid, used or expired.", { hasInvite: !!invite, expired })
+  }
+  const identifier = invite.identifier
+  const user = (await adapter.getUserByEmail(identifier)) ?? { id: randomUUID(), email: identifier, emailVerified: null }
+  return {
+    user: { ...user, id: String(user.id) },
+    account: { providerAccountId: identifier, userId: String(user.id), type: "email", provider: provider.id },
+  }
+})
