@@ -63,9 +63,10 @@ export default function Nodemailer(options: EmailUserConfig): EmailConfig {
       from: params.provider.from ?? options.from ?? DEFAULT_FROM,
       ...message,
     }
+    const mailer = await transporter()
     let info: SentMessageInfo
     try {
-      info = await (await transporter()).sendMail(mail)
+      info = await mailer.sendMail(mail)
     } catch (error) {
       const rejected = addresses((error as { rejected?: unknown } | null)?.rejected)
       throw new Error(couldNotSend(rejected.length > 0 ? rejected : [identifier]), { cause: error })
