@@ -5,12 +5,16 @@
  * credentials provider, `GET /protected` reading the session with `getSession(req, config)`, plus
  * `GET /__bare` (a plain JSON route, the Express baseline) and `GET /__rss` (this process' RSS).
  * Listens on 127.0.0.1 only and prints "ready" once listening.
+ *
+ * With BENCH_IDP_ISSUER (+ BENCH_IDP_CLIENT_ID, BENCH_IDP_CLIENT_SECRET) set, both apps also get the
+ * same plain OIDC provider object `{ id: "bench-idp", type: "oidc", issuer, clientId, clientSecret }`
+ * (library defaults otherwise: Auth.js checks ["pkce"], authchart PKCE + state + nonce).
  */
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import express from "express"
 import type { Request, Response } from "express"
 
-import { BENCH_SECRET, BENCH_USER } from "./shared.js"
+import { BENCH_SECRET, BENCH_USER, IDP_ENV, IDP_PROVIDER_ID } from "./shared.js"
 
 type Side = "authchart" | "authjs"
 
@@ -43,6 +47,19 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port <= 0) throw new Error(`bad port ${portArg}`)
 
   const lib = await load(side)
+  const issuer = process.env[IDP_ENV.issuer]
+  const idp = issuer
+    ? [
+        {
+          id: IDP_PROVIDER_ID,
+          name: "Bench IdP",
+          type: "oidc" as const,
+          issuer,
+          clientId: process.env[IDP_ENV.clientId],
+          clientSecret: process.env[IDP_ENV.clientSecret],
+        },
+      ]
+    : []
   const config = {
     secret: BENCH_SECRET,
     trustHost: true,
@@ -52,6 +69,7 @@ async function main(): Promise<void> {
         authorize: async (credentials: Record<string, unknown>) =>
           credentials.username === "bench" && credentials.password === "bench" ? { ...BENCH_USER } : null,
       }),
+      ...idp,
     ],
   }
 

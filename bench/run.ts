@@ -14,6 +14,15 @@
  * `decode` runs in this process over a pool of distinct tokens made by `@auth/core/jwt` `encode`.
  * Knobs: BENCH_CONNECTIONS, BENCH_DURATION, BENCH_WARMUP, BENCH_COLD (seconds), BENCH_DECODE_MS.
  *
+ * OIDC sign-in: a real local OpenID provider (oidc-provider, tests/support/oidc-provider.ts) runs in
+ * this process with one client per app; both apps get the same `type: "oidc"` provider. The unit is
+ * one complete sign-in (GET /auth/csrf → POST /auth/signin/bench-idp → provider login + consent →
+ * GET the callback → redirect with a session cookie), run by BENCH_OIDC_CONCURRENCY (8) loops for
+ * BENCH_OIDC_WARMUP (2 s) + BENCH_OIDC_DURATION (5 s) per side, one side at a time. The provider's
+ * cost is shared, so the app child's CPU per sign-in is the fair comparison. Every sign-in is
+ * checked (redirect to the callbackUrl with a session cookie), a sample of sessions is read back
+ * with GET /auth/session. BENCH_OIDC=0 skips it.
+ *
  * Prints a table (metric | authchart | @auth/express | ratio) with target checks, and writes
  * bench/results.json. Exit code 1 when a measured response was wrong or a child failed.
  */
@@ -26,7 +35,8 @@ import { fileURLToPath } from "node:url"
 import autocannon from "autocannon"
 import { decode as coreDecode, encode as coreEncode } from "@auth/core/jwt"
 import { decode as ourDecode } from "../src/jwt.js"
-import { BENCH_SECRET, BENCH_USER, CSRF_COOKIE, SESSION_COOKIE } from "./shared.js"
+import { type OidcServer, startOidcProvider } from "../tests/support/oidc-provider.js"
+import { BENCH_SECRET, BENCH_USER, CSRF_COOKIE, IDP_ENV, IDP_PROVIDER_ID, SESSION_COOKIE } from "./shared.js"
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const ROOT = join(HERE, "..")
@@ -81,11 +91,10 @@ function freePort(): Promise<number> {
   })
 }
 
-async function startApp(side: Side): Promise<App> {
-  const port = await freePort()
+async function startApp(side: Side, port: number, env: Record<string, string> = {}): Promise<App> {
   const child = spawn(process.execPath, ["--import", "tsx", join(HERE, "app.ts"), side, String(port)], {
     cwd: ROOT,
-    env: { ...process.env, NODE_ENV: "production" },
+    env: { ...process.env, ...env, NODE_ENV: "production" },
     stdio: ["pipe", "pipe", "pipe"],
   })
   children.add(child)
@@ -439,6 +448,8 @@ interface SideResult {
   stderrLines: number
   stderrHead: string
   exitedDuringRun: boolean
+  /** Complete OIDC sign-ins against the local provider; undefined when BENCH_OIDC=0. */
+  oidc?: OidcSide
 }
 
 type Route = "bare" | "session" | "protected" | "signin" | "sessionJar" | "protectedJar"
@@ -475,16 +486,339 @@ function routeLoad(route: Route, prep: Prepared): { name: string; request: Param
   }
 }
 
+// ---------------------------------------------------------------- OIDC sign-in (real local provider)
+
+/**
+ * One complete OIDC sign-in as a browser does it, against a real OpenID provider (oidc-provider, in
+ * this process, tests/support/oidc-provider.ts): GET /auth/csrf → POST /auth/signin/bench-idp →
+ * the provider's authorization endpoint with scripted login + consent → GET the app's callback →
+ * a redirect to the callbackUrl with a session cookie. The provider's work is shared by both sides;
+ * the app-side CPU per sign-in (child /proc) is the fair comparison.
+ */
+/** BENCH_OIDC=0 skips the OIDC sign-in bench (and the provider). */
+const OIDC_ENABLED = process.env.BENCH_OIDC !== "0"
+const OIDC_CONCURRENCY = Number(process.env.BENCH_OIDC_CONCURRENCY ?? 8)
+const OIDC_DURATION_S = Number(process.env.BENCH_OIDC_DURATION ?? 5)
+const OIDC_WARMUP_S = Number(process.env.BENCH_OIDC_WARMUP ?? 2)
+/** Every Nth verified sign-in's session cookie is checked with GET /auth/session (after the timed window). */
+const OIDC_SESSION_SAMPLE_EVERY = 10
+const OIDC_SESSION_SAMPLE_MAX = 50
+const OIDC_FETCH_TIMEOUT_MS = 10_000
+const IDP_CLIENT_SECRET = "bench-idp-secret-0123456789abcdef"
+const idpClientId = (side: Side) => `bench-${side}`
+
+/** A per-sign-in cookie jar (one browser, one host), enough for Set-Cookie / deletions. */
+class Jar {
+  private readonly pairs = new Map<string, string>()
+  store(res: Response): void {
+    for (const sc of res.headers.getSetCookie()) {
+      const [first = "", ...attrs] = sc.split(/;\s*/)
+      const eq = first.indexOf("=")
+      if (eq <= 0) continue
+      const name = first.slice(0, eq)
+      const expired =
+        first.length === eq + 1 ||
+        attrs.some((a) => /^max-age=\s*(0|-\d+)$/i.test(a) || (/^expires=/i.test(a) && Date.parse(a.slice(8)) <= Date.now()))
+      if (expired) this.pairs.delete(name)
+      else this.pairs.set(name, first)
+    }
+  }
+  get(name: string): string | undefined {
+    return this.pairs.get(name)
+  }
+  names(): string[] {
+    return [...this.pairs.keys()]
+  }
+  header(): string {
+    return [...this.pairs.values()].join("; ")
+  }
+}
+
+type OidcAttempt =
+  | { ok: true; totalMs: number; appMs: number; idpMs: number; sessionCookie: string; trace: string[] }
+  | { ok: false; problem: string }
+
+async function oidcSignIn(app: App, idp: OidcServer): Promise<OidcAttempt> {
+  const t0 = performance.now()
+  let appMs = 0
+  const jar = new Jar()
+  const trace: string[] = []
+  const appFetch = async (url: string, init: { method?: string; body?: string } = {}) => {
+    const started = performance.now()
+    const headers: Record<string, string> = {}
+    const cookie = jar.header()
+    if (cookie) headers.cookie = cookie
+    if (init.body !== undefined) headers["content-type"] = "application/x-www-form-urlencoded"
+    const res = await fetch(url, {
+      method: init.method ?? "GET",
+      headers,
+      ...(init.body !== undefined ? { body: init.body } : {}),
+      redirect: "manual",
+      signal: AbortSignal.timeout(OIDC_FETCH_TIMEOUT_MS),
+    })
+    const body = await res.text()
+    appMs += performance.now() - started
+    jar.store(res)
+    trace.push(`${init.method ?? "GET"} ${new URL(url).pathname} → ${res.status} sets [${res.headers.getSetCookie().map((c) => c.slice(0, c.indexOf("="))).join(", ")}]`)
+    return { res, body }
+  }
+  try {
+    // 1. CSRF token (+ its cookie).
+    const csrf = await appFetch(`${app.base}/auth/csrf`)
+    if (csrf.res.status !== 200) return { ok: false, problem: `csrf: status ${csrf.res.status}` }
+    const { csrfToken } = JSON.parse(csrf.body) as { csrfToken?: string }
+    if (!csrfToken) return { ok: false, problem: "csrf: no csrfToken" }
+
+    // 2. Sign-in POST → redirect to the provider's authorization endpoint.
+    const callbackUrl = `${app.base}/dashboard`
+    const start = await appFetch(`${app.base}/auth/signin/${IDP_PROVIDER_ID}`, {
+      method: "POST",
+      body: new URLSearchParams({ csrfToken, callbackUrl }).toString(),
+    })
+    const authz = start.res.headers.get("location") ?? ""
+    if (![302, 303].includes(start.res.status) || !authz.startsWith(`${idp.issuer}/`)) {
+      return { ok: false, problem: `signin POST: status ${start.res.status} location=${authz} ${start.body.slice(0, 160)}` }
+    }
+
+    // 3. The provider: scripted login + consent, back to the app's redirect_uri.
+    const idpStarted = performance.now()
+    const answer = await idp.authorize(authz)
+    const idpMs = performance.now() - idpStarted
+    if (answer.kind !== "redirect") return { ok: false, problem: `provider answered ${answer.kind}` }
+    const back = new URL(answer.url)
+    if (`${back.origin}${back.pathname}` !== `${app.base}/auth/callback/${IDP_PROVIDER_ID}` || !back.searchParams.get("code")) {
+      return { ok: false, problem: `provider redirect ${answer.url}` }
+    }
+    trace.push(`provider → ${back.pathname}?${[...back.searchParams.keys()].join("&")}`)
+
+    // 4. The callback: code exchange in the app → redirect to callbackUrl with a session cookie.
+    const cb = await appFetch(back.href)
+    const location = cb.res.headers.get("location")
+    const sessionCookie = jar.get(SESSION_COOKIE)
+    if (![302, 303].includes(cb.res.status) || location !== callbackUrl || !sessionCookie) {
+      return {
+        ok: false,
+        problem: `callback: status ${cb.res.status} location=${location} session cookie=${!!sessionCookie} ${cb.body.slice(0, 160)}`,
+      }
+    }
+    return { ok: true, totalMs: performance.now() - t0, appMs, idpMs, sessionCookie, trace: [...trace, `cookies after: ${jar.names().join(", ")}`] }
+  } catch (err) {
+    return { ok: false, problem: `${(err as Error).name}: ${(err as Error).message}` }
+  }
+}
+
+/** The session a verified OIDC sign-in made: the provider's first account. */
+async function checkOidcSession(app: App, idp: OidcServer, sessionCookie: string): Promise<string | null> {
+  try {
+    const res = await fetch(`${app.base}/auth/session`, { headers: { cookie: sessionCookie }, signal: AbortSignal.timeout(OIDC_FETCH_TIMEOUT_MS) })
+    const body = await res.text()
+    const want = idp.accounts[0]!
+    const s = JSON.parse(body) as { user?: { name?: unknown; email?: unknown }; expires?: unknown } | null
+    if (res.status === 200 && s?.user?.email === want.email && s.user.name === want.name && typeof s.expires === "string") return null
+    return `GET /auth/session → ${res.status} ${body.slice(0, 160)}`
+  } catch (err) {
+    return `GET /auth/session: ${(err as Error).message}`
+  }
+}
+
+interface OidcRaw {
+  totals: number[]
+  apps: number[]
+  idps: number[]
+  ok: number
+  failed: number
+  failSamples: string[]
+  cookies: string[]
+  wallS: number
+  appCpuMs: number | null
+  runnerCpuMs: number
+}
+
+/** OIDC_CONCURRENCY loops of complete sign-ins for `seconds` (sign-ins in flight at the end finish and count). */
+async function oidcLoad(app: App, idp: OidcServer, seconds: number): Promise<OidcRaw> {
+  const raw: OidcRaw = { totals: [], apps: [], idps: [], ok: 0, failed: 0, failSamples: [], cookies: [], wallS: 0, appCpuMs: null, runnerCpuMs: 0 }
+  const cpuBefore = cpuMs(app.child.pid)
+  const runnerBefore = process.cpuUsage()
+  const started = performance.now()
+  const end = started + seconds * 1000
+  const loop = async () => {
+    while (performance.now() < end) {
+      const r = await oidcSignIn(app, idp)
+      if (r.ok) {
+        raw.ok++
+        raw.totals.push(r.totalMs)
+        raw.apps.push(r.appMs)
+        raw.idps.push(r.idpMs)
+        if (raw.ok % OIDC_SESSION_SAMPLE_EVERY === 1) raw.cookies.push(r.sessionCookie)
+      } else {
+        raw.failed++
+        if (raw.failSamples.length < 5) raw.failSamples.push(r.problem)
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: OIDC_CONCURRENCY }, loop))
+  raw.wallS = (performance.now() - started) / 1000
+  const cpuAfter = cpuMs(app.child.pid)
+  const runner = process.cpuUsage(runnerBefore)
+  raw.runnerCpuMs = (runner.user + runner.system) / 1000
+  raw.appCpuMs = cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null
+  return raw
+}
+
+function mergeRaw(parts: OidcRaw[]): OidcRaw {
+  return {
+    totals: parts.flatMap((p) => p.totals),
+    apps: parts.flatMap((p) => p.apps),
+    idps: parts.flatMap((p) => p.idps),
+    ok: parts.reduce((s, p) => s + p.ok, 0),
+    failed: parts.reduce((s, p) => s + p.failed, 0),
+    failSamples: parts.flatMap((p) => p.failSamples).slice(0, 5),
+    cookies: parts.flatMap((p) => p.cookies),
+    wallS: parts.reduce((s, p) => s + p.wallS, 0),
+    appCpuMs: parts.some((p) => p.appCpuMs === null) ? null : parts.reduce((s, p) => s + (p.appCpuMs ?? 0), 0),
+    runnerCpuMs: parts.reduce((s, p) => s + p.runnerCpuMs, 0),
+  }
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
+}
+
+interface OidcResult {
+  signInsPerSec: number
+  attempted: number
+  ok: number
+  failed: number
+  failSamples: string[]
+  /** Complete sign-in, ms (csrf → POST → provider → callback). */
+  p50: number
+  p99: number
+  /** The three app requests of one sign-in (csrf + sign-in POST + callback), wall ms. */
+  appP50: number
+  appP99: number
+  /** The provider's part (scripted login + consent, in this process), wall ms. */
+  idpP50: number
+  wallS: number
+  /** App child CPU (user + sys) over the run ÷ verified sign-ins, ms (failed attempts count against it). */
+  appCpuMsPerSignIn: number | null
+  /** This process' CPU per sign-in: the provider (incl. its token endpoint) plus the driving client, ms. */
+  runnerCpuMsPerSignIn: number
+  sessionsChecked: number
+  sessionsBad: number
+  sessionBadSamples: string[]
+}
+
+async function summarizeOidc(app: App, idp: OidcServer, raw: OidcRaw): Promise<OidcResult> {
+  // Session checks run after the timed window, so they add nothing to the CPU figures.
+  const sample = raw.cookies.slice(0, OIDC_SESSION_SAMPLE_MAX)
+  const problems = (await Promise.all(sample.map((c) => checkOidcSession(app, idp, c)))).filter((p): p is string => p !== null)
+  const attempted = raw.ok + raw.failed
+  return {
+    signInsPerSec: raw.wallS > 0 ? raw.ok / raw.wallS : 0,
+    attempted,
+    ok: raw.ok,
+    failed: raw.failed,
+    failSamples: raw.failSamples,
+    p50: percentile(raw.totals, 50),
+    p99: percentile(raw.totals, 99),
+    appP50: percentile(raw.apps, 50),
+    appP99: percentile(raw.apps, 99),
+    idpP50: percentile(raw.idps, 50),
+    wallS: raw.wallS,
+    appCpuMsPerSignIn: raw.appCpuMs !== null && raw.ok > 0 ? raw.appCpuMs / raw.ok : null,
+    runnerCpuMsPerSignIn: raw.ok > 0 ? raw.runnerCpuMs / raw.ok : 0,
+    sessionsChecked: sample.length,
+    sessionsBad: problems.length,
+    sessionBadSamples: problems.slice(0, 5),
+  }
+}
+
+interface OidcSide {
+  /** Set when the single checked sign-in before load failed: the side is not measured. */
+  error?: string
+  notes: string[]
+  warm?: OidcResult
+  result?: OidcResult
+}
+
+/** One sign-in per side with every step checked (and the session read back) before any load. */
+async function oidcPrepare(app: App, idp: OidcServer): Promise<OidcSide> {
+  const r = await oidcSignIn(app, idp)
+  if (!r.ok) return { error: r.problem, notes: [] }
+  const problem = await checkOidcSession(app, idp, r.sessionCookie)
+  if (problem) return { error: `session after OIDC sign-in: ${problem}`, notes: r.trace }
+  const tokenBefore = idp.tokenRequests.count
+  const again = await oidcSignIn(app, idp)
+  const notes = [...r.trace.map((t) => `oidc: ${t}`), `oidc: token endpoint requests per sign-in: ${idp.tokenRequests.count - tokenBefore}, client auth ${idp.tokenRequests.lastAuth}`]
+  if (!again.ok) return { error: `second sign-in: ${again.problem}`, notes }
+  return { notes }
+}
+
+/**
+ * Per side: a warm-up (checked, reported on stderr), then the measured run split in two halves in the
+ * order A B B A so drifting background load hits both sides alike. One side under load at a time.
+ */
+async function benchOidc(apps: Record<Side, App>, idp: OidcServer): Promise<Record<Side, OidcSide>> {
+  const out = {} as Record<Side, OidcSide>
+  for (const side of SIDES) {
+    out[side] = await oidcPrepare(apps[side], idp)
+    for (const n of out[side].notes) console.error(`  ${LABEL[side]}: ${n}`)
+    if (out[side].error) console.error(`  ${LABEL[side]}: OIDC sign-in FAILED before load: ${out[side].error}`)
+  }
+  const live = SIDES.filter((side) => !out[side].error)
+  for (const side of live) {
+    const warm = await summarizeOidc(apps[side], idp, await oidcLoad(apps[side], idp, OIDC_WARMUP_S))
+    out[side].warm = warm
+    console.error(
+      `  ${LABEL[side].padEnd(14)} OIDC warm-up    ${warm.signInsPerSec.toFixed(1).padStart(7)} sign-ins/s  ok=${warm.ok} failed=${warm.failed}` +
+        (warm.failSamples.length ? `  <-- ${warm.failSamples.join(" | ")}` : ""),
+    )
+  }
+  const parts = { authchart: [], authjs: [] } as Record<Side, OidcRaw[]>
+  const order = [...live, ...[...live].reverse()]
+  for (const side of order) parts[side].push(await oidcLoad(apps[side], idp, OIDC_DURATION_S / 2))
+  for (const side of live) {
+    const r = await summarizeOidc(apps[side], idp, mergeRaw(parts[side]))
+    out[side].result = r
+    const flag = r.failed || r.sessionsBad ? "  <-- PROBLEMS" : ""
+    console.error(
+      `  ${LABEL[side].padEnd(14)} OIDC sign-in    ${r.signInsPerSec.toFixed(1).padStart(7)} sign-ins/s  p50 ${r.p50.toFixed(0)} ms  p99 ${r.p99.toFixed(0)} ms  ` +
+        `app ${r.appCpuMsPerSignIn?.toFixed(2) ?? "?"} CPU ms/sign-in  runner ${r.runnerCpuMsPerSignIn.toFixed(2)} CPU ms/sign-in  ` +
+        `ok=${r.ok} failed=${r.failed} sessions checked=${r.sessionsChecked} bad=${r.sessionsBad}${flag}`,
+    )
+  }
+  return out
+}
+
 /**
  * Both children are started, but only one is under load at any time (the other sits idle). The
  * order alternates route by route (A B, B A, …) so drifting background load hits both sides alike.
  */
 async function benchApps(): Promise<Record<Side, SideResult>> {
   const apps = {} as Record<Side, App>
+  let idp: OidcServer | undefined
   try {
+    // App ports first: the provider registers each app's redirect_uri, the apps need the issuer.
+    const ports = {} as Record<Side, number>
+    for (const side of SIDES) ports[side] = await freePort()
+    if (OIDC_ENABLED) {
+      idp = await startOidcProvider({
+        clients: SIDES.map((side) => ({
+          client_id: idpClientId(side),
+          client_secret: IDP_CLIENT_SECRET,
+          redirect_uris: [`http://127.0.0.1:${ports[side]}/auth/callback/${IDP_PROVIDER_ID}`],
+        })),
+      })
+      console.error(`\n[oidc-provider] ${idp.issuer} (one client per app)`)
+    }
     for (const side of SIDES) {
       console.error(`\n[${LABEL[side]}] starting child…`)
-      apps[side] = await startApp(side)
+      const env: Record<string, string> = idp
+        ? { [IDP_ENV.issuer]: idp.issuer, [IDP_ENV.clientId]: idpClientId(side), [IDP_ENV.clientSecret]: IDP_CLIENT_SECRET }
+        : {}
+      apps[side] = await startApp(side, ports[side], env)
     }
     const preps = {} as Record<Side, Prepared>
     const rssIdle = {} as Record<Side, number>
@@ -519,6 +853,11 @@ async function benchApps(): Promise<Record<Side, SideResult>> {
         loads[side][route] = await measure(apps[side], name, request, verify)
       }
     }
+    let oidc: Record<Side, OidcSide> | undefined
+    if (idp) {
+      console.error(`\n  OIDC sign-in: ${OIDC_CONCURRENCY} concurrent loops, ${OIDC_WARMUP_S} s warm-up + ${OIDC_DURATION_S} s per side (halves A B B A)`)
+      oidc = await benchOidc(apps, idp)
+    }
     const out = {} as Record<Side, SideResult>
     for (const side of SIDES) {
       const app = apps[side]
@@ -538,11 +877,13 @@ async function benchApps(): Promise<Record<Side, SideResult>> {
         stderrLines: app.stderrLines,
         stderrHead: app.stderr.join("").slice(0, 2000),
         exitedDuringRun: app.child.exitCode !== null || app.child.signalCode !== null,
+        ...(oidc ? { oidc: oidc[side] } : {}),
       }
     }
     return out
   } finally {
     for (const side of SIDES) if (apps[side]) await stopApp(apps[side])
+    await idp?.stop()
   }
 }
 
@@ -644,6 +985,30 @@ async function main(): Promise<void> {
       ratio(a.cold.signin.okPerSec, b.cold.signin.okPerSec),
     ])
   }
+  const oa = a.oidc?.result
+  const ob = b.oidc?.result
+  const na = (side: SideResult) => (side.oidc?.error ? "FAILED" : "n/a")
+  if (a.oidc || b.oidc) {
+    const pair = (f: (r: OidcResult) => number | null, digits: number): [string, string, string] => {
+      const x = oa ? f(oa) : null
+      const y = ob ? f(ob) : null
+      return [
+        x === null || Number.isNaN(x) ? na(a) : fmtNum(x, digits),
+        y === null || Number.isNaN(y) ? na(b) : fmtNum(y, digits),
+        x === null || y === null || Number.isNaN(x) || Number.isNaN(y) ? "n/a" : ratio(x, y),
+      ]
+    }
+    rows.push(["OIDC sign-in (csrf → POST → IdP → callback) sign-ins/s", ...pair((r) => r.signInsPerSec, 1)])
+    rows.push(["OIDC sign-in p50 ms (lower better)", ...pair((r) => r.p50, 0)])
+    rows.push(["OIDC sign-in p99 ms (lower better)", ...pair((r) => r.p99, 0)])
+    rows.push(["OIDC sign-in app CPU ms/sign-in (lower better)", ...pair((r) => r.appCpuMsPerSignIn, 2)])
+    rows.push(["OIDC sign-in app requests p50 ms (lower better)", ...pair((r) => r.appP50, 1)])
+    rows.push(["OIDC sign-in IdP part p50 ms (shared provider)", ...pair((r) => r.idpP50, 1)])
+    rows.push(["OIDC sign-in IdP+driver CPU ms/sign-in (bench process)", ...pair((r) => r.runnerCpuMsPerSignIn, 2)])
+    const counts = (side: SideResult, r: OidcResult | undefined) =>
+      r ? `${r.failed}/${r.attempted}, ${r.sessionsBad}/${r.sessionsChecked}` : side.oidc?.error ? "FAILED" : "n/a"
+    rows.push(["OIDC failed/attempted, bad/checked sessions", counts(a, oa), counts(b, ob), ""])
+  }
   rows.push([
     "decode ops/s (vs @auth/core)",
     fmtNum(decode.authchart.opsPerSec),
@@ -684,8 +1049,25 @@ async function main(): Promise<void> {
       `protected ${(a.protectedJar.okPerSec / b.protectedJar.okPerSec).toFixed(2)}×${cpuRatio(a.protectedJar, b.protectedJar)}` +
       ` (with the session cookie alone @auth/express also mints a new CSRF cookie on every request)`,
   )
-  const verified = bad(a) === 0 && bad(b) === 0 && decode.authchart.bad === 0 && decode.authjs.bad === 0
-  out.push(`${verified ? "PASS" : "FAIL"}  every measured response verified (session holds the bench user, sign-ins redirect with a session cookie, decodes match)`)
+  /** OIDC problems of one side: failed sign-ins (warm-up included), bad sessions, or a failed pre-check. */
+  const oidcBad = (r: SideResult) => {
+    const o = r.oidc
+    if (!o) return 0
+    if (o.error) return 1
+    return [o.warm, o.result].reduce((n, x) => n + (x ? x.failed + x.sessionsBad : 0), 0)
+  }
+  if (oa && ob && oa.appCpuMsPerSignIn && ob.appCpuMsPerSignIn) {
+    out.push(
+      `INFO  OIDC sign-in: app-side CPU per sign-in ${(ob.appCpuMsPerSignIn / oa.appCpuMsPerSignIn).toFixed(2)}× less with authchart; sign-ins/s ${(oa.signInsPerSec / ob.signInsPerSec).toFixed(2)}× ` +
+        `(${OIDC_CONCURRENCY} concurrent sign-ins; the provider runs in the bench process and bounds sign-ins/s for both)`,
+    )
+  }
+  for (const [side, r] of [["authchart", a], ["authjs", b]] as const) {
+    if (r.oidc?.error) out.push(`FAIL  OIDC sign-in with ${LABEL[side]} failed before load: ${r.oidc.error}`)
+  }
+  const verified =
+    bad(a) === 0 && bad(b) === 0 && oidcBad(a) === 0 && oidcBad(b) === 0 && decode.authchart.bad === 0 && decode.authjs.bad === 0
+  out.push(`${verified ? "PASS" : "FAIL"}  every measured response verified (session holds the bench user, sign-ins redirect with a session cookie, OIDC sign-ins complete and sampled sessions hold the IdP user, decodes match)`)
   out.push(
     `      req/s counts verified responses only; ratio = authchart ÷ @auth/express; ${CONNECTIONS} connections, ${DURATION_S} s per route after a ${COLD_S} s cold pass and ${WARMUP_S} s warm-up; ` +
       `decode: ${DECODE_MS} ms each over ${DECODE_POOL} distinct tokens from @auth/core encode.`,
@@ -699,7 +1081,10 @@ async function main(): Promise<void> {
 
   for (const side of SIDES) {
     const r = results[side]
-    const problems = all(r).flatMap((x) => x.badSamples)
+    const problems = [
+      ...all(r).flatMap((x) => x.badSamples),
+      ...[r.oidc?.warm, r.oidc?.result].flatMap((x) => (x ? [...x.failSamples.map((p) => `OIDC ${p}`), ...x.sessionBadSamples.map((p) => `OIDC ${p}`)] : [])),
+    ]
     if (problems.length) console.log(`\n${LABEL[side]} wrong responses (first few): ${problems.join(" | ")}`)
     if (r.stderrLines) console.log(`\n${LABEL[side]} child stderr (${r.stderrLines} lines, head):\n${r.stderrHead}`)
     if (r.exitedDuringRun) console.log(`\n${LABEL[side]} child exited during the run`)
@@ -708,12 +1093,27 @@ async function main(): Promise<void> {
   const json = {
     date: new Date().toISOString(),
     node: process.version,
-    settings: { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, coldS: COLD_S, decodeMs: DECODE_MS, decodePool: DECODE_POOL },
+    settings: {
+      connections: CONNECTIONS,
+      durationS: DURATION_S,
+      warmupS: WARMUP_S,
+      coldS: COLD_S,
+      decodeMs: DECODE_MS,
+      decodePool: DECODE_POOL,
+      oidc: OIDC_ENABLED ? { concurrency: OIDC_CONCURRENCY, durationS: OIDC_DURATION_S, warmupS: OIDC_WARMUP_S, sessionSampleEvery: OIDC_SESSION_SAMPLE_EVERY } : false,
+    },
     authchart: a,
     authjs: b,
     decode,
     targets: targets.map((t) => ({ ...t, pass: t.value >= t.need })),
     jarRatios: { session: a.sessionJar.okPerSec / b.sessionJar.okPerSec, protected: a.protectedJar.okPerSec / b.protectedJar.okPerSec },
+    oidcRatios:
+      oa && ob
+        ? {
+            signInsPerSec: oa.signInsPerSec / ob.signInsPerSec,
+            appCpuMsPerSignIn: oa.appCpuMsPerSignIn && ob.appCpuMsPerSignIn ? oa.appCpuMsPerSignIn / ob.appCpuMsPerSignIn : null,
+          }
+        : null,
     verified,
     loadavg: { before: loadBefore, after: loadAfter },
     totalSeconds: (Date.now() - started) / 1000,

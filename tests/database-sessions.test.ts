@@ -8,12 +8,18 @@ import type { Adapter } from "../src/adapters/types.js"
 import Credentials from "../src/providers/credentials.js"
 import { backends, memoryBackend } from "./support/backends.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, setCookies } from "./helpers.js"
-import { type OidcServer, startOidcProvider } from "./support/oidc-provider.js"
+import { DEFAULT_ACCOUNTS, type OidcServer, startOidcProvider } from "./support/oidc-provider.js"
+import { connectClient, startRedis } from "./support/redis-server.js"
+import { RedisAdapter } from "../src/adapters/redis.js"
 
 let idp: OidcServer
 beforeAll(async () => {
   const redirect_uris = ["idp", "idp2", "risky"].map((id) => `${ORIGIN}/auth/callback/${id}`)
-  idp = await startOidcProvider({ clients: [{ client_id: "db-client", client_secret: "db-secret", redirect_uris }] })
+  const zoe = { sub: "user-zoe", email: "zoe@example.test", name: "Zoe Example", email_verified: true }
+  idp = await startOidcProvider({
+    clients: [{ client_id: "db-client", client_secret: "db-secret", redirect_uris }],
+    accounts: [...DEFAULT_ACCOUNTS, zoe],
+  })
 })
 afterAll(() => idp?.stop())
 
@@ -177,6 +183,36 @@ describe.each(backends)("database sessions with the $name adapter", (backend) =>
     expect(await session(b)).toBeNull()
   })
 
+  it("concurrent first sign-ins of the same user create one user and one account", async () => {
+    const events: string[] = []
+    const clients = Array.from({ length: 5 }, () => makeClient({}, events).client)
+    const answers: { client: AuthClient; url: URL }[] = []
+    for (const client of clients) {
+      const csrfToken = await client.csrf()
+      const start = await client.send("/auth/signin/idp", { form: { csrfToken, callbackUrl: "/home" } })
+      const answer = (await idp.authorize(start.headers.get("location") as string, { account: "zoe@example.test" })) as { url: string }
+      answers.push({ client, url: new URL(answer.url) })
+    }
+    const results = await Promise.all(answers.map(({ client, url }) => client.send(`${url.pathname}${url.search}`)))
+    expect(results.map((r) => r.status)).toEqual([302, 302, 302, 302, 302])
+    expect(events.filter((e) => e.startsWith("createUser"))).toEqual(["createUser:zoe@example.test"])
+    const user = await adapter.getUserByAccount?.({ provider: "idp", providerAccountId: "user-zoe" })
+    const ids = await Promise.all(clients.map(async (c) => (await adapter.getSessionAndUser?.(c.jar.get("authjs.session-token") as string))?.user.id))
+    expect(new Set(ids)).toEqual(new Set([user?.id]))
+  })
+
+  it.each([
+    ["unknown", "00000000-0000-4000-8000-000000000000"],
+    ["forged", "'; DROP TABLE sessions; --"],
+  ])("an %s session token reads as null and the cookie is cleared", async (_, token) => {
+    const { client } = makeClient()
+    client.jar.cookies.set("authjs.session-token", token)
+    const res = await client.send("/auth/session")
+    expect(res.status).toBe(200)
+    expect(await res.json()).toBeNull()
+    expect(setCookies(res)[0]).toMatchObject({ name: "authjs.session-token", value: "" })
+  })
+
   it("POST /session passes trigger update and the new data to the session callback", async () => {
     const seen: unknown[] = []
     const { client } = makeClient({
@@ -191,6 +227,34 @@ describe.each(backends)("database sessions with the $name adapter", (backend) =>
 })
 
 describe("adapter failures", () => {
+  it("Redis unreachable for the Redis adapter: a clear error in bounded time, no session issued, process alive", async () => {
+    const server = await startRedis()
+    const redis = await connectClient(server.url)
+    const log = captureLogger()
+    const adapter = RedisAdapter(redis)
+    const client = new AuthClient({ secret: SECRET, trustHost: true, adapter, logger: log.logger, providers: [oidc("idp")] as AuthConfig["providers"] })
+    const csrfToken = await client.csrf()
+    const start = await client.send("/auth/signin/idp", { form: { csrfToken } })
+    const answer = (await idp.authorize(start.headers.get("location") as string)) as { url: string }
+    await server.kill()
+    const url = new URL(answer.url)
+    const started = Date.now()
+    const res = await client.send(`${url.pathname}${url.search}`)
+    expect(Date.now() - started).toBeLessThan(3_000)
+    expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+    expect(client.jar.get("authjs.session-token")).toBeUndefined()
+    expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual(["AdapterError"])
+    client.jar.cookies.set("authjs.session-token", "00000000-0000-4000-8000-000000000000")
+    const read = await client.send("/auth/session")
+    expect(read.status).toBe(200)
+    expect(await read.json()).toBeNull()
+    try {
+      redis.destroy()
+    } catch {
+      // already closed by its reconnect strategy
+    }
+  })
+
   const broken = (fail: keyof Adapter): Adapter => {
     const base = memoryBackend.make?.() as Adapter
     return { ...base, [fail]: async () => { throw new Error(`db down: ${String(fail)} password=hunter2`) } }

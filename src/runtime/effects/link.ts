@@ -10,7 +10,8 @@
 import { effect } from "./effect.js"
 import type { EffectContext } from "../flow.js"
 import { randomUUID } from "node:crypto"
-import { OAuthAccountNotLinked } from "../../errors.js"
+import { AdapterError, OAuthAccountNotLinked } from "../../errors.js"
+import { withKeyLock } from "../lock.js"
 import type { AdapterAccount, AdapterUser } from "../../adapters/types.js"
 import type { FlowUser, Identity } from "../../machines/types.js"
 import { type SafeAdapter, safeAdapter } from "../adapter.js"
@@ -45,7 +46,25 @@ function newUser(user: FlowUser, emailVerified: Date | null): AdapterUser {
   return { ...fields, id: randomUUID(), email: user.email ?? "", emailVerified } as AdapterUser
 }
 
+/**
+ * Links under a per-account lock (one process), and once more after a failed write: another instance
+ * may have created the user or account in between, and the second pass then finds it.
+ */
 async function linkOAuth(ctx: EffectContext, adapter: SafeAdapter, identity: Identity): Promise<Identity> {
+  const account = identity.account as AdapterAccount
+  const scope = ctx.config.adapter as object
+  const key = `${account.provider}\u0000${account.providerAccountId}`
+  return withKeyLock(scope, key, async () => {
+    try {
+      return await linkOAuthOnce(ctx, adapter, identity)
+    } catch (err) {
+      if (!(err instanceof AdapterError)) throw err
+      return linkOAuthOnce(ctx, adapter, identity)
+    }
+  })
+}
+
+async function linkOAuthOnce(ctx: EffectContext, adapter: SafeAdapter, identity: Identity): Promise<Identity> {
   const account = identity.account as AdapterAccount
   const key = { provider: account.provider, providerAccountId: account.providerAccountId }
   const signedIn = await currentUser(ctx, adapter)
@@ -95,6 +114,10 @@ async function ensureCredentialsUser(adapter: SafeAdapter, identity: Identity): 
  */
 async function linkEmail(ctx: EffectContext, adapter: SafeAdapter, identity: Identity): Promise<Identity> {
   const email = identity.user.email as string
+  return withKeyLock(ctx.config.adapter as object, `email\u0000${email}`, () => linkEmailOnce(ctx, adapter, identity, email))
+}
+
+async function linkEmailOnce(ctx: EffectContext, adapter: SafeAdapter, identity: Identity, email: string): Promise<Identity> {
   const now = new Date(ctx.now)
   const existing = await adapter.getUserByEmail(email)
   let user: AdapterUser
