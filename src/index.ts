@@ -15,6 +15,7 @@ export { createActionURL, isAuthAction, setEnvDefaults, type AuthAction } from "
 export { defineFlow, type FlowDefinition, type FlowDefinitionInput, type FlowRoute, type EffectContext } from "./runtime/flow.js"
 export type { FlowStore, FlowEnvelope, FlowStoreIO } from "./runtime/store.js"
 export type { ResponseInternal } from "./runtime/context.js"
+export type { InspectionEvent, Inspector, InspectOption } from "./runtime/inspect.js"
 export type {
   Adapter,
   AdapterAccount,

@@ -13,6 +13,7 @@
 import type { AuthError } from "./errors.js"
 import type { FlowDefinition } from "./runtime/flow.js"
 import type { FlowStore } from "./runtime/store.js"
+import type { InspectOption } from "./runtime/inspect.js"
 import type { OAuthConfig } from "./providers/oauth-types.js"
 import type { EmailConfig } from "./providers/email-types.js"
 
@@ -321,4 +322,9 @@ export interface AuthConfig {
   flows?: FlowDefinition[]
   /** Upper bound in milliseconds for one flow step (all its effects). Default 15 000. */
   flowTimeout?: number
+  /**
+   * Receives the redacted inspection stream of every flow run (request, transition, effect, persist,
+   * end), or an `@statelyai/inspect` inspector (xstate's events, contexts redacted). Development aid.
+   */
+  inspect?: InspectOption
 }

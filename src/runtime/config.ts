@@ -33,6 +33,7 @@ import { mergeOptions } from "../providers/oauth.js"
 import { type Env, withEnvDefaults } from "./env.js"
 import type { FlowDefinition } from "./flow.js"
 import { builtInFlows } from "./flows.js"
+import { inspectorsOf } from "./inspect.js"
 import { createLogger } from "./logger.js"
 import { cookieFlowStore, type FlowStore } from "./store.js"
 
@@ -92,6 +93,8 @@ export interface ResolvedConfig {
   /** Flows by id: the built-ins, replaced or extended by `config.flows`. */
   readonly flows: ReadonlyMap<string, FlowDefinition>
   readonly flowTimeout: number
+  /** The inspection stream's receivers (none unless `inspect` is configured). */
+  readonly inspectors: Readonly<ReturnType<typeof inspectorsOf>>
   readonly adapter: unknown
   /** The configuration error every request answers with, or null. Logged once at resolve time. */
   readonly configError: AuthError | null
@@ -235,6 +238,7 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
     flowStore: config.flowStore ?? cookieFlowStore(),
     flows,
     flowTimeout: config.flowTimeout ?? 15_000,
+    inspectors: Object.freeze(inspectorsOf(config.inspect)),
     adapter: config.adapter,
   }
   const configError = providerError ?? assertConfig(config, base)

@@ -11,6 +11,7 @@ import { resolveCallbackUrl } from "./callback-url.js"
 import type { Handled, RequestContext } from "./context.js"
 import type { OutCookie } from "./cookies.js"
 import { bindEffectContext } from "./effects/effect.js"
+import { stateName, xstateObserver } from "./inspect.js"
 import { linkIdentity } from "./effects/link.js"
 import { issueSession, signInGate } from "./effects/tail.js"
 import type { EffectContext, FlowDefinition, FlowRoute } from "./flow.js"
@@ -114,12 +115,17 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
     if (intercepted) return intercepted
   }
   let actor: AnyActorRef | undefined
+  const { emit, raw } = ctx.config.inspectors
+  let flowId = "unknown"
+  const base = () => ({ flowId, flow: flow.id, provider: ctx.providerId as string })
   try {
     const envelope = route.start ? null : await store.load(io)
     if (!route.start) {
       if (!envelope) throw new FlowStateError("No sign-in is in progress (or it was already used).")
       checkEnvelope(envelope, flow, ctx)
     }
+    flowId = envelope?.flowId ?? randomUUID()
+    emit?.({ ...base(), at: Date.now(), type: "request", method: ctx.req.method, action: ctx.action, event: route.event })
     const kept = keptCallbackUrl(envelope, ctx.origin)
     const callback = kept ? { url: kept } : await resolveCallbackUrl(ctx)
     const ectx: EffectContext = { ...ctx, callbackUrl: callback.url }
@@ -127,7 +133,8 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
     const machine = flow.effects ? provided.provide({ actors: flow.effects(ectx) }) : provided
     const input = { provider: ctx.providerId as string, now: ctx.now, callbackUrl: callback.url }
     try {
-      actor = createActor(machine, envelope ? { snapshot: envelope.snapshot as never, input } : { input })
+      const inspect = emit || raw ? { inspect: xstateObserver(emit, raw, base) } : {}
+      actor = createActor(machine, envelope ? { snapshot: envelope.snapshot as never, input, ...inspect } : { input, ...inspect })
       bindEffectContext(actor.system, ectx)
       actor.start()
     } catch (err) {
@@ -145,6 +152,8 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
 
     if (after.status === "done") {
       const output = after.output as FlowOutput
+      const errorType = output.ok ? undefined : output.error instanceof AuthError ? output.error.type : "Error"
+      emit?.({ ...base(), at: Date.now(), type: "end", state: stateName(after.value), ok: output.ok, ...(errorType ? { errorType } : {}) })
       const cleared = hadState ? await cleanup() : []
       if (!output.ok) return errorResponse(ctx, output.error, cleared)
       return replyResponse(ctx, output.reply, [...cleared, ...extra])
@@ -154,7 +163,7 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
       {
         v: ENVELOPE_VERSION,
         flow: flow.id,
-        flowId: envelope?.flowId ?? randomUUID(),
+        flowId,
         provider: ctx.providerId as string,
         version: flow.version,
         exp: envelope?.exp ?? Math.floor(ctx.now / 1000) + flow.ttl,
@@ -162,11 +171,13 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
       },
       io,
     )
+    emit?.({ ...base(), at: Date.now(), type: "persist", state: stateName(after.value), expiresAt: (envelope?.exp ?? Math.floor(ctx.now / 1000) + flow.ttl) * 1000 })
     const reply = (after.context as { reply?: Reply | null }).reply
     if (!reply) throw new FlowStateError(`Flow "${flow.id}" rested without a reply.`)
     return replyResponse(ctx, reply, [...saved, ...extra])
   } catch (err) {
     const error = err instanceof AuthError ? err : new FlowStateError("The sign-in step failed.", { err })
+    emit?.({ ...base(), at: Date.now(), type: "end", state: "failed", ok: false, errorType: error.type })
     return errorResponse(ctx, error, hadState ? await cleanup() : [])
   } finally {
     actor?.stop()
