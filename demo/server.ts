@@ -1,11 +1,15 @@
 /**
  * authchart demo: an Express 5 app with credentials sign-in, "Sign in with Demo IdP" against a local
- * OpenID provider started in-process (works offline), any real provider configured through
- * `AUTH_<ID>_*` variables, a session on every page and a protected page.
+ * OpenID provider started in-process (works offline), sign-in by email through an in-process SMTP
+ * server whose messages show on `/dev/mailbox` and the console (works offline too), any real provider
+ * configured through `AUTH_<ID>_*` variables, a session on every page and a protected page.
+ * Users live in a `MemoryAdapter` (lost on exit); sessions are JWTs, as credentials sign-in needs.
  *
- *   npm run demo                  # http://localhost:3000, the Demo IdP on http://127.0.0.1:<any port>
+ *   npm run demo                  # http://localhost:3000, the Demo IdP and the mailbox on 127.0.0.1:<any port>
  *   PORT=4000 npm run demo        # another port
  *   DEMO_IDP_PORT=4001 npm run demo  # a fixed port for the Demo IdP
+ *   DEMO_SMTP_PORT=2525 npm run demo # a fixed port for the SMTP server
+ *   NODE_ENV=production npm run demo # no /dev/mailbox page (the links are still printed)
  *   AUTH_SECRET=… npm run demo    # keep sessions across restarts (otherwise a random secret per start)
  *   AUTH_GITHUB_ID=… AUTH_GITHUB_SECRET=… npm run demo  # also "Sign in with GitHub"
  *
@@ -18,6 +22,7 @@ import { createServer, type RequestListener, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { pathToFileURL } from "node:url"
 import express, { type Express, type NextFunction, type Request, type Response } from "express"
+import { MemoryAdapter } from "../src/adapters/memory.js"
 import { ExpressAuth, getSession, type ExpressAuthConfig } from "../src/integration/express.js"
 import Apple from "../src/providers/apple.js"
 import Auth0 from "../src/providers/auth0.js"
@@ -30,6 +35,7 @@ import Google from "../src/providers/google.js"
 import Keycloak from "../src/providers/keycloak.js"
 import LinkedIn from "../src/providers/linkedin.js"
 import MicrosoftEntraID from "../src/providers/microsoft-entra-id.js"
+import Nodemailer from "../src/providers/nodemailer.js"
 import type { OAuthUserConfig } from "../src/providers/oauth-types.js"
 import Okta from "../src/providers/okta.js"
 import Slack from "../src/providers/slack.js"
@@ -38,9 +44,11 @@ import Twitch from "../src/providers/twitch.js"
 import Twitter from "../src/providers/twitter.js"
 import type { Provider, Session } from "../src/types.js"
 import { DEMO_IDP_ACCOUNTS, type DemoIdp, startDemoIdp } from "./idp.js"
+import { type Mailbox, type MailboxMessage, startMailbox } from "./mailbox.js"
 
 export const DEMO_USER = { id: "demo-user", name: "Demo User", email: "demo@example.test" } as const
 export const DEMO_PASSWORD = "authchart-demo"
+export const DEMO_MAIL_FROM = "authchart demo <demo@localhost>"
 export { DEMO_IDP_ACCOUNTS }
 
 /** Environment variables, as in `process.env`. */
@@ -100,10 +108,18 @@ export interface DemoOptions {
   secret?: string
   /** Default: authchart's console logger. */
   logger?: ExpressAuthConfig["logger"]
-  /** Where `AUTH_SECRET`, `AUTH_<ID>_*` (and, for `start`, `DEMO_IDP_PORT`) are read. Default: `process.env`. */
+  /**
+   * Where `AUTH_SECRET`, `AUTH_<ID>_*`, `NODE_ENV` (and, for `start`, `DEMO_IDP_PORT`, `DEMO_SMTP_PORT`)
+   * are read. Default: `process.env`.
+   */
   env?: DemoEnv
   /** "Sign in with Demo IdP" against this provider; `start` passes the IdP it started. None when absent. */
   demoIdp?: DemoIdpClient
+  /**
+   * "Sign in with Email" through this SMTP server, its messages on `/dev/mailbox` (unless
+   * `NODE_ENV=production`); `start` passes the mailbox it started. None when absent.
+   */
+  mailbox?: Pick<Mailbox, "port" | "messages">
 }
 
 export interface DemoApp {
@@ -119,6 +135,17 @@ export interface DemoApp {
 
 function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+}
+
+function mailboxPage(messages: MailboxMessage[]): string {
+  const items = messages.map((m) => {
+    const link = m.link ? `<br><a href="${escapeHtml(m.link)}">${escapeHtml(m.link)}</a>` : ""
+    const time = m.receivedAt.toISOString()
+    return `<li><time datetime="${time}">${time.slice(0, 19).replace("T", " ")} UTC</time> to <strong>${escapeHtml(m.to.join(", "))}</strong>: ${escapeHtml(m.subject)}${link}</li>`
+  })
+  return `<p>Messages the demo's SMTP server received, newest first (the last 50, until the demo stops).
+Nothing is delivered anywhere. This page exists only in development: with <code>NODE_ENV=production</code> it is not served.</p>
+${items.length > 0 ? `<ol class="mailbox">\n${items.join("\n")}\n</ol>` : "<p>No messages yet: sign in with Email and the link shows up here.</p>"}`
 }
 
 function page(title: string, session: Session | null, body: string): string {
@@ -196,15 +223,31 @@ export function createDemoApp(options: DemoOptions = {}): DemoApp {
       hint: `${DEMO_IDP_ACCOUNTS.map((a) => a.email).join(" or ")}, picked on the IdP's page (no password)`,
     })
   }
+  const mailbox = options.mailbox
+  if (mailbox) {
+    providers.push(
+      Nodemailer({
+        name: "Email",
+        server: { host: "127.0.0.1", port: mailbox.port, secure: false, ignoreTLS: true },
+        from: DEMO_MAIL_FROM,
+      }),
+    )
+    signInOptions.push({ id: "nodemailer", name: "Email", hint: "any address; the link arrives in the demo's mailbox" })
+  }
   const real = providersFromEnv(env)
   providers.push(...real.providers)
   signInOptions.push(...real.options)
+  // the mailbox page shows live sign-in links: development only
+  const devMailbox = env.NODE_ENV === "production" ? undefined : mailbox
 
   const config: ExpressAuthConfig = {
     secret,
     // the demo runs on localhost: trust the Host header even with NODE_ENV=production
     trustHost: true,
     ...(options.logger ? { logger: options.logger } : {}),
+    // users, accounts and email tokens in memory; sessions stay JWTs (credentials sign-in needs them)
+    adapter: MemoryAdapter(),
+    session: { strategy: "jwt" },
     providers,
   }
 
@@ -231,7 +274,9 @@ export function createDemoApp(options: DemoOptions = {}): DemoApp {
 <ul class="sign-in-options">
 ${choices}
 </ul>
-<ul><li><a href="/auth/signin">Sign in</a></li><li><a href="/protected">Protected page</a></li><li><a href="/auth/signout">Sign out</a></li></ul>`,
+<ul><li><a href="/auth/signin">Sign in</a></li><li><a href="/protected">Protected page</a></li><li><a href="/auth/signout">Sign out</a></li>${
+          devMailbox ? `<li><a href="/dev/mailbox">Mailbox</a> (development only: the sign-in emails)</li>` : ""
+        }</ul>`,
       ),
     )
   })
@@ -249,6 +294,13 @@ ${choices}
     )
   })
 
+  if (devMailbox) {
+    app.get("/dev/mailbox", (_req, res) => {
+      res.set("cache-control", "no-store")
+      res.send(page("Mailbox", res.locals.session as Session | null, mailboxPage(devMailbox.messages())))
+    })
+  }
+
   return { app, config, secretGenerated: !given, signInOptions, skipped: real.skipped }
 }
 
@@ -257,6 +309,9 @@ export interface StartOptions extends Omit<DemoOptions, "demoIdp"> {
   host?: string
   /** Default: `DEMO_IDP_PORT`, else any free port. */
   idpPort?: number
+  /** Default: `DEMO_SMTP_PORT`, else any free port. */
+  smtpPort?: number
+  /** Start-up lines and each message the mailbox receives. Default: console.log. */
   log?: (line: string) => void
 }
 
@@ -265,8 +320,9 @@ export interface RunningDemo {
   url: string
   secretGenerated: boolean
   idp: DemoIdp
+  mailbox: Mailbox
   signInOptions: DemoSignInOption[]
-  /** Stops the demo and its IdP (idempotent). */
+  /** Stops the demo, its IdP and its mailbox (idempotent). */
   stop(): Promise<void>
 }
 
@@ -303,23 +359,35 @@ export async function start(port: number, options: StartOptions = {}): Promise<R
 
   // the callback URL as the browser will send it: the printed origin, and the other loopback spellings
   const origins = new Set([url, `http://localhost:${actualPort}`, `http://127.0.0.1:${actualPort}`])
-  let idp: DemoIdp
-  try {
-    idp = await startDemoIdp({
+  const [idpStarted, mailboxStarted] = await Promise.allSettled([
+    startDemoIdp({
       redirectUris: [...origins].map((origin) => `${origin}/auth/callback/demo-idp`),
       port: options.idpPort ?? portFrom(env.DEMO_IDP_PORT, 0),
-    })
-  } catch (err) {
-    await closeServer()
-    throw err
+    }),
+    startMailbox({ port: options.smtpPort ?? portFrom(env.DEMO_SMTP_PORT, 0), log }),
+  ])
+  if (idpStarted.status === "rejected" || mailboxStarted.status === "rejected") {
+    await Promise.all([
+      closeServer(),
+      idpStarted.status === "fulfilled" ? idpStarted.value.stop() : undefined,
+      mailboxStarted.status === "fulfilled" ? mailboxStarted.value.stop() : undefined,
+    ])
+    throw idpStarted.status === "rejected" ? idpStarted.reason : (mailboxStarted as PromiseRejectedResult).reason
   }
+  const idp = idpStarted.value
+  const mailbox = mailboxStarted.value
 
-  const demo = createDemoApp({ ...options, env, demoIdp: idp })
+  const demo = createDemoApp({ ...options, env, demoIdp: idp, mailbox })
   handle = demo.app
 
   log(`authchart demo on ${url}`)
   log(`  sign in as ${DEMO_USER.email} / ${DEMO_PASSWORD}`)
   log(`  or "Sign in with Demo IdP" (${idp.issuer}): pick ${DEMO_IDP_ACCOUNTS.map((a) => a.email).join(" or ")}, no password`)
+  log(
+    `  or "Sign in with Email" with any address: the link is printed here${
+      env.NODE_ENV === "production" ? "" : ` and shown on ${url}/dev/mailbox`
+    } (SMTP on ${mailbox.url})`,
+  )
   log(`  providers: ${demo.signInOptions.map((o) => o.name).join(", ")}`)
   const real = demo.signInOptions.filter((o) => Object.hasOwn(PRESETS, o.id))
   if (real.length === 0) log(`  add a real one with AUTH_<ID>_ID and AUTH_<ID>_SECRET (ids: ${KNOWN_PRESETS.join(", ")})`)
@@ -328,8 +396,8 @@ export async function start(port: number, options: StartOptions = {}): Promise<R
   if (demo.secretGenerated) log("  note: no AUTH_SECRET set, using a random secret: sessions end when the server stops")
 
   let stopping: Promise<void> | undefined
-  const stop = () => (stopping ??= Promise.all([closeServer(), idp.stop()]).then(() => undefined))
-  return { server, url, secretGenerated: demo.secretGenerated, idp, signInOptions: demo.signInOptions, stop }
+  const stop = () => (stopping ??= Promise.all([closeServer(), idp.stop(), mailbox.stop()]).then(() => undefined))
+  return { server, url, secretGenerated: demo.secretGenerated, idp, mailbox, signInOptions: demo.signInOptions, stop }
 }
 
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href
@@ -337,7 +405,7 @@ if (isMain) {
   start(portFrom(process.env.PORT, 3000)).then(
     (demo) => {
       const shutdown = (signal: NodeJS.Signals) => {
-        console.log(`\n${signal}: stopping the demo and its IdP`)
+        console.log(`\n${signal}: stopping the demo, its IdP and its mailbox`)
         demo.stop().then(
           () => process.exit(0),
           (err: unknown) => {

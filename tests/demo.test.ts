@@ -1,9 +1,12 @@
 /**
  * The demo app, walked like a person with a browser: follow links, read forms off the pages, submit them.
- * Real HTTP throughout, the Demo IdP included; the browser keeps one cookie jar per origin.
+ * Real HTTP throughout, the Demo IdP and the demo's SMTP mailbox included; the browser keeps one cookie
+ * jar per origin.
  */
 import { once } from "node:events"
 import type { AddressInfo } from "node:net"
+import type { Express } from "express"
+import { createTransport } from "nodemailer"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DEMO_IDP_ACCOUNTS, DEMO_PASSWORD, DEMO_USER, type RunningDemo, createDemoApp, start } from "../demo/server.js"
 import { CookieJar, captureLogger } from "./helpers.js"
@@ -101,6 +104,24 @@ class Person {
   }
 }
 
+/** Serves `app` on a free loopback port for `use`, then closes it. */
+async function serving<T>(app: Express, use: (origin: string) => Promise<T>): Promise<T> {
+  const server = app.listen(0, "127.0.0.1")
+  try {
+    await once(server, "listening")
+    return await use(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)
+  } finally {
+    server.closeAllConnections()
+    server.close()
+  }
+}
+
+/** The `<li>` items of the mailbox page, newest first: what a person reads, and the links. */
+function mailboxItems(html: string): Array<{ text: string; links: string[] }> {
+  const list = /<ol class="mailbox">([\s\S]*?)<\/ol>/.exec(html)?.[1] ?? ""
+  return [...list.matchAll(/<li>([\s\S]*?)<\/li>/g)].map((m) => ({ text: visibleText(m[1] ?? ""), links: links(m[1] ?? "") }))
+}
+
 /** The session the protected page prints. */
 function sessionShown(html: string): { user: Record<string, unknown>; expires: string } {
   const pre = /<pre>([\s\S]*?)<\/pre>/.exec(html)?.[1] ?? ""
@@ -131,9 +152,13 @@ describe("demo app", () => {
     const text = printed.join("\n")
     expect(text).toContain(`${DEMO_USER.email} / ${DEMO_PASSWORD}`)
     expect(text).toContain(`"Sign in with Demo IdP" (${demo.idp.issuer}): pick alice@example.test or bob@example.test, no password`)
-    expect(text).toContain("providers: Credentials, Demo IdP\n")
+    expect(text).toContain(
+      `"Sign in with Email" with any address: the link is printed here and shown on ${origin}/dev/mailbox (SMTP on ${demo.mailbox.url})`,
+    )
+    expect(text).toContain("providers: Credentials, Demo IdP, Email\n")
     expect(demo.idp.issuer).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(demo.idp.issuer).not.toBe(origin)
+    expect(demo.mailbox.url).toMatch(/^smtp:\/\/127\.0\.0\.1:\d+$/)
   })
 
   it("home → protected → sign in → protected shows the user → sign out → protected redirects again", async () => {
@@ -222,7 +247,100 @@ describe("demo app", () => {
     expect(options).toEqual([
       `Credentials: ${DEMO_USER.email} / ${DEMO_PASSWORD}`,
       "Demo IdP: alice@example.test or bob@example.test, picked on the IdP's page (no password)",
+      "Email: any address; the link arrives in the demo's mailbox",
     ])
+    expect(links(home)).toContain("/dev/mailbox")
+  })
+
+  it("Sign in with Email: the email form → check your email → the link on /dev/mailbox → opened on another device → signed in", async () => {
+    const person = new Person(origin)
+    const address = "carol@example.test"
+    const errorsBefore = log.errors.length
+
+    const { response: signInPage } = await person.follow(await person.visit("/protected"))
+    const emailForm = formSaying(await signInPage.text(), "Sign in with Email")
+    expect(emailForm.method).toBe("POST")
+    expect(emailForm.action).toBe(`${origin}/auth/signin/nodemailer`)
+    expect(emailForm.fields.csrfToken).toMatch(/^[0-9a-f]{64}$/)
+    expect(emailForm.fields.callbackUrl).toBe(`${origin}/protected`)
+    expect(emailForm.inputs.filter((i) => i.type !== "hidden").map((i) => `${i.name}:${i.type}`)).toEqual(["email:email"])
+
+    const sent = await person.visit(emailForm.action, { ...emailForm.fields, email: address })
+    expect(sent.status).toBe(303)
+    expect(sent.headers.get("location")).toBe(`${origin}/auth/verify-request?provider=nodemailer&type=email`)
+    const { response: checkEmail } = await person.follow(sent)
+    expect(await checkEmail.text()).toContain("Check your email")
+    expect(person.jar.get("authjs.session-token")).toBeUndefined()
+
+    // the home page links the mailbox; the newest message there is ours, its link clickable
+    expect(links(await (await person.visit("/")).text())).toContain("/dev/mailbox")
+    const mailboxPage = await person.visit("/dev/mailbox")
+    expect(mailboxPage.status).toBe(200)
+    expect(mailboxPage.headers.get("cache-control")).toBe("no-store")
+    const mailboxHtml = await mailboxPage.text()
+    expect(mailboxHtml).toContain("only in development")
+    const [newest] = mailboxItems(mailboxHtml)
+    const host = new URL(origin).host
+    expect(newest?.text).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC to /)
+    expect(newest?.text).toContain(` UTC to ${address} : Sign in to ${host} `)
+    expect(newest?.links).toHaveLength(1)
+    const link = new URL(newest?.links[0] ?? "")
+    expect(`${link.origin}${link.pathname}`).toBe(`${origin}/auth/callback/nodemailer`)
+    expect(link.searchParams.get("email")).toBe(address)
+    expect(link.searchParams.get("token")).toMatch(/^[0-9a-f]{64}$/)
+    expect(newest?.text).toContain(link.href)
+    // and printed on the console
+    expect(printed).toEqual(expect.arrayContaining([`[mailbox] to ${address}: "Sign in to ${host}"`, `[mailbox]   ${link.href}`]))
+
+    // another device (a fresh browser) opens the link: signed in there, back where the sign-in started
+    const phone = new Person(origin)
+    const opened = await phone.visit(link.href)
+    expect(opened.status).toBe(302)
+    expect(opened.headers.get("location")).toBe(`${origin}/protected`)
+    const { response: protectedPage } = await phone.follow(opened)
+    expect(protectedPage.status).toBe(200)
+    const protectedHtml = await protectedPage.text()
+    expect(protectedHtml).toContain(`Signed in as <strong>${address}</strong>`)
+    expect(sessionShown(protectedHtml).user).toMatchObject({ email: address })
+    expect(person.jar.get("authjs.session-token")).toBeUndefined()
+
+    // a link works once
+    const reused = await new Person(origin).visit(link.href)
+    expect(reused.headers.get("location")).toBe(`${origin}/auth/error?error=Verification`)
+    expect(log.errors.slice(errorsBefore).map((e) => (e as { type?: string }).type)).toEqual(["Verification"])
+  })
+
+  it("/dev/mailbox escapes what it shows and links only http(s) URLs", async () => {
+    const mailer = createTransport({ host: "127.0.0.1", port: demo.mailbox.port, secure: false, ignoreTLS: true })
+    await mailer.sendMail({
+      from: "x@example.test",
+      to: "eve@example.test",
+      subject: '<img src=x onerror="alert(1)">',
+      text: 'javascript:alert(1) then https://example.test/?a=1&b="><script>',
+    })
+    mailer.close()
+    const html = await (await new Person(origin).visit("/dev/mailbox")).text()
+    expect(html).not.toContain("<img")
+    expect(html).not.toContain("<script")
+    const [newest] = mailboxItems(html)
+    expect(newest?.text).toContain('to eve@example.test : <img src=x onerror="alert(1)">')
+    expect(newest?.links).toEqual(["https://example.test/?a=1&b="])
+  })
+
+  it("/dev/mailbox exists only in development: 404 and not linked with NODE_ENV=production", async () => {
+    const quiet = captureLogger()
+    const production = createDemoApp({ env: { NODE_ENV: "production" }, secret: "s".repeat(40), logger: quiet.logger, mailbox: demo.mailbox })
+    expect(production.signInOptions.map((o) => o.name)).toEqual(["Credentials", "Email"])
+    await serving(production.app, async (at) => {
+      const person = new Person(at)
+      expect((await person.visit("/dev/mailbox")).status).toBe(404)
+      expect(links(await (await person.visit("/")).text())).not.toContain("/dev/mailbox")
+    })
+    // without a mailbox there is neither email sign-in nor the page
+    const without = createDemoApp({ env: {}, secret: "s".repeat(40), logger: quiet.logger })
+    expect(without.signInOptions.map((o) => o.name)).toEqual(["Credentials"])
+    await serving(without.app, async (at) => expect((await new Person(at).visit("/dev/mailbox")).status).toBe(404))
+    expect(quiet.errors).toEqual([])
   })
 
   it("Sign in with Demo IdP: the IdP's login page → pick alice → protected page; next time pick bob", async () => {
