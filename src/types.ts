@@ -14,6 +14,7 @@ import type { AuthError } from "./errors.js"
 import type { FlowDefinition } from "./runtime/flow.js"
 import type { FlowStore } from "./runtime/store.js"
 import type { InspectOption } from "./runtime/inspect.js"
+import type { Route } from "./runtime/routes.js"
 import type { OAuthConfig } from "./providers/oauth-types.js"
 import type { EmailConfig } from "./providers/email-types.js"
 
@@ -327,4 +328,6 @@ export interface AuthConfig {
    * end), or an `@statelyai/inspect` inspector (xstate's events, contexts redacted). Development aid.
    */
   inspect?: InspectOption
+  /** Extra route rows served under the base path (for example the inspector page). */
+  routes?: readonly Route[]
 }

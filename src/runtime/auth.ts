@@ -9,7 +9,7 @@ import type { Handled, IncomingRequest, RequestContext, ResponseInternal } from 
 import { parseCookies } from "./cookies.js"
 import { type AuthAction, isAuthAction } from "./env.js"
 import { configErrorResponse, json, toOutgoing, toWebResponse, type Outgoing } from "./respond.js"
-import { route } from "./routes.js"
+import { EXTRA_ACTIONS, route } from "./routes.js"
 
 const PROVIDER_ACTIONS: ReadonlySet<string> = new Set(["signin", "callback", "webauthn-options"])
 
@@ -26,11 +26,11 @@ interface ParsedPath {
 }
 
 /** Splits `<basePath>/<action>[/<providerId>]`; the base path must end on a `/` boundary. */
-export function parsePath(pathname: string, basePath: string): ParsedPath | null {
+export function parsePath(pathname: string, basePath: string, extra: ReadonlySet<string> = EXTRA_ACTIONS): ParsedPath | null {
   if (basePath !== "" && pathname !== basePath && !pathname.startsWith(`${basePath}/`)) return null
   const segments = pathname.slice(basePath.length).split("/").filter(Boolean)
   const [action, rawProvider, ...rest] = segments
-  if (!action || rest.length > 0 || !isAuthAction(action)) return null
+  if (!action || rest.length > 0 || !(isAuthAction(action) || extra.has(action))) return null
   let providerId: string | undefined
   if (rawProvider !== undefined && rawProvider !== "undefined") {
     try {
@@ -40,7 +40,7 @@ export function parsePath(pathname: string, basePath: string): ParsedPath | null
     }
   }
   if (providerId !== undefined && !PROVIDER_ACTIONS.has(action)) return null
-  return { action, providerId }
+  return { action: action as AuthAction, providerId }
 }
 
 /**
@@ -55,7 +55,7 @@ export async function handleRequest(
   if (req.method !== "GET" && req.method !== "POST") {
     return badRequest(config, "Only GET and POST requests are supported")
   }
-  const parsed = parsePath(req.url.pathname, basePath)
+  const parsed = parsePath(req.url.pathname, basePath, config.extraActions)
   if (!parsed) return badRequest(config, `Cannot parse action at ${req.url.pathname}`)
   const origin = req.url.origin
   const secure = config.useSecureCookies ?? req.url.protocol === "https:"

@@ -34,6 +34,7 @@ import { type Env, withEnvDefaults } from "./env.js"
 import type { FlowDefinition } from "./flow.js"
 import { builtInFlows } from "./flows.js"
 import { inspectorsOf } from "./inspect.js"
+import { EXTRA_ACTIONS, type Route } from "./routes.js"
 import { createLogger } from "./logger.js"
 import { cookieFlowStore, type FlowStore } from "./store.js"
 
@@ -93,6 +94,9 @@ export interface ResolvedConfig {
   /** Flows by id: the built-ins, replaced or extended by `config.flows`. */
   readonly flows: ReadonlyMap<string, FlowDefinition>
   readonly flowTimeout: number
+  /** Extra route rows from `config.routes`, and the actions they add. */
+  readonly routes: readonly Route[]
+  readonly extraActions: ReadonlySet<string>
   /** The inspection stream's receivers (none unless `inspect` is configured). */
   readonly inspectors: Readonly<ReturnType<typeof inspectorsOf>>
   readonly adapter: unknown
@@ -239,6 +243,8 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
     flows,
     flowTimeout: config.flowTimeout ?? 15_000,
     inspectors: Object.freeze(inspectorsOf(config.inspect)),
+    routes: Object.freeze([...(config.routes ?? [])]),
+    extraActions: new Set([...EXTRA_ACTIONS, ...(config.routes ?? []).map((r) => r.action)]),
     adapter: config.adapter,
   }
   const configError = providerError ?? assertConfig(config, base)

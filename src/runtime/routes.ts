@@ -10,15 +10,19 @@ import { type Handled, type RequestContext, param } from "./context.js"
 import { csrfState } from "./csrf.js"
 import { runFlow } from "./engine.js"
 import { defaultFlowFor } from "./flows.js"
-import type { AuthAction } from "./env.js"
+import { type AuthAction, isAuthAction } from "./env.js"
 import type { FlowRoute } from "./flow.js"
 import { NO_CACHE, errorResponse, json, redirect } from "./respond.js"
 import { sessionStrategy } from "./session.js"
 import { clearCookie } from "./cookies.js"
 
+/**
+ * A row of the route table. Besides the nine Auth.js actions, authchart serves a few of its own
+ * (`EXTRA_ACTIONS`), and an app may add rows through `config.routes` (e.g. the inspector page).
+ */
 export interface Route {
   readonly method: "GET" | "POST"
-  readonly action: AuthAction
+  readonly action: AuthAction | (string & {})
   /** Whether the path carries a provider id. */
   readonly provider: boolean
   /** Double-submit CSRF check before the handler runs. */
@@ -113,10 +117,14 @@ export const routes: readonly Route[] = [
   { method: "GET", action: "webauthn-options", provider: true, handle: dispatchToFlow },
 ]
 
+/** Actions authchart serves besides Auth.js' nine (`config.routes` may add more). */
+export const EXTRA_ACTIONS: ReadonlySet<string> = new Set(routes.map((r) => r.action).filter((a) => !isAuthAction(a)))
+
 /** Runs the row for a request; a valid action with no row is `UnknownAction` (→ error page). */
 export async function route(ctx: RequestContext): Promise<Handled> {
   const hasProvider = ctx.providerId !== undefined
-  const row = routes.find((r) => r.method === ctx.req.method && r.action === ctx.action && r.provider === hasProvider)
+  const matches = (r: Route) => r.method === ctx.req.method && r.action === ctx.action && r.provider === hasProvider
+  const row = routes.find(matches) ?? ctx.config.routes.find(matches)
   try {
     if (!row) throw new UnknownAction(`Cannot handle action: ${ctx.action}`)
     return (row.csrf && csrfFailure(ctx)) || (await row.handle(ctx))
