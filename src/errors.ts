@@ -23,6 +23,7 @@ export type ErrorType =
   | "EventError"
   | "ExperimentalFeatureNotEnabled"
   | "FlowStateError"
+  | "FlowStoreUnavailable"
   | "InvalidCallbackUrl"
   | "InvalidCheck"
   | "InvalidEndpoints"
@@ -150,6 +151,10 @@ export class InvalidCheck extends AuthError {
  */
 export class FlowStateError extends SignInError {
   static override type: ErrorType = "FlowStateError"
+}
+/** The flow store (e.g. Redis) could not be reached in time. A server problem: `error=Configuration`. */
+export class FlowStoreUnavailable extends AuthError {
+  static override type: ErrorType = "FlowStoreUnavailable"
 }
 /** An OAuth provider without an issuer lacks the endpoints it needs. */
 export class InvalidEndpoints extends AuthError {

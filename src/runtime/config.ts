@@ -172,8 +172,8 @@ function assertConfig(config: AuthConfig, resolved: Omit<ResolvedConfig, "config
     }
   }
   const hasEmail = [...resolved.providers.values()].some((p) => p.type === "email")
-  if (hasEmail && !config.adapter) {
-    return new MissingAdapter("Email sign-in needs an adapter to keep verification tokens.")
+  if (hasEmail && !config.adapter && !resolved.flowStore.tokens) {
+    return new MissingAdapter("Email sign-in needs an adapter, or a flow store that keeps tokens (RedisFlowStore).")
   }
   if (config.session?.strategy === "database" && !config.adapter) {
     return new MissingAdapter("The database session strategy needs an adapter.")

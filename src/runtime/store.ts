@@ -37,6 +37,14 @@ export interface FlowStore {
   save(envelope: FlowEnvelope, io: FlowStoreIO): Promise<readonly OutCookie[]>
   /** Forgets the flow (after it ended or failed); returns the cookies to set. */
   clear(io: FlowStoreIO): Promise<readonly OutCookie[]>
+  /**
+   * Optional server-side single-use records, for state that must outlive the browser that started a
+   * flow (an email link opened on another device) when there is no adapter. `take` returns a value once.
+   */
+  readonly tokens?: {
+    put(key: string, value: string, ttlMs: number): Promise<void>
+    take(key: string): Promise<string | null>
+  }
 }
 
 export const ENVELOPE_VERSION = 1

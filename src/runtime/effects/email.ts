@@ -17,6 +17,8 @@ import type { SafeAdapter } from "../adapter.js"
 import { effect } from "./effect.js"
 import { adapterOf } from "./link.js"
 import { askSignIn } from "./tail.js"
+import { stableUserId } from "./oauth.js"
+import type { FlowStore } from "../store.js"
 
 const DEFAULT_MAX_AGE_S = 24 * 60 * 60
 
@@ -53,15 +55,55 @@ function providerOf(ctx: EffectContext): EmailConfig {
   return ctx.provider?.config as unknown as EmailConfig
 }
 
-function requireAdapter(ctx: EffectContext): SafeAdapter {
+/** Where pending links live: the adapter's verification tokens, or the flow store's single-use records. */
+interface VerificationStore {
+  create(record: VerificationToken): Promise<void>
+  use(identifier: string | undefined, token: string): Promise<VerificationToken | null>
+  getUserByEmail(email: string): Promise<{ id: string; email: string; emailVerified: Date | null } | null>
+}
+
+function adapterStore(adapter: SafeAdapter): VerificationStore {
+  return {
+    create: async (record) => void (await adapter.createVerificationToken(record)),
+    use: (identifier, token) => adapter.useVerificationToken({ identifier: identifier as string, token }),
+    getUserByEmail: async (email) => adapter.getUserByEmail(email),
+  }
+}
+
+function flowStoreTokens(ctx: EffectContext, tokens: NonNullable<FlowStore["tokens"]>): VerificationStore {
+  return {
+    create: (record) =>
+      tokens.put(
+        `email:${record.token}`,
+        JSON.stringify({ identifier: record.identifier, expires: record.expires.toISOString() }),
+        record.expires.getTime() - ctx.now,
+      ),
+    async use(_identifier, token) {
+      const raw = await tokens.take(`email:${token}`)
+      if (!raw) return null
+      const { identifier, expires } = JSON.parse(raw) as { identifier: string; expires: string }
+      return { identifier, token, expires: new Date(expires) }
+    },
+    getUserByEmail: async () => null,
+  }
+}
+
+function verificationStore(ctx: EffectContext): VerificationStore {
   const adapter = adapterOf(ctx)
-  if (!adapter) throw new MissingAdapter("Email sign-in needs an adapter to keep verification tokens.")
-  return adapter
+  if (adapter) return adapterStore(adapter)
+  const tokens = ctx.config.flowStore.tokens
+  if (tokens) return flowStoreTokens(ctx, tokens)
+  throw new MissingAdapter("Email sign-in needs an adapter or a flow store that keeps tokens (Redis).")
+}
+
+/** A user for an address with no stored user: stable id without an adapter (JWT `sub`). */
+function newEmailUser(ctx: EffectContext, provider: EmailConfig, email: string) {
+  return { id: adapterOf(ctx) ? randomUUID() : stableUserId(provider.id, email), email, emailVerified: null }
 }
 
 export const requestLink = effect<{ redirect: string }, { params: Record<string, unknown> }>(async (ctx, input) => {
   const provider = providerOf(ctx)
-  const adapter = requireAdapter(ctx)
+  const store = verificationStore(ctx)
   const raw = input.params.email
   let email: string
   try {
@@ -70,7 +112,7 @@ export const requestLink = effect<{ redirect: string }, { params: Record<string,
   } catch (err) {
     throw new EmailSignInError("The email address was refused.", { err })
   }
-  const user = (await adapter.getUserByEmail(email)) ?? { id: randomUUID(), email, emailVerified: null }
+  const user = (await store.getUserByEmail(email)) ?? newEmailUser(ctx, provider, email)
   const account = { providerAccountId: email, userId: user.id, type: "email" as const, provider: provider.id }
   const verdict = await askSignIn(ctx, { user, account, email: { verificationRequest: true } })
   if (!verdict.allow) return { redirect: verdict.redirect }
@@ -82,7 +124,7 @@ export const requestLink = effect<{ redirect: string }, { params: Record<string,
   url.searchParams.set("token", token)
   url.searchParams.set("email", email)
   const stored = { identifier: email, token: hashToken(token, secretsFor(ctx, provider)[0] as string) }
-  await adapter.createVerificationToken({ ...stored, expires })
+  await store.create({ ...stored, expires })
   try {
     await provider.sendVerificationRequest({
       identifier: email,
@@ -94,7 +136,7 @@ export const requestLink = effect<{ redirect: string }, { params: Record<string,
       request: toUserRequest(ctx.req),
     })
   } catch (err) {
-    await adapter.useVerificationToken(stored).catch(() => null)
+    await store.use(stored.identifier, stored.token).catch(() => null)
     const error = new EmailSignInError("The sign-in email could not be sent.", { err, provider: provider.id })
     error.code = "send_failed"
     throw error
@@ -107,13 +149,13 @@ export const requestLink = effect<{ redirect: string }, { params: Record<string,
 
 export const verifyLink = effect<Identity, { params: Record<string, unknown> }>(async (ctx, input) => {
   const provider = providerOf(ctx)
-  const adapter = requireAdapter(ctx)
+  const store = verificationStore(ctx)
   const token = input.params.token
   const email = typeof input.params.email === "string" ? input.params.email : undefined
   if (typeof token !== "string" || token === "") throw new Verification("The link has no token.")
   let invite: VerificationToken | null = null
   for (const secret of secretsFor(ctx, provider)) {
-    invite = await adapter.useVerificationToken({ identifier: email as string, token: hashToken(token, secret) })
+    invite = await store.use(email, hashToken(token, secret))
     if (invite) break
   }
   const expired = invite !== null && new Date(invite.expires).getTime() < ctx.now
@@ -121,7 +163,7 @@ export const verifyLink = effect<Identity, { params: Record<string, unknown> }>(
     throw new Verification("The sign-in link is invalid, used or expired.", { hasInvite: !!invite, expired })
   }
   const identifier = invite.identifier
-  const user = (await adapter.getUserByEmail(identifier)) ?? { id: randomUUID(), email: identifier, emailVerified: null }
+  const user = (await store.getUserByEmail(identifier)) ?? newEmailUser(ctx, provider, identifier)
   return {
     user: { ...user, id: String(user.id) },
     account: { providerAccountId: identifier, userId: String(user.id), type: "email", provider: provider.id },
