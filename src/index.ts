@@ -14,6 +14,16 @@ export { raw, skipCSRFCheck } from "./runtime/config.js"
 export { createActionURL, isAuthAction, setEnvDefaults, type AuthAction } from "./runtime/env.js"
 export { defineFlow, type FlowDefinition, type FlowDefinitionInput, type FlowRoute, type EffectContext } from "./runtime/flow.js"
 export type { FlowStore, FlowEnvelope, FlowStoreIO } from "./runtime/store.js"
+export { credentialsFlow, emailFlow, oauthFlow } from "./runtime/flows.js"
+export {
+  defineStep,
+  extendFlow,
+  StepFailed,
+  type StepArgs,
+  type StepDefinition,
+  type StepPageProps,
+  type StepVerdict,
+} from "./runtime/steps.js"
 export type { Handled, RequestContext, ResponseInternal } from "./runtime/context.js"
 export type { Route } from "./runtime/routes.js"
 export type { InspectionEvent, Inspector, InspectOption } from "./runtime/inspect.js"

@@ -32,6 +32,7 @@ describe("credentials machine", () => {
       reply: null,
       output: null,
       oauth: null,
+      steps: {},
     })
   })
 

@@ -26,6 +26,14 @@ export interface FlowContext {
   output: FlowOutput | null
   /** OAuth / OIDC: the checks between redirect and callback. */
   oauth: OAuthPending | null
+  /** Extra steps (`extendFlow`): attempts and whatever each step keeps, by step id. */
+  steps: Record<string, StepState>
+}
+
+/** What one extra step keeps between its requests. */
+export interface StepState {
+  attempts: number
+  data?: Record<string, unknown>
 }
 
 /** An HTTP request, as the one event the runtime sends per request. */
@@ -68,6 +76,18 @@ export const flowSetup = setup({
     linkIdentity: fromPromise<Identity, Identity>(notProvided("linkIdentity")),
     /** Create the session (cookie or database), fire events, resolve the redirect. */
     issueSession: fromPromise<Issued, Identity>(notProvided("issueSession")),
+    /**
+     * WebAuthn: decide register or authenticate, issue the options with a fresh challenge, and say for
+     * whom a passkey is registered (`user`); or refuse the request with a reason (400 JSON).
+     */
+    webauthnOptions: fromPromise<
+      { options: { action: "register" | "authenticate"; options: unknown }; user: Identity["user"] | null } | { refused: string },
+      { params: Record<string, unknown> }
+    >(notProvided("webauthnOptions")),
+    /** WebAuthn: verify the response against the options issued (challenge, origin, RP ID, user verification). */
+    webauthnVerify: fromPromise<Identity, { params: Record<string, unknown>; issued: Reply | null; user: Identity["user"] | null }>(
+      notProvided("webauthnVerify"),
+    ),
   },
   actions: {
     /** Ends the flow with the error an effect threw (`onError` events carry it as `error`). */
@@ -87,6 +107,7 @@ export function initialContext(input: FlowInput): FlowContext {
     reply: null,
     output: null,
     oauth: null,
+    steps: {},
   }
 }
 

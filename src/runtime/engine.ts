@@ -11,6 +11,8 @@ import { resolveCallbackUrl } from "./callback-url.js"
 import type { Handled, RequestContext } from "./context.js"
 import type { OutCookie } from "./cookies.js"
 import { bindEffectContext } from "./effects/effect.js"
+import { csrfState } from "./csrf.js"
+import type { FlowContext } from "../machines/setup.js"
 import { stateName, xstateObserver } from "./inspect.js"
 import { linkIdentity } from "./effects/link.js"
 import { issueSession, signInGate } from "./effects/tail.js"
@@ -97,6 +99,28 @@ function keptCallbackUrl(envelope: FlowEnvelope | null, origin: string): string 
   }
 }
 
+/** A resting page of a flow (an extra step's page), rendered with a CSRF token and its form target. */
+function renderFlowPage(
+  ctx: RequestContext,
+  flow: FlowDefinition,
+  reply: Extract<Reply, { type: "page" }>,
+  context: FlowContext,
+): { reply: Reply; cookies: OutCookie[] } {
+  const csrf = csrfState(ctx)
+  const render = flow.pages?.[reply.page] as NonNullable<FlowDefinition["pages"]>[string]
+  const message = typeof reply.data?.message === "string" ? reply.data.message : undefined
+  const html = render({
+    step: reply.page,
+    action: `${ctx.authUrl}/callback/${encodeURIComponent(ctx.providerId as string)}`,
+    csrfToken: csrf.token,
+    attempt: context.steps?.[reply.page]?.attempts ?? 0,
+    data: context.steps?.[reply.page]?.data ?? {},
+    theme: ctx.config.theme,
+    ...(message ? { message } : {}),
+  })
+  return { reply: { type: "page", page: reply.page, data: { html } }, cookies: csrf.cookie ? [csrf.cookie] : [] }
+}
+
 /** Runs one request through a flow. */
 export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute): Promise<Handled> {
   const store = ctx.config.flowStore
@@ -174,6 +198,10 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
     emit?.({ ...base(), at: Date.now(), type: "persist", state: stateName(after.value), expiresAt: (envelope?.exp ?? Math.floor(ctx.now / 1000) + flow.ttl) * 1000 })
     const reply = (after.context as { reply?: Reply | null }).reply
     if (!reply) throw new FlowStateError(`Flow "${flow.id}" rested without a reply.`)
+    if (reply.type === "page" && flow.pages?.[reply.page]) {
+      const page = renderFlowPage(ctx, flow, reply, after.context as FlowContext)
+      return replyResponse(ctx, page.reply, [...saved, ...extra, ...page.cookies])
+    }
     return replyResponse(ctx, reply, [...saved, ...extra])
   } catch (err) {
     const error = err instanceof AuthError ? err : new FlowStateError("The sign-in step failed.", { err })

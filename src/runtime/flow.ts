@@ -7,6 +7,7 @@ import { createHash } from "node:crypto"
 import type { AuthAction } from "./env.js"
 import type { CookieOption } from "../types.js"
 import type { Handled, RequestContext } from "./context.js"
+import type { StepPageProps } from "./steps.js"
 
 /** One request row of a flow: which request drives which machine event. */
 export interface FlowRoute {
@@ -56,6 +57,11 @@ export interface FlowDefinition {
    * redirect proxy forwards callbacks this way).
    */
   readonly intercept?: (ctx: RequestContext) => Promise<Handled | undefined>
+  /**
+   * Renderers of the pages the machine rests on (`{ type: "page", page: <name> }` replies), e.g. the
+   * pages of extra steps. They get the CSRF token and the URL their form posts to.
+   */
+  readonly pages?: Readonly<Record<string, (props: StepPageProps) => string>>
   /** Per-request overrides of the flow cookie's options (e.g. `SameSite=None` for form_post). */
   readonly cookieOptions?: (ctx: RequestContext) => Partial<CookieOption["options"]>
   /** Fingerprint of the machine definition: a snapshot from another version is refused. */

@@ -1,0 +1,230 @@
+/**
+ * Extra steps in built-in flows: the TOTP second factor after credentials, OIDC and email sign-in, and
+ * an "accept the terms" step for new OAuth users only.
+ */
+import { readFileSync } from "node:fs"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { type AuthConfig, defineStep, emailFlow, extendFlow, oauthFlow } from "../src/index.js"
+import { MemoryAdapter } from "../src/adapters/memory.js"
+import Nodemailer from "../src/providers/nodemailer.js"
+import { base32Encode, createTotpEnrollment, hotp, totpCode, totpStep, verifyTotp } from "../src/steps/totp.js"
+import { appConfig, users } from "./fixtures/credentials-with-totp.js"
+import { AuthClient, ORIGIN, SECRET, captureLogger } from "./helpers.js"
+import { type OidcServer, startOidcProvider } from "./support/oidc-provider.js"
+import { startSmtp } from "./support/smtp.js"
+
+const ADA_SECRET = users.get("ada")?.totpSecret as string
+const FLOW_COOKIE = "authchart.flow.credentials"
+
+async function passwordStep(client: AuthClient, username = "ada", password = "correct horse") {
+  const csrfToken = await client.csrf()
+  const res = await client.send("/auth/callback/credentials", { form: { csrfToken, username, password } })
+  return { res, csrfToken }
+}
+
+async function sendCode(client: AuthClient, csrfToken: string, code: string, provider = "credentials") {
+  return client.send(`/auth/callback/${provider}`, { form: { csrfToken, step: "totp", code } })
+}
+
+const session = async (client: AuthClient) => (await (await client.send("/auth/session")).json()) as { user: { name: string } } | null
+
+describe("TOTP core (RFC 6238)", () => {
+  it("matches the RFC 6238 SHA-1 test vectors", () => {
+    const key = Buffer.from("12345678901234567890")
+    expect(hotp(key, Math.floor(59 / 30), 8)).toBe("94287082")
+    expect(hotp(key, Math.floor(1111111109 / 30), 8)).toBe("07081804")
+    expect(hotp(key, Math.floor(2000000000 / 30), 8)).toBe("69279037")
+  })
+
+  it("accepts ±1 step and nothing further", () => {
+    const secret = base32Encode(Buffer.from("12345678901234567890"))
+    const now = 1_700_000_000_000
+    expect(verifyTotp(secret, totpCode(secret, now - 30_000), now)).not.toBeNull()
+    expect(verifyTotp(secret, totpCode(secret, now + 30_000), now)).not.toBeNull()
+    expect(verifyTotp(secret, totpCode(secret, now - 90_000), now)).toBeNull()
+    expect(verifyTotp(secret, "12345", now)).toBeNull()
+  })
+
+  it("enrolment gives a secret, an otpauth:// URI and a QR code SVG", async () => {
+    const enrolment = createTotpEnrollment({ accountName: "ada@example.test", issuer: "authchart demo" })
+    expect(enrolment.secret).toMatch(/^[A-Z2-7]{32}$/)
+    expect(enrolment.uri).toMatch(/^otpauth:\/\/totp\/authchart%20demo:ada%40example\.test\?secret=[A-Z2-7]{32}&issuer=/)
+    expect(await enrolment.qrSvg()).toContain("<svg")
+  })
+})
+
+describe("TOTP after credentials sign-in", () => {
+  it("the app's own code for it is under 40 lines", () => {
+    const lines = readFileSync(new URL("./fixtures/credentials-with-totp.ts", import.meta.url), "utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== "" && !l.trim().startsWith("//"))
+    expect(lines.length).toBeLessThan(40)
+  })
+
+  it("right code → session; the session is issued only after the step", async () => {
+    const client = new AuthClient({ ...appConfig(SECRET), trustHost: true })
+    const { res, csrfToken } = await passwordStep(client)
+    expect(res.status).toBe(200)
+    expect(await res.text()).toContain('name="code"')
+    expect(client.jar.get("authjs.session-token")).toBeUndefined()
+    expect(client.jar.get(FLOW_COOKIE)).toBeTruthy()
+    const done = await sendCode(client, csrfToken, totpCode(ADA_SECRET))
+    expect(done.status).toBe(303)
+    expect(client.jar.get(FLOW_COOKIE)).toBeUndefined()
+    expect((await session(client))?.user.name).toBe("Ada")
+  })
+
+  it("a user without a TOTP secret skips the step", async () => {
+    const client = new AuthClient({ ...appConfig(SECRET), trustHost: true })
+    const { res } = await passwordStep(client, "bob", "battery staple")
+    expect(res.status).toBe(303)
+    expect((await session(client))?.user.name).toBe("Bob")
+  })
+
+  it("wrong code → stays with a message; the cap fails the flow, no session, state cleared", async () => {
+    const log = captureLogger()
+    const client = new AuthClient({ ...appConfig(SECRET), trustHost: true, logger: log.logger })
+    const { csrfToken } = await passwordStep(client)
+    for (let i = 0; i < 4; i++) {
+      const again = await sendCode(client, csrfToken, "000000")
+      expect(again.status).toBe(200)
+      expect(await again.text()).toContain("That code is not valid")
+    }
+    const failed = await sendCode(client, csrfToken, "000000")
+    expect(failed.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=AccessDenied`)
+    expect(client.jar.get(FLOW_COOKIE)).toBeUndefined()
+    expect(await session(client)).toBeNull()
+    const late = await sendCode(client, csrfToken, totpCode(ADA_SECRET))
+    expect(late.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=FlowStateError`)
+  })
+
+  it("a code already used is refused within its window", async () => {
+    const config = { ...appConfig(SECRET), trustHost: true }
+    const first = new AuthClient(config)
+    const { csrfToken } = await passwordStep(first)
+    const code = totpCode(ADA_SECRET)
+    expect((await sendCode(first, csrfToken, code)).status).toBe(303)
+    const second = new AuthClient(config)
+    const again = await passwordStep(second)
+    const replay = await sendCode(second, again.csrfToken, code)
+    expect(replay.status).toBe(200)
+    expect(await replay.text()).toContain("already used")
+  })
+
+  it("an expired step → FlowStateError; a tampered pending state → FlowStateError", async () => {
+    const client = new AuthClient({ ...appConfig(SECRET), trustHost: true })
+    const { csrfToken } = await passwordStep(client)
+    const sealed = client.jar.get(FLOW_COOKIE) as string
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 16 * 60 * 1000 })
+    try {
+      const late = await sendCode(client, csrfToken, totpCode(ADA_SECRET))
+      expect(late.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=FlowStateError`)
+    } finally {
+      vi.useRealTimers()
+    }
+    const parts = sealed.split(".")
+    parts[3] = `${parts[3]?.slice(0, -4)}AAAA`
+    client.jar.cookies.set(FLOW_COOKIE, parts.join("."))
+    const tampered = await sendCode(client, csrfToken, totpCode(ADA_SECRET))
+    expect(tampered.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=FlowStateError`)
+    expect(await session(client)).toBeNull()
+  })
+
+  it("the step's form is CSRF-protected", async () => {
+    const client = new AuthClient({ ...appConfig(SECRET), trustHost: true })
+    await passwordStep(client)
+    const res = await client.send("/auth/callback/credentials", { form: { step: "totp", code: totpCode(ADA_SECRET) } })
+    expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=MissingCSRF`)
+  })
+})
+
+describe("steps after OIDC and email sign-in", () => {
+  let idp: OidcServer
+  let smtp: Awaited<ReturnType<typeof startSmtp>>
+  beforeAll(async () => {
+    idp = await startOidcProvider({
+      clients: [{ client_id: "steps", client_secret: "steps-secret", redirect_uris: [`${ORIGIN}/auth/callback/idp`] }],
+    })
+    smtp = await startSmtp()
+  })
+  afterAll(async () => {
+    await idp?.stop()
+    await smtp?.stop()
+  })
+  const idpProvider = () => ({ id: "idp", name: "IdP", type: "oidc" as const, issuer: idp.issuer, clientId: "steps", clientSecret: "steps-secret" })
+
+  async function oidcUntilStep(client: AuthClient) {
+    const csrfToken = await client.csrf()
+    const start = await client.send("/auth/signin/idp", { form: { csrfToken, callbackUrl: "/home" } })
+    const answer = (await idp.authorize(start.headers.get("location") as string)) as { url: string }
+    const url = new URL(answer.url)
+    return { res: await client.send(`${url.pathname}${url.search}`), csrfToken }
+  }
+
+  it("TOTP after OIDC sign-in", async () => {
+    const config: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      providers: [idpProvider()] as AuthConfig["providers"],
+      flows: [extendFlow(oauthFlow, [totpStep({ secretFor: (u) => (u.email === "alice@example.test" ? ADA_SECRET : null) })])],
+    }
+    const client = new AuthClient(config)
+    const { res, csrfToken } = await oidcUntilStep(client)
+    expect(res.status).toBe(200)
+    expect(await session(client)).toBeNull()
+    const done = await sendCode(client, csrfToken, totpCode(ADA_SECRET), "idp")
+    expect(done.headers.get("location")).toBe(`${ORIGIN}/home`)
+    expect((await session(client))?.user.name).toBe("Alice Example")
+  })
+
+  it("accept the terms: shown to new OAuth users only", async () => {
+    const terms = defineStep({
+      id: "terms",
+      when: ({ isNewUser }) => isNewUser,
+      page: ({ action, csrfToken, step, message }) =>
+        `<form method="post" action="${action}"><input type="hidden" name="step" value="${step}"><input type="hidden" name="csrfToken" value="${csrfToken}">${message ?? ""}<label><input type="checkbox" name="accept" value="yes"> I accept the terms</label><button>Continue</button></form>`,
+      submit: ({ params }) => (params.accept === "yes" ? true : { result: "retry", message: "Please accept the terms." }),
+    })
+    const config: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      adapter: MemoryAdapter(),
+      session: { strategy: "jwt" },
+      providers: [idpProvider()] as AuthConfig["providers"],
+      flows: [extendFlow(oauthFlow, [terms])],
+    }
+    const first = new AuthClient(config)
+    const { res, csrfToken } = await oidcUntilStep(first)
+    expect(await res.text()).toContain("I accept the terms")
+    const notYet = await first.send("/auth/callback/idp", { form: { csrfToken, step: "terms" } })
+    expect(await notYet.text()).toContain("Please accept the terms.")
+    const accepted = await first.send("/auth/callback/idp", { form: { csrfToken, step: "terms", accept: "yes" } })
+    expect(accepted.headers.get("location")).toBe(`${ORIGIN}/home`)
+    const returning = new AuthClient(config)
+    const again = await oidcUntilStep(returning)
+    expect(again.res.headers.get("location")).toBe(`${ORIGIN}/home`)
+  })
+
+  it("TOTP after email sign-in", async () => {
+    const config: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      adapter: MemoryAdapter(),
+      session: { strategy: "jwt" },
+      providers: [Nodemailer({ server: smtp.url })],
+      flows: [extendFlow(emailFlow, [totpStep({ secretFor: () => ADA_SECRET })])],
+    }
+    const client = new AuthClient(config)
+    const csrfToken = await client.csrf()
+    const before = smtp.messages.length
+    await client.send("/auth/signin/nodemailer", { form: { csrfToken, email: "ada@example.test" } })
+    const message = await smtp.waitForMessage(before + 1)
+    const link = new URL(message.links.find((l) => l.includes("/auth/callback/")) as string)
+    const atStep = await client.send(`${link.pathname}${link.search}`)
+    expect(atStep.status).toBe(200)
+    expect(await session(client)).toBeNull()
+    const done = await sendCode(client, csrfToken, totpCode(ADA_SECRET), "nodemailer")
+    expect(done.status).toBe(303)
+    expect(await session(client)).not.toBeNull()
+  })
+})
