@@ -1,0 +1,116 @@
+/**
+ * Every path through every built-in flow (and an extended one): explored with xstate's pure
+ * `initialTransition`/`transition` over every request event and every effect outcome (done or error).
+ * Each reachable state can still end; every end is `done`/`sent`/`denied` with a reply or `failed`
+ * with a typed error; every state that waits for input has a route in the flow's table.
+ */
+import { describe, expect, it } from "vitest"
+import { type AnyEventObject, type AnyMachineSnapshot, type AnyStateMachine, initialTransition, transition } from "xstate"
+import { AuthError, credentialsFlow, emailFlow, extendFlow, oauthFlow } from "../src/index.js"
+import type { FlowDefinition } from "../src/index.js"
+import { AWAITING_INPUT } from "../src/machines/types.js"
+import { totpStep } from "../src/steps/totp.js"
+
+const identity = { user: { id: "1", name: "A" }, account: { provider: "p", providerAccountId: "1", type: "oauth" } }
+/** A plausible output of each effect, by invoke id. */
+const outputs: Record<string, unknown[]> = {
+  authorize: [identity],
+  startAuthorization: [{ url: "https://idp.test/authorize", pending: { state: "s", codeVerifier: "v", nonce: null, redirectUri: "r", issuer: "i" } }],
+  finishAuthorization: [identity],
+  requestLink: [{ redirect: "https://app.test/auth/verify-request" }],
+  verifyLink: [identity],
+  signInGate: [{ allow: true }, { allow: false, redirect: "https://app.test/elsewhere" }],
+  linkIdentity: [identity],
+  issueSession: [{ redirect: "https://app.test/", cookies: [] }],
+  "totp.enter": [{ skip: true, data: {} }, { skip: false, data: {} }],
+  "totp.submit": [{ result: "pass", data: {} }, { result: "retry", data: {} }],
+}
+
+function key(s: AnyMachineSnapshot): string {
+  return JSON.stringify([s.value, s.status])
+}
+
+function explore(flow: FlowDefinition) {
+  const machine = flow.machine as AnyStateMachine
+  const requestEvents = [...new Set(flow.routes.map((r) => r.event))].map((type) => ({ type, params: {}, now: 0 }))
+  const [start] = initialTransition(machine, { provider: "p", now: 0 })
+  const seen = new Map<string, AnyMachineSnapshot>([[key(start), start]])
+  const edges = new Map<string, Set<string>>()
+  const queue = [start]
+  while (queue.length > 0) {
+    const snapshot = queue.shift() as AnyMachineSnapshot
+    const from = key(snapshot)
+    const events: AnyEventObject[] = [...requestEvents]
+    // Effects of the active states (pure transitions may still list children whose state was left).
+    const invoked = (snapshot as unknown as { _nodes: { invoke: { id: string }[] }[] })._nodes.flatMap((n) => n.invoke.map((i) => i.id))
+    for (const id of invoked) {
+      for (const output of outputs[id] ?? [{}]) events.push({ type: `xstate.done.actor.${id}`, output })
+      events.push({ type: `xstate.error.actor.${id}`, error: new AuthError("effect failed") })
+    }
+    for (const event of events) {
+      const [next] = transition(machine, snapshot, event as never)
+      const to = key(next)
+      if (to === from) continue
+      if (!edges.has(from)) edges.set(from, new Set())
+      edges.get(from)?.add(to)
+      if (!seen.has(to)) {
+        seen.set(to, next)
+        queue.push(next)
+      }
+    }
+  }
+  return { seen, edges, requestEvents }
+}
+
+const flows: [string, FlowDefinition][] = [
+  ["credentials", credentialsFlow],
+  ["oauth", oauthFlow],
+  ["email", emailFlow],
+  ["credentials + totp", extendFlow(credentialsFlow, [totpStep({ secretFor: () => "JBSWY3DPEHPK3PXP" })])],
+]
+
+describe.each(flows)("every path of the %s flow", (_, flow) => {
+  const { seen, edges } = explore(flow)
+
+  it("reaches at least one successful end and one typed failure", () => {
+    const ends = [...seen.values()].filter((s) => s.status === "done")
+    expect(ends.some((s) => (s.output as { ok: boolean }).ok)).toBe(true)
+    expect(ends.some((s) => !(s.output as { ok: boolean }).ok)).toBe(true)
+  })
+
+  it("every end is a reply or a typed failure", () => {
+    for (const s of seen.values()) {
+      if (s.status !== "done") continue
+      const output = s.output as { ok: boolean; reply?: { type: string }; error?: unknown }
+      if (output.ok) expect(["redirect", "json", "page"]).toContain(output.reply?.type)
+      else expect(output.error).toBeInstanceOf(AuthError)
+    }
+  })
+
+  it("every reachable state can still end (no dead ends, no traps)", () => {
+    const canEnd = new Set([...seen].filter(([, s]) => s.status === "done").map(([k]) => k))
+    let grew = true
+    while (grew) {
+      grew = false
+      for (const [from, tos] of edges) {
+        if (!canEnd.has(from) && [...tos].some((t) => canEnd.has(t))) {
+          canEnd.add(from)
+          grew = true
+        }
+      }
+    }
+    const stuck = [...seen.keys()].filter((k) => !canEnd.has(k))
+    expect(stuck).toEqual([])
+  })
+
+  it("every state that waits for input has a route that moves it", () => {
+    for (const s of seen.values()) {
+      if (s.status !== "active" || !s.hasTag(AWAITING_INPUT)) continue
+      const accepted = flow.routes.filter((r) => {
+        const [next] = transition(flow.machine as AnyStateMachine, s, { type: r.event, params: {}, now: 0 } as never)
+        return key(next) !== key(s)
+      })
+      expect(accepted.length, `state ${JSON.stringify(s.value)} has no route`).toBeGreaterThan(0)
+    }
+  })
+})
