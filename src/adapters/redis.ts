@@ -41,7 +41,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto"
-import { isDate } from "./types.js"
+import { type RedisAdapterClient, defined, parsePlain, parseSession, parseUser, parseVerificationToken, part, strings, text, ttl } from "./redis-codec.js"
 import type {
   AdapterAccount,
   AdapterAuthenticator,
@@ -53,84 +53,11 @@ import type {
 
 export type { CompleteAdapter } from "./types.js"
 
-/**
- * The commands `RedisAdapter` sends, typed structurally so that a connected node-redis v4, v5 or v6
- * client (`createClient(...)`) fits without authchart importing `redis`.
- * Replies may be strings, buffers, arrays or sets (RESP2 or RESP3); the adapter reads them all.
- */
-export interface RedisAdapterClient {
-  get(key: string): PromiseLike<unknown>
-  set(key: string, value: string, options?: { PX?: number; NX?: boolean; XX?: boolean }): PromiseLike<unknown>
-  getDel(key: string): PromiseLike<unknown>
-  del(keys: string | string[]): PromiseLike<unknown>
-  sAdd(key: string, members: string | string[]): PromiseLike<unknown>
-  sRem(key: string, members: string | string[]): PromiseLike<unknown>
-  sMembers(key: string): PromiseLike<unknown>
-  zAdd(key: string, members: { score: number; value: string }): PromiseLike<unknown>
-  zRem(key: string, members: string | string[]): PromiseLike<unknown>
-  zRange(key: string, start: number, stop: number): PromiseLike<unknown>
-  zRemRangeByScore(key: string, min: number | string, max: number | string): PromiseLike<unknown>
-}
+export type { RedisAdapterClient } from "./redis-codec.js"
 
-/** Options of {@link RedisAdapter}. */
 export interface RedisAdapterOptions {
   /** Prepended to every key. Default `"authchart:"`. Give each app (or test) its own. */
   prefix?: string
-}
-
-const decoder = new TextDecoder()
-
-function text(reply: unknown): string | null {
-  if (typeof reply === "string") return reply
-  if (reply instanceof Uint8Array) return decoder.decode(reply)
-  return null
-}
-
-function strings(reply: unknown): string[] {
-  const items: unknown[] = reply instanceof Set ? [...reply] : Array.isArray(reply) ? reply : []
-  return items.map(text).filter((item): item is string => item !== null)
-}
-
-/** Milliseconds from now until `expires`, at least 1 (Redis refuses a zero or negative PX). */
-function ttl(expires: Date): number {
-  return Math.max(1, new Date(expires).getTime() - Date.now())
-}
-
-function reviveDate(value: unknown): Date | null {
-  return isDate(value) ? new Date(value) : null
-}
-
-function parseUser(raw: string | null): AdapterUser | null {
-  if (raw === null) return null
-  const user = JSON.parse(raw) as AdapterUser
-  return { ...user, emailVerified: reviveDate(user.emailVerified) }
-}
-
-function parseSession(raw: string | null): AdapterSession | null {
-  if (raw === null) return null
-  const session = JSON.parse(raw) as AdapterSession
-  const expires = reviveDate(session.expires)
-  return expires ? { ...session, expires } : null
-}
-
-function parseVerificationToken(raw: string | null): VerificationToken | null {
-  if (raw === null) return null
-  const token = JSON.parse(raw) as VerificationToken
-  const expires = reviveDate(token.expires)
-  return expires ? { ...token, expires } : null
-}
-
-function parsePlain<T>(raw: string | null): T | null {
-  return raw === null ? null : (JSON.parse(raw) as T)
-}
-
-/** The given fields without those explicitly set to `undefined` (an update never erases by omission). */
-function defined<T extends object>(fields: T): Partial<T> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>
-}
-
-function part(value: string): string {
-  return String(value).replace(/%/g, "%25").replace(/:/g, "%3A")
 }
 
 function fail(message: string): never {

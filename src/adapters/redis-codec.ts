@@ -1,0 +1,82 @@
+/**
+ * The Redis adapter's client shape, and how it stores records: JSON with ISO dates revived on read, replies decoded from the
+ * client's strings or buffers, TTLs from expiry dates, and key parts escaped.
+ */
+import { isDate } from "./types.js"
+import type { AdapterSession, AdapterUser, VerificationToken } from "./types.js"
+
+const decoder = new TextDecoder()
+
+export function text(reply: unknown): string | null {
+  if (typeof reply === "string") return reply
+  if (reply instanceof Uint8Array) return decoder.decode(reply)
+  return null
+}
+
+export function strings(reply: unknown): string[] {
+  const items: unknown[] = reply instanceof Set ? [...reply] : Array.isArray(reply) ? reply : []
+  return items.map(text).filter((item): item is string => item !== null)
+}
+
+/** Milliseconds from now until `expires`, at least 1 (Redis refuses a zero or negative PX). */
+export function ttl(expires: Date): number {
+  return Math.max(1, new Date(expires).getTime() - Date.now())
+}
+
+export function reviveDate(value: unknown): Date | null {
+  return isDate(value) ? new Date(value) : null
+}
+
+export function parseUser(raw: string | null): AdapterUser | null {
+  if (raw === null) return null
+  const user = JSON.parse(raw) as AdapterUser
+  return { ...user, emailVerified: reviveDate(user.emailVerified) }
+}
+
+export function parseSession(raw: string | null): AdapterSession | null {
+  if (raw === null) return null
+  const session = JSON.parse(raw) as AdapterSession
+  const expires = reviveDate(session.expires)
+  return expires ? { ...session, expires } : null
+}
+
+export function parseVerificationToken(raw: string | null): VerificationToken | null {
+  if (raw === null) return null
+  const token = JSON.parse(raw) as VerificationToken
+  const expires = reviveDate(token.expires)
+  return expires ? { ...token, expires } : null
+}
+
+export function parsePlain<T>(raw: string | null): T | null {
+  return raw === null ? null : (JSON.parse(raw) as T)
+}
+
+/** The given fields without those explicitly set to `undefined` (an update never erases by omission). */
+export function defined<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>
+}
+
+export function part(value: string): string {
+  return String(value).replace(/%/g, "%25").replace(/:/g, "%3A")
+}
+
+/**
+ * The commands `RedisAdapter` sends, typed structurally so that a connected node-redis v4, v5 or v6
+ * client (`createClient(...)`) fits without authchart importing `redis`.
+ * Replies may be strings, buffers, arrays or sets (RESP2 or RESP3); the adapter reads them all.
+ */
+export interface RedisAdapterClient {
+  get(key: string): PromiseLike<unknown>
+  set(key: string, value: string, options?: { PX?: number; NX?: boolean; XX?: boolean }): PromiseLike<unknown>
+  getDel(key: string): PromiseLike<unknown>
+  del(keys: string | string[]): PromiseLike<unknown>
+  sAdd(key: string, members: string | string[]): PromiseLike<unknown>
+  sRem(key: string, members: string | string[]): PromiseLike<unknown>
+  sMembers(key: string): PromiseLike<unknown>
+  zAdd(key: string, members: { score: number; value: string }): PromiseLike<unknown>
+  zRem(key: string, members: string | string[]): PromiseLike<unknown>
+  zRange(key: string, start: number, stop: number): PromiseLike<unknown>
+  zRemRangeByScore(key: string, min: number | string, max: number | string): PromiseLike<unknown>
+}
+
+/** Options of {@link RedisAdapter}. */
