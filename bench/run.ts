@@ -25,6 +25,7 @@
  *
  * Prints a table (metric | authchart | @auth/express | ratio) with target checks, and writes
  * bench/results.json. Exit code 1 when a measured response was wrong or a child failed.
+ * Then runs bench/load-redis.ts (OIDC sign-ins through two instances and Redis; BENCH_REDIS=0 skips it).
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -1121,6 +1122,15 @@ async function main(): Promise<void> {
   writeFileSync(join(HERE, "results.json"), `${JSON.stringify(json, null, 2)}\n`)
   console.log(`\nresults written to bench/results.json (${json.totalSeconds.toFixed(0)} s)`)
   if (!verified || a.exitedDuringRun || b.exitedDuringRun) process.exitCode = 1
+
+  // Then the Redis flow-store load run (bench/load-redis.ts, `npm run bench:redis`); BENCH_REDIS=0 skips it.
+  if (process.env.BENCH_REDIS !== "0") {
+    const child = spawn(process.execPath, ["--import", "tsx", join(HERE, "load-redis.ts")], { cwd: ROOT, stdio: "inherit" })
+    children.add(child)
+    const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)))
+    children.delete(child)
+    if (code !== 0) process.exitCode = 1
+  }
 }
 
 main().catch((err) => {

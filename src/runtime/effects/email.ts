@@ -74,15 +74,17 @@ function flowStoreTokens(ctx: EffectContext, tokens: NonNullable<FlowStore["toke
   return {
     create: (record) =>
       tokens.put(
-        `email:${record.token}`,
+        `email:${encodeURIComponent(record.identifier)}:${record.token}`,
         JSON.stringify({ identifier: record.identifier, expires: record.expires.toISOString() }),
         record.expires.getTime() - ctx.now,
       ),
-    async use(_identifier, token) {
-      const raw = await tokens.take(`email:${token}`)
+    // Keyed by address and token hash: a link opened with another address never burns the real one.
+    async use(identifier, token) {
+      if (!identifier) return null
+      const raw = await tokens.take(`email:${encodeURIComponent(identifier)}:${token}`)
       if (!raw) return null
-      const { identifier, expires } = JSON.parse(raw) as { identifier: string; expires: string }
-      return { identifier, token, expires: new Date(expires) }
+      const stored = JSON.parse(raw) as { identifier: string; expires: string }
+      return { identifier: stored.identifier, token, expires: new Date(stored.expires) }
     },
     getUserByEmail: async () => null,
   }

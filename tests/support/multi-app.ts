@@ -1,0 +1,101 @@
+/**
+ * One app instance for the many-instances tests, the fault tests and the Redis load bench, run as its own
+ * process by tests/support/app-process.ts: Express 5 with `ExpressAuth`, flow state and (by default)
+ * database sessions in a shared Redis. Listens on 127.0.0.1:PORT and prints `ready <port>`.
+ *
+ * Environment:
+ * - `PORT` (0: any free port), `AUTH_SECRET` (the same on every instance), `REDIS_URL`
+ * - `FLOW_STORE`: `redis` (default, `RedisFlowStore`) or `cookie` (the sealed cookie store)
+ * - `SESSIONS`: `database` (default, `RedisAdapter` on the same Redis) or `jwt` (no adapter)
+ * - `OIDC_ISSUER`, `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET`: an OIDC provider with id `idp`
+ * - `SMTP_URL`: a Nodemailer provider (needs `SESSIONS=database` or `FLOW_STORE=redis`)
+ *
+ * Every error the library logs is one stderr line `auth-error <type>: <message>`. `GET /__health`
+ * answers `{ pid, redis: <client ready> }`; `GET /me` is the session through `getSession`.
+ */
+import express from "express"
+import type { Request, Response } from "express"
+import { createClient } from "redis"
+import type { Adapter } from "../../src/adapters/types.js"
+import { RedisAdapter } from "../../src/adapters/redis.js"
+import type { AuthConfig } from "../../src/index.js"
+import { ExpressAuth, getSession } from "../../src/integration/express.js"
+import Nodemailer from "../../src/providers/nodemailer.js"
+import { cookieFlowStore } from "../../src/runtime/store.js"
+import { RedisFlowStore, failFastRedisOptions } from "../../src/stores/redis.js"
+
+function required(name: string): string {
+  const value = process.env[name]
+  if (!value) throw new Error(`multi-app: ${name} is required`)
+  return value
+}
+
+async function main(): Promise<void> {
+  const port = Number(process.env.PORT ?? 0)
+  const redis = createClient(failFastRedisOptions(required("REDIS_URL")))
+  redis.on("error", () => undefined) // counted as errors by the store; never crash the process
+  await redis.connect()
+
+  const database = (process.env.SESSIONS ?? "database") === "database"
+  const providers: unknown[] = []
+  if (process.env.OIDC_ISSUER) {
+    providers.push({
+      id: "idp",
+      name: "IdP",
+      type: "oidc",
+      issuer: process.env.OIDC_ISSUER,
+      clientId: required("OIDC_CLIENT_ID"),
+      clientSecret: required("OIDC_CLIENT_SECRET"),
+    })
+  }
+  if (process.env.SMTP_URL) providers.push(Nodemailer({ server: process.env.SMTP_URL, from: "authchart <auth@example.test>" }))
+
+  const config: AuthConfig = {
+    secret: required("AUTH_SECRET"),
+    trustHost: true,
+    providers: providers as AuthConfig["providers"],
+    flowStore: (process.env.FLOW_STORE ?? "redis") === "redis" ? RedisFlowStore(redis, { prefix: "app:flow:" }) : cookieFlowStore(),
+    ...(database ? { adapter: RedisAdapter(redis, { prefix: "app:" }) as Adapter, session: { strategy: "database" as const } } : {}),
+    logger: {
+      error: (error) => process.stderr.write(`auth-error ${(error as { type?: string }).type ?? error.name}: ${error.message}\n`),
+      warn: () => undefined,
+      debug: () => undefined,
+    },
+  }
+
+  const app = express()
+  app.disable("x-powered-by")
+  app.use("/auth", ExpressAuth(config))
+  app.get("/__health", (_req: Request, res: Response) => {
+    res.json({ pid: process.pid, redis: redis.isReady })
+  })
+  app.get("/me", async (req: Request, res: Response, next) => {
+    try {
+      res.json(await getSession(req, config, res))
+    } catch (err) {
+      next(err)
+    }
+  })
+
+  const server = app.listen(port, "127.0.0.1", () => {
+    const address = server.address()
+    process.stdout.write(`ready ${typeof address === "object" && address ? address.port : port}\n`)
+  })
+  server.on("error", (err) => {
+    console.error(err)
+    process.exit(1)
+  })
+  const stop = () => {
+    server.closeAllConnections()
+    server.close(() => process.exit(0))
+  }
+  process.on("SIGTERM", stop)
+  process.on("SIGINT", stop)
+  process.stdin.on("end", () => process.exit(0))
+  process.stdin.resume()
+}
+
+main().catch((err) => {
+  console.error(err)
+  process.exit(1)
+})
