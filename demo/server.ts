@@ -1,8 +1,9 @@
 /**
  * authchart demo: an Express 5 app with credentials sign-in, "Sign in with Demo IdP" against a local
  * OpenID provider started in-process (works offline), sign-in by email through an in-process SMTP
- * server whose messages show on `/dev/mailbox` and the console (works offline too), any real provider
- * configured through `AUTH_<ID>_*` variables, a session on every page and a protected page.
+ * server whose messages show on `/dev/mailbox` and the console (works offline too), passkeys (the
+ * browser's own passkey manager, or a security key), any real provider configured through
+ * `AUTH_<ID>_*` variables, a session on every page and a protected page.
  * Users live in a `MemoryAdapter` (lost on exit); sessions are JWTs, as credentials sign-in needs.
  *
  *   npm run demo                  # http://localhost:3000, the Demo IdP and the mailbox on 127.0.0.1:<any port>
@@ -38,6 +39,7 @@ import MicrosoftEntraID from "../src/providers/microsoft-entra-id.js"
 import Nodemailer from "../src/providers/nodemailer.js"
 import type { OAuthUserConfig } from "../src/providers/oauth-types.js"
 import Okta from "../src/providers/okta.js"
+import Passkey from "../src/providers/passkey.js"
 import Slack from "../src/providers/slack.js"
 import Spotify from "../src/providers/spotify.js"
 import Twitch from "../src/providers/twitch.js"
@@ -120,6 +122,11 @@ export interface DemoOptions {
    * `NODE_ENV=production`); `start` passes the mailbox it started. None when absent.
    */
   mailbox?: Pick<Mailbox, "port" | "messages">
+  /**
+   * "Sign in with Passkey" (WebAuthn, experimental): register a passkey with any email address, then sign
+   * in with it or pick it in the email field's autofill. `start` turns it on. Off when absent.
+   */
+  passkeys?: boolean
 }
 
 export interface DemoApp {
@@ -234,6 +241,10 @@ export function createDemoApp(options: DemoOptions = {}): DemoApp {
     )
     signInOptions.push({ id: "nodemailer", name: "Email", hint: "any address; the link arrives in the demo's mailbox" })
   }
+  if (options.passkeys) {
+    providers.push(Passkey())
+    signInOptions.push({ id: "passkey", name: "Passkey", hint: "register one with any email address, then sign in with it" })
+  }
   const real = providersFromEnv(env)
   providers.push(...real.providers)
   signInOptions.push(...real.options)
@@ -249,6 +260,7 @@ export function createDemoApp(options: DemoOptions = {}): DemoApp {
     adapter: MemoryAdapter(),
     session: { strategy: "jwt" },
     providers,
+    ...(options.passkeys ? { experimental: { enableWebAuthn: true } } : {}),
   }
 
   const app = express()
@@ -377,7 +389,7 @@ export async function start(port: number, options: StartOptions = {}): Promise<R
   const idp = idpStarted.value
   const mailbox = mailboxStarted.value
 
-  const demo = createDemoApp({ ...options, env, demoIdp: idp, mailbox })
+  const demo = createDemoApp({ ...options, env, demoIdp: idp, mailbox, passkeys: true })
   handle = demo.app
 
   log(`authchart demo on ${url}`)
@@ -388,6 +400,7 @@ export async function start(port: number, options: StartOptions = {}): Promise<R
       env.NODE_ENV === "production" ? "" : ` and shown on ${url}/dev/mailbox`
     } (SMTP on ${mailbox.url})`,
   )
+  log(`  or "Register with Passkey" with any address, then "Sign in with Passkey" (on http://localhost:${actualPort}: passkeys need a domain name, not an IP address)`)
   log(`  providers: ${demo.signInOptions.map((o) => o.name).join(", ")}`)
   const real = demo.signInOptions.filter((o) => Object.hasOwn(PRESETS, o.id))
   if (real.length === 0) log(`  add a real one with AUTH_<ID>_ID and AUTH_<ID>_SECRET (ids: ${KNOWN_PRESETS.join(", ")})`)

@@ -17,6 +17,7 @@ import type { InspectOption } from "./runtime/inspect.js"
 import type { Route } from "./runtime/routes.js"
 import type { OAuthConfig } from "./providers/oauth-types.js"
 import type { EmailConfig } from "./providers/email-types.js"
+import type { WebAuthnConfig } from "./providers/webauthn-types.js"
 
 export type Awaitable<T> = T | PromiseLike<T>
 /** An ISO 8601 date string, as sent in `session.expires`. */
@@ -140,11 +141,11 @@ export interface CredentialsConfig<
 
 /** A provider whose flow arrives in a later version or from a plug-in flow. */
 export interface OtherProviderConfig extends CommonProviderOptions {
-  type: "oauth" | "oidc" | "email" | "webauthn"
+  type: "oauth" | "oidc" | "email"
   [option: string]: unknown
 }
 
-export type ProviderConfig = CredentialsConfig | OAuthConfig<never> | EmailConfig | OtherProviderConfig
+export type ProviderConfig = CredentialsConfig | OAuthConfig<never> | EmailConfig | WebAuthnConfig | OtherProviderConfig
 /** A provider object, or a preset function called with no arguments. */
 export type Provider = ProviderConfig | ((options?: Record<string, unknown>) => ProviderConfig)
 

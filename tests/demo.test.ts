@@ -155,7 +155,7 @@ describe("demo app", () => {
     expect(text).toContain(
       `"Sign in with Email" with any address: the link is printed here and shown on ${origin}/dev/mailbox (SMTP on ${demo.mailbox.url})`,
     )
-    expect(text).toContain("providers: Credentials, Demo IdP, Email\n")
+    expect(text).toContain("providers: Credentials, Demo IdP, Email, Passkey\n")
     expect(demo.idp.issuer).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(demo.idp.issuer).not.toBe(origin)
     expect(demo.mailbox.url).toMatch(/^smtp:\/\/127\.0\.0\.1:\d+$/)
@@ -248,6 +248,7 @@ describe("demo app", () => {
       `Credentials: ${DEMO_USER.email} / ${DEMO_PASSWORD}`,
       "Demo IdP: alice@example.test or bob@example.test, picked on the IdP's page (no password)",
       "Email: any address; the link arrives in the demo's mailbox",
+      "Passkey: register one with any email address, then sign in with it",
     ])
     expect(links(home)).toContain("/dev/mailbox")
   })

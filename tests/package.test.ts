@@ -18,6 +18,8 @@ import { Auth, AuthError, CredentialsSignin, isAuthAction, createActionURL, setE
 import { encode, decode, getToken } from "authchart/jwt"
 import { ExpressAuth, getSession } from "authchart/express"
 import Credentials from "authchart/providers/credentials"
+import { createInspector, toMermaid } from "authchart/inspect"
+import { createMachine } from "xstate"
 const secret = "a-secret-for-the-package-test-0123456789"
 const config = { secret, trustHost: true, providers: [Credentials({ authorize: () => ({ id: "1", name: "Pat" }) })] }
 const csrf = await Auth(new Request("http://x.test/auth/csrf"), config)
@@ -33,6 +35,7 @@ console.log(JSON.stringify({
   status: signIn.status, name: token.name, a: roundTrip.a, express: typeof ExpressAuth, getSession: typeof getSession,
   errors: new CredentialsSignin() instanceof AuthError, action: isAuthAction("csrf"),
   others: [typeof createActionURL, typeof setEnvDefaults, typeof defineFlow, typeof raw, typeof skipCSRFCheck],
+  inspect: [createInspector().routes.length, toMermaid(createMachine({ id: "f", initial: "a", states: { a: {} } })).split("\\n")[2]],
 }))
 `
 
@@ -63,9 +66,12 @@ describe("npm pack", () => {
       errors: true,
       action: true,
       others: ["function", "function", "function", "symbol", "symbol"],
+      inspect: [4, "  [*] --> a"],
     })
     const listing = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" })
     expect(listing).toContain("package/dist/index.d.ts")
+    expect(listing).toContain("package/dist/cli.js")
+    expect(readFileSync(join(pkgDir, "dist/cli.js"), "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true)
     expect(listing).not.toContain("package/src/")
     expect(listing).not.toContain("package/tests/")
   }, 120_000)

@@ -14,6 +14,9 @@
  * ```
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
+import { Readable } from "node:stream"
+import { pipeline } from "node:stream/promises"
+import type { ReadableStream as NodeReadableStream } from "node:stream/web"
 import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from "express"
 import { UnknownAction } from "../errors.js"
 import { finish, handleRequest } from "../runtime/auth.js"
@@ -101,6 +104,7 @@ function setCookies(res: ServerResponse, lines: readonly string[]): void {
 /**
  * Writes an outgoing response: proper status text, every `Set-Cookie` on its own line, no empty
  * `Content-Type`. `Set-Cookie` lines earlier middleware set are kept unless this response sets the same name.
+ * A stream body is piped; when the client goes away the stream is cancelled.
  */
 function write(res: ServerResponse, out: Outgoing): void {
   const grouped = new Map<string, { name: string; values: string[] }>()
@@ -115,7 +119,13 @@ function write(res: ServerResponse, out: Outgoing): void {
     if (key === "set-cookie") setCookies(res, values)
     else res.setHeader(name, values.length === 1 ? (values[0] as string) : values)
   }
-  res.end(out.body)
+  if (typeof out.body === "string") {
+    res.end(out.body)
+    return
+  }
+  res.flushHeaders()
+  // a client that disconnects ends the pipeline with a premature-close error: nothing to report
+  pipeline(Readable.fromWeb(out.body as NodeReadableStream<Uint8Array>), res).catch(() => undefined)
 }
 
 /** The absolute URL of the request; a `Host` that makes no valid URL is a bad request. */

@@ -29,6 +29,19 @@ export interface Identity {
   account: FlowAccount | null
   profile?: Record<string, unknown>
   isNewUser?: boolean
+  /** WebAuthn registration: the verified credential, stored once the user is known. */
+  authenticator?: FlowAuthenticator
+}
+
+/** A WebAuthn credential as a flow carries it: JSON data, binary fields in base64. */
+export interface FlowAuthenticator {
+  credentialID: string
+  providerAccountId: string
+  credentialPublicKey: string
+  counter: number
+  credentialBackedUp: boolean
+  credentialDeviceType: string
+  transports?: string | null
 }
 
 /** What the runtime turns into one HTTP response. `cookies` is opaque to machines. */

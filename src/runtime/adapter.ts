@@ -60,6 +60,20 @@ export const EMAIL_METHODS = [
   "updateUser",
 ] as const
 
+/** Methods WebAuthn calls: options (users, passkeys), verification, and linking. */
+export const WEBAUTHN_METHODS = [
+  "createUser",
+  "getUser",
+  "getUserByEmail",
+  "getUserByAccount",
+  "linkAccount",
+  "getAccount",
+  "getAuthenticator",
+  "createAuthenticator",
+  "listAuthenticatorsByUserId",
+  "updateAuthenticatorCounter",
+] as const
+
 /** The names in `required` that `adapter` lacks. */
 export function missingMethods(adapter: Adapter, required: Iterable<string>): string[] {
   const missing = new Set<string>()

@@ -5,6 +5,7 @@
  */
 import {
   AuthError,
+  DuplicateConditionalUI,
   ExperimentalFeatureNotEnabled,
   InvalidEndpoints,
   InvalidProvider,
@@ -12,6 +13,7 @@ import {
   MissingAdapterMethods,
   MissingAuthorize,
   MissingSecret,
+  MissingWebAuthnAutocomplete,
   UntrustedHost,
 } from "../errors.js"
 import type {
@@ -27,7 +29,8 @@ import type {
   Theme,
 } from "../types.js"
 import type { Adapter } from "../adapters/types.js"
-import { DATABASE_SESSION_METHODS, EMAIL_METHODS, OAUTH_LINKING_METHODS, missingMethods } from "./adapter.js"
+import type { WebAuthnConfig } from "../providers/webauthn-types.js"
+import { DATABASE_SESSION_METHODS, EMAIL_METHODS, OAUTH_LINKING_METHODS, WEBAUTHN_METHODS, missingMethods } from "./adapter.js"
 import { defaultCookies, mergeCookies } from "./cookies.js"
 import { mergeOptions } from "../providers/oauth.js"
 import { type Env, withEnvDefaults } from "./env.js"
@@ -140,6 +143,24 @@ function resolveProviders(config: AuthConfig): { map: Map<string, ResolvedProvid
   return { map, error }
 }
 
+/** At most one WebAuthn provider offers conditional UI, and it has a field with `webauthn` autocomplete. */
+function assertWebAuthn(providers: ReadonlyMap<string, ResolvedProvider>): AuthError | null {
+  const conditional = [...providers.values()]
+    .map((p) => p.config)
+    .filter((c): c is WebAuthnConfig => c.type === "webauthn" && c.enableConditionalUI === true)
+  if (conditional.length > 1) {
+    return new DuplicateConditionalUI("Only one WebAuthn provider may set `enableConditionalUI`.")
+  }
+  const [provider] = conditional
+  const fields = Object.values(provider?.formFields ?? {})
+  if (provider && !fields.some((f) => String(f.autocomplete ?? "").includes("webauthn"))) {
+    return new MissingWebAuthnAutocomplete(
+      `Provider "${provider.id}" sets \`enableConditionalUI\`, but none of its formFields has "webauthn" in its autocomplete.`,
+    )
+  }
+  return null
+}
+
 function assertConfig(config: AuthConfig, resolved: Omit<ResolvedConfig, "configError">): AuthError | null {
   if (!resolved.trustHost) {
     return new UntrustedHost(
@@ -171,9 +192,15 @@ function assertConfig(config: AuthConfig, resolved: Omit<ResolvedConfig, "config
       return new ExperimentalFeatureNotEnabled("WebAuthn is experimental: set `experimental.enableWebAuthn: true`.")
     }
   }
+  const webauthnError = assertWebAuthn(resolved.providers)
+  if (webauthnError) return webauthnError
   const hasEmail = [...resolved.providers.values()].some((p) => p.type === "email")
   if (hasEmail && !config.adapter && !resolved.flowStore.tokens) {
     return new MissingAdapter("Email sign-in needs an adapter, or a flow store that keeps tokens (RedisFlowStore).")
+  }
+  const hasWebAuthn = [...resolved.providers.values()].some((p) => p.type === "webauthn")
+  if (hasWebAuthn && !config.adapter) {
+    return new MissingAdapter("WebAuthn needs an adapter to keep users and passkeys.")
   }
   if (config.session?.strategy === "database" && !config.adapter) {
     return new MissingAdapter("The database session strategy needs an adapter.")
@@ -185,6 +212,7 @@ function assertConfig(config: AuthConfig, resolved: Omit<ResolvedConfig, "config
     const types = [...resolved.providers.values()].map((p) => p.type)
     if (types.includes("oauth") || types.includes("oidc")) OAUTH_LINKING_METHODS.forEach((m) => required.add(m))
     if (types.includes("email")) EMAIL_METHODS.forEach((m) => required.add(m))
+    if (types.includes("webauthn")) WEBAUTHN_METHODS.forEach((m) => required.add(m))
     const missing = missingMethods(adapter, required)
     if (missing.length > 0) {
       return new MissingAdapterMethods(`The adapter lacks methods the enabled flows call: ${missing.join(", ")}.`)

@@ -4,11 +4,14 @@
 import { credentialsMachine } from "../machines/credentials.js"
 import { emailMachine } from "../machines/email.js"
 import { oauthMachine } from "../machines/oauth.js"
+import { webauthnMachine } from "../machines/webauthn.js"
 import type { OAuthConfig } from "../providers/oauth-types.js"
 import { authorize } from "./effects/credentials.js"
 import { requestLink, verifyLink } from "./effects/email.js"
 import { finishAuthorization, startAuthorization } from "./effects/oauth.js"
 import { forwardFromProxy } from "./effects/redirect-proxy.js"
+import { webauthnOptions, webauthnVerify } from "./effects/webauthn.js"
+import { CHALLENGE_TTL_S } from "./effects/webauthn-support.js"
 import { type FlowDefinition, defineFlow } from "./flow.js"
 
 export const credentialsFlow = defineFlow({
@@ -52,7 +55,24 @@ export const emailFlow = defineFlow({
   actors: { requestLink, verifyLink },
 })
 
-export const builtInFlows: readonly FlowDefinition[] = [credentialsFlow, oauthFlow, emailFlow]
+/**
+ * WebAuthn: the options request starts a run that rests with the challenge (5 minutes); the response
+ * resumes it. No CSRF token (as in Auth.js): the response must answer the challenge sealed in this
+ * browser's flow state, which a cross-site page cannot read.
+ */
+export const webauthnFlow = defineFlow({
+  id: "webauthn",
+  providerType: "webauthn",
+  machine: webauthnMachine,
+  routes: [
+    { method: "GET", action: "webauthn-options", event: "SUBMIT", start: true, params: "query" },
+    { method: "POST", action: "callback", event: "CALLBACK", params: ["action", "data"] },
+  ],
+  actors: { webauthnOptions, webauthnVerify },
+  ttl: CHALLENGE_TTL_S,
+})
+
+export const builtInFlows: readonly FlowDefinition[] = [credentialsFlow, oauthFlow, emailFlow, webauthnFlow]
 
 /** The flow that serves a provider type by default. */
 export const defaultFlowFor: Readonly<Record<string, string>> = {
@@ -60,4 +80,5 @@ export const defaultFlowFor: Readonly<Record<string, string>> = {
   oauth: "oauth",
   oidc: "oauth",
   email: "email",
+  webauthn: "webauthn",
 }

@@ -24,12 +24,15 @@ const HTML_HEADERS = Object.freeze({
 const CONFIG_MESSAGE =
   "There was a problem with the server configuration. Check the server logs for more information."
 
-/** A response after the request was fully handled, ready for any integration to write. */
+/**
+ * A response after the request was fully handled, ready for any integration to write. The body is text,
+ * or a byte stream when the handler answered with a `ReadableStream` (e.g. Server-Sent Events).
+ */
 export interface Outgoing {
   readonly status: number
   readonly statusText: string
   readonly headers: ReadonlyArray<readonly [string, string]>
-  readonly body: string
+  readonly body: string | ReadableStream<Uint8Array>
 }
 
 export function json(body: unknown, status = 200, headers?: Record<string, string>): ResponseInternal {
@@ -144,7 +147,13 @@ export function toOutgoing(internal: ResponseInternal, method: string, returnRed
   if (contentType) headers.push(["Content-Type", contentType])
   for (const cookie of internal.cookies ?? []) headers.push(["Set-Cookie", serializeCookie(cookie)])
   const text =
-    body === undefined ? "" : contentType === "application/json" ? JSON.stringify(body) : String(body)
+    body instanceof ReadableStream
+      ? (body as ReadableStream<Uint8Array>)
+      : body === undefined
+        ? ""
+        : contentType === "application/json"
+          ? JSON.stringify(body)
+          : String(body)
   return { status, statusText: STATUS_TEXT[status] ?? "", headers, body: text }
 }
 

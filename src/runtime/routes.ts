@@ -5,6 +5,7 @@
  */
 import { InvalidProvider, MissingCSRF, UnknownAction } from "../errors.js"
 import { errorPage, providerUrls, signInPage, signOutPage, verifyRequestPage } from "./actions/pages.js"
+import { webauthnScript } from "./actions/webauthn-script.js"
 import { resolveCallbackUrl } from "./callback-url.js"
 import { type Handled, type RequestContext, param } from "./context.js"
 import { csrfState } from "./csrf.js"
@@ -115,6 +116,7 @@ export const routes: readonly Route[] = [
   { method: "GET", action: "verify-request", provider: false, handle: verifyRequestPage },
   { method: "GET", action: "error", provider: false, handle: errorPage },
   { method: "GET", action: "webauthn-options", provider: true, handle: dispatchToFlow },
+  { method: "GET", action: "webauthn-script", provider: false, handle: webauthnScript },
 ]
 
 /** Actions authchart serves besides Auth.js' nine (`config.routes` may add more). */

@@ -2,6 +2,7 @@
  * The built-in pages (sign-in, sign-out, verify-request, error), or redirects to the app's own `pages`.
  */
 import type { CredentialsConfig } from "../../types.js"
+import type { WebAuthnConfig } from "../../providers/webauthn-types.js"
 import { resolveCallbackUrl } from "../callback-url.js"
 import type { Handled, RequestContext } from "../context.js"
 import type { OutCookie } from "../cookies.js"
@@ -23,7 +24,15 @@ function pageProviders(ctx: RequestContext): PageProvider[] {
     ...providerUrls(ctx, p.id),
     ...(p.style ? { style: p.style } : {}),
     ...(p.type === "credentials" ? { credentials: (p.config as CredentialsConfig).credentials ?? {} } : {}),
+    ...(p.type === "webauthn" ? webauthnForm(ctx, p.config as WebAuthnConfig) : {}),
   }))
+}
+
+/** A WebAuthn provider's form, shown when it has `formFields` (as in Auth.js). */
+function webauthnForm(ctx: RequestContext, provider: WebAuthnConfig): Pick<PageProvider, "webauthn"> {
+  if (!provider.formFields) return {}
+  const optionsUrl = `${ctx.authUrl}/webauthn-options/${encodeURIComponent(provider.id)}`
+  return { webauthn: { optionsUrl, formFields: provider.formFields, conditionalUI: provider.enableConditionalUI === true } }
 }
 
 export async function signInPage(ctx: RequestContext): Promise<Handled> {
@@ -45,6 +54,7 @@ export async function signInPage(ctx: RequestContext): Promise<Handled> {
     ...(email ? { email } : {}),
     ...(error ? { error } : {}),
     theme: ctx.config.theme,
+    webauthnScriptUrl: `${ctx.authUrl}/webauthn-script`,
   })
   const cookies = [csrf.cookie, callback.cookie].filter((c): c is OutCookie => c !== undefined)
   return { response: htmlPage(html, 200, cookies) }

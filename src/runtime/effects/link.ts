@@ -5,12 +5,13 @@
  * a signed-in user gets the account linked; the same email under an unlinked user is
  * `OAuthAccountNotLinked` unless the provider allows dangerous linking; otherwise a user is created.
  * Credentials: the user `authorize` returned is created in the adapter when it is not there yet, so
- * database sessions work for credentials too.
+ * database sessions work for credentials too. WebAuthn: like OAuth with `AccountNotLinked`, and the
+ * registered passkey stored once its user is known.
  */
 import { effect } from "./effect.js"
 import type { EffectContext } from "../flow.js"
 import { randomUUID } from "node:crypto"
-import { AdapterError, OAuthAccountNotLinked } from "../../errors.js"
+import { AccountNotLinked, AdapterError, OAuthAccountNotLinked, WebAuthnVerificationError } from "../../errors.js"
 import { withKeyLock } from "../lock.js"
 import type { AdapterAccount, AdapterUser } from "../../adapters/types.js"
 import type { FlowUser, Identity } from "../../machines/types.js"
@@ -137,6 +138,46 @@ async function linkEmailOnce(ctx: EffectContext, adapter: SafeAdapter, identity:
   return { ...identity, user: user as unknown as FlowUser, account, isNewUser: !existing }
 }
 
+/**
+ * WebAuthn (Auth.js' webauthn branch): a known credential signs its user in (another signed-in user →
+ * `AccountNotLinked`); a new one is linked to the signed-in user, or to a user created from the
+ * registration's email (taken by an existing user → `AccountNotLinked`). Then the new passkey is stored.
+ */
+async function linkWebAuthn(ctx: EffectContext, adapter: SafeAdapter, identity: Identity): Promise<Identity> {
+  const account = identity.account as AdapterAccount
+  const key = `${account.provider}\u0000${account.providerAccountId}`
+  return withKeyLock(ctx.config.adapter as object, key, async () => {
+    const signedIn = await currentUser(ctx, adapter)
+    const existing = await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId })
+    const { authenticator, ...rest } = identity
+    if (existing) {
+      if (authenticator) throw new WebAuthnVerificationError("This passkey is already registered.")
+      if (signedIn && signedIn.id !== existing.id) {
+        throw new AccountNotLinked("The account is already associated with another user.")
+      }
+      return { ...rest, user: existing as unknown as FlowUser, account: { ...account, userId: existing.id }, isNewUser: false }
+    }
+    let user: AdapterUser
+    let isNewUser = false
+    if (signedIn) {
+      user = signedIn
+    } else {
+      const email = identity.user.email
+      if (email && (await adapter.getUserByEmail(email))) {
+        throw new AccountNotLinked("Another account already exists with the same e-mail address.")
+      }
+      user = await adapter.createUser(newUser(identity.user, null))
+      isNewUser = true
+      await fireEvent(ctx, "createUser", { user })
+    }
+    const linked = { ...account, userId: user.id } as AdapterAccount
+    await adapter.linkAccount(linked)
+    await fireEvent(ctx, "linkAccount", { user, account: linked, profile: identity.user })
+    if (authenticator) await adapter.createAuthenticator({ ...authenticator, userId: user.id })
+    return { ...rest, user: user as unknown as FlowUser, account: linked, isNewUser }
+  })
+}
+
 /** The tail's linking step: a no-op without an adapter. */
 export const linkIdentity = effect<Identity, Identity>(async (ctx, input) => {
     const adapter = adapterOf(ctx)
@@ -149,6 +190,8 @@ export const linkIdentity = effect<Identity, Identity>(async (ctx, input) => {
         return ctx.config.session.strategy === "database" ? ensureCredentialsUser(adapter, input) : input
       case "email":
         return linkEmail(ctx, adapter, input)
+      case "webauthn":
+        return linkWebAuthn(ctx, adapter, input)
       default:
         return input
     }

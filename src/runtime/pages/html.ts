@@ -116,6 +116,7 @@ const CSS = [
   "input{display:block;width:100%;margin-bottom:.75rem;padding:.5rem .75rem;font:inherit;color:var(--text);background:var(--card);border:1px solid var(--border);border-radius:.375rem}",
   "button,.button{display:flex;width:100%;align-items:center;justify-content:center;gap:.5rem;padding:.6rem 1rem;font:inherit;font-weight:500;text-decoration:none;cursor:pointer;border:1px solid var(--border);border-radius:.375rem;background:var(--brand-color);color:var(--button-text-color)}",
   ".provider+.provider{margin-top:.75rem}",
+  ".provider button+button{margin-top:.5rem}",
   ".provider .button{background:var(--provider-brand-color,var(--card));color:var(--provider-text-color,var(--text))}",
   ".error{color:var(--error);background:var(--error-bg);border-radius:.375rem;padding:.5rem .75rem;margin-bottom:1rem}",
   ".error p{margin:0}a.site{color:var(--brand-color)}",

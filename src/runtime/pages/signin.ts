@@ -13,6 +13,8 @@ export interface PageProvider {
   style?: { logo?: string; bg?: string; text?: string; brandColor?: string }
   /** Fields of a credentials provider. */
   credentials?: Record<string, CredentialInput>
+  /** A WebAuthn provider with `formFields`: its form, options URL and conditional UI. */
+  webauthn?: { optionsUrl: string; formFields: Record<string, CredentialInput>; conditionalUI: boolean }
 }
 
 /** Input of {@link renderSignIn}. Built by the runtime from validated data, never from the query string. */
@@ -26,6 +28,8 @@ export interface SignInPageProps {
   /** Error code from `?error=`; only selects one of the fixed messages below. */
   error?: string
   theme: Theme
+  /** `{origin}{basePath}/webauthn-script`, loaded when a WebAuthn form is shown. */
+  webauthnScriptUrl?: string
 }
 
 const TRY_OTHER = "Try signing in with a different account."
@@ -44,6 +48,7 @@ const SIGNIN_ERRORS: Readonly<Record<string, string>> = {
   SessionRequired: "Please sign in to access this page.",
   MissingCSRF: "The form expired. Please try again.",
   FlowStateError: "This sign-in attempt expired or was already used. Please start again.",
+  AccountNotLinked: "This passkey or e-mail address belongs to another account.",
   AccessDenied: "You do not have permission to sign in.",
 }
 
@@ -64,7 +69,7 @@ const int = (v: unknown): number | undefined => {
   return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : undefined
 }
 
-function credentialField(providerId: string, key: string, input: CredentialInput): SafeHtml {
+function credentialField(providerId: string, key: string, input: CredentialInput, formField = false): SafeHtml {
   const id = `input-${key}-for-${providerId}-provider`
   const type = str(input.type)
   return html`<div><label class="section-header" for="${id}">${str(input.label) ?? key}</label><input${[
@@ -78,6 +83,7 @@ function credentialField(providerId: string, key: string, input: CredentialInput
     attr("minlength", int(input.minlength ?? input.minLength)),
     attr("maxlength", int(input.maxlength ?? input.maxLength)),
     attr("required", input.required === true),
+    attr("data-form-field", formField),
   ]}></div>`
 }
 
@@ -110,8 +116,16 @@ function providerBlock(p: PageProvider, props: SignInPageProps): SafeHtml | null
       return html`<div class="provider"><form${attr("action", p.callbackUrl)} method="POST">${fields}${Object.entries(
         p.credentials ?? {},
       ).map(([key, input]) => credentialField(p.id, key, input))}${submit(p.name)}</form></div>`
-    case "webauthn":
-      return null
+    case "webauthn": {
+      const w = p.webauthn
+      if (!w) return null
+      return html`<div class="provider"><form${attr("id", `${p.id}-form`)}${attr("action", p.callbackUrl)} method="POST"${attr(
+        "data-webauthn-options",
+        w.optionsUrl,
+      )}${attr("data-webauthn-conditional", w.conditionalUI)}>${fields}${Object.entries(w.formFields).map(([key, input]) =>
+        credentialField(p.id, key, input, true),
+      )}<div class="error" role="status" data-webauthn-status hidden></div><button${attr("id", `submitButton-${p.id}`)} type="submit" data-webauthn-action="authenticate" formnovalidate>Sign in with ${p.name}</button><button type="submit" data-webauthn-action="register">Register with ${p.name}</button></form></div>`
+    }
     default: {
       const unreachable: never = p.type
       return unreachable
@@ -147,9 +161,11 @@ function groups(props: SignInPageProps): SafeHtml[][] {
 export function renderSignIn(props: SignInPageProps): string {
   const sections = groups(props).map((blocks, i) => html`${i > 0 ? html`<hr>` : null}${blocks}`)
   const error = props.error ? html`<div class="error"><p>${signInErrorMessage(props.error)}</p></div>` : null
+  const webauthn = props.webauthnScriptUrl && props.providers.some((p) => p.type === "webauthn" && p.webauthn)
   return layout({
     title: "Sign In",
     theme: props.theme,
     body: html`<div class="signin"><div class="card">${error}${sections}</div></div>`,
+    ...(webauthn ? { head: html`<script${attr("src", props.webauthnScriptUrl)} defer></script>` } : {}),
   })
 }

@@ -1,0 +1,83 @@
+/**
+ * What the WebAuthn effects share: the optional `@simplewebauthn/server` peer (loaded on first use),
+ * the relying party, base64 conversions (credential ids are stored as standard base64, as Auth.js does;
+ * the WebAuthn JSON uses base64url), and the record of challenges already answered.
+ */
+import { AuthError, MissingAdapter } from "../../errors.js"
+import type { RelayingParty, WebAuthnConfig } from "../../providers/webauthn-types.js"
+import type { SafeAdapter } from "../adapter.js"
+import type { RequestContext } from "../context.js"
+import { adapterOf } from "./link.js"
+
+type SimpleWebAuthnServer = typeof import("@simplewebauthn/server")
+
+/** How long an issued challenge may be answered: the flow's lifetime (5 minutes). */
+export const CHALLENGE_TTL_S = 5 * 60
+
+let loading: Promise<SimpleWebAuthnServer> | undefined
+
+/** `@simplewebauthn/server`, imported once; a clear error naming the package when it is not installed. */
+export function simpleWebAuthn(): Promise<SimpleWebAuthnServer> {
+  loading ??= import("@simplewebauthn/server").catch((error: unknown) => {
+    loading = undefined
+    throw new Error(
+      'Passkey sign-in checks responses with the "@simplewebauthn/server" package, which could not be loaded: ' +
+        "npm install @simplewebauthn/server",
+      { cause: error },
+    )
+  })
+  return loading
+}
+
+export function providerOf(ctx: RequestContext): WebAuthnConfig {
+  const config = ctx.provider?.config
+  if (config?.type !== "webauthn") throw new AuthError("Provider must be WebAuthn.")
+  return config as WebAuthnConfig
+}
+
+export function requireAdapter(ctx: RequestContext): SafeAdapter {
+  const adapter = adapterOf(ctx)
+  if (!adapter) throw new MissingAdapter("WebAuthn needs an adapter to keep users and passkeys.")
+  return adapter
+}
+
+const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value)
+
+/** The provider's relying party; by default the auth URL's hostname (RP ID), host (name) and origin. */
+export function relyingParty(ctx: RequestContext, provider: WebAuthnConfig): RelayingParty {
+  const url = new URL(ctx.authUrl)
+  const rp = provider.relayingParty
+  return { id: first(rp?.id) ?? url.hostname, name: first(rp?.name) ?? url.host, origin: first(rp?.origin) ?? url.origin }
+}
+
+/** Standard base64 (with padding) of base64 or base64url input: the form Auth.js stores ids in. */
+export const toStoredId = (id: string): string => Buffer.from(id, "base64").toString("base64")
+/** base64url of a stored (standard base64) value, as the WebAuthn JSON wants it. */
+export const toJsonId = (stored: string): string => Buffer.from(stored, "base64").toString("base64url")
+
+export const transportList = (stored: string | null | undefined): string[] | undefined =>
+  stored ? stored.split(",") : undefined
+
+/**
+ * User verification is checked when the provider says so, else when it asked the authenticator for it
+ * (`required`); a provider that only prefers it accepts authenticators that cannot verify users.
+ */
+export function requireUserVerification(explicit: boolean | undefined, requested: string | undefined): boolean {
+  return explicit ?? requested === "required"
+}
+
+const answered = new WeakMap<object, Map<string, number>>()
+
+/**
+ * Marks a challenge answered; false when it already was. The flow store forgets a used flow, but a
+ * sealed cookie could be sent again: this makes every challenge single use in this process too, for
+ * authenticators whose signature counter stays 0. Entries live as long as a challenge can.
+ */
+export function consumeChallenge(ctx: RequestContext, challenge: string): boolean {
+  let seen = answered.get(ctx.config)
+  if (!seen) answered.set(ctx.config, (seen = new Map()))
+  for (const [value, expires] of seen) if (expires <= ctx.now) seen.delete(value)
+  if (seen.has(challenge)) return false
+  seen.set(challenge, ctx.now + CHALLENGE_TTL_S * 1000)
+  return true
+}

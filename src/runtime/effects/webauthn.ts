@@ -1,0 +1,254 @@
+/**
+ * The WebAuthn flow's effects, with `@simplewebauthn/server` (WIRE.md §8).
+ *
+ * `webauthnOptions`: who is asking (the signed-in user, else `getUserInfo` from the form fields), then
+ * Auth.js' decision between register and authenticate, then the options with a fresh challenge. Bad
+ * input is refused with a reason (`Invalid action`, `Missing email`, `Invalid email`, `Invalid request`).
+ *
+ * `webauthnVerify`: the response must answer the options issued (same ceremony, their challenge, once),
+ * come from the relying party's origin for its RP ID, and verify user presence (and user verification
+ * per provider). Authentication also needs a known credential whose signature counter moves forward
+ * (the counter is updated); registration refuses a credential already stored.
+ */
+import { AuthError, FlowStateError, WebAuthnVerificationError } from "../../errors.js"
+import type { FlowUser, Identity, Reply } from "../../machines/types.js"
+import type { WebAuthnConfig, WebAuthnUserInfo } from "../../providers/webauthn-types.js"
+import type { Adapter } from "../../adapters/types.js"
+import type { SafeAdapter } from "../adapter.js"
+import type { EffectContext } from "../flow.js"
+import { effect } from "./effect.js"
+import { normalizeEmail } from "./email.js"
+import { currentUser } from "./link.js"
+import {
+  consumeChallenge,
+  providerOf,
+  relyingParty,
+  requireAdapter,
+  requireUserVerification,
+  simpleWebAuthn,
+  toJsonId,
+  toStoredId,
+  transportList,
+} from "./webauthn-support.js"
+
+export type WebAuthnAction = "register" | "authenticate"
+
+type Issued = { options: { action: WebAuthnAction; options: unknown }; user: FlowUser | null } | { refused: string }
+
+/**
+ * Auth.js' `inferWebAuthnOptions`: `authenticate` always; `register` for a known signed-in user or a new
+ * one signed out; no action: signed out, a new user registers and anyone else authenticates.
+ */
+export function decideCeremony(
+  action: WebAuthnAction | undefined,
+  signedIn: boolean,
+  info: WebAuthnUserInfo | null,
+): WebAuthnAction | null {
+  const exists = info?.exists ?? false
+  if (action === "authenticate") return "authenticate"
+  if (action === "register") return info && signedIn === exists ? "register" : null
+  if (signedIn) return null
+  return info && !exists ? "register" : "authenticate"
+}
+
+/** The default `getUserInfo`: the `email` field (normalised like email sign-in), looked up by email. */
+async function defaultUserInfo(adapter: SafeAdapter, params: Record<string, string>): Promise<WebAuthnUserInfo | null> {
+  let email: string
+  try {
+    email = normalizeEmail(params.email ?? "")
+  } catch {
+    return null
+  }
+  const user = await adapter.getUserByEmail(email)
+  return user ? { user, exists: true } : { user: { email }, exists: false }
+}
+
+/** The options request as a web `Request` for `getUserInfo` (its headers and URL; a GET has no body). */
+function userRequest(ctx: EffectContext): Request {
+  const headers = new Headers()
+  for (const [name, value] of ctx.req.headerEntries()) headers.append(name, value)
+  return new Request(ctx.req.url, { method: "GET", headers })
+}
+
+const asJson = (user: object): FlowUser => JSON.parse(JSON.stringify(user)) as FlowUser
+
+function stringParams(params: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).filter((e): e is [string, string] => typeof e[1] === "string"))
+}
+
+/** Issues the options of the decided ceremony (with a fresh challenge), or refuses the request. */
+export const webauthnOptions = effect<Issued, { params: Record<string, unknown> }>(async (ctx, input) => {
+  const provider = providerOf(ctx)
+  const adapter = requireAdapter(ctx)
+  const action = input.params.action
+  if (action !== undefined && action !== "register" && action !== "authenticate") return { refused: "Invalid action" }
+  const signedIn = await currentUser(ctx, adapter)
+  const params = stringParams(input.params)
+  const custom = provider.getUserInfo
+  const info: WebAuthnUserInfo | null = signedIn
+    ? { user: signedIn, exists: true }
+    : custom
+      ? await custom({ params, adapter: ctx.config.adapter as Adapter, request: userRequest(ctx) })
+      : await defaultUserInfo(adapter, params)
+  const decision = decideCeremony(action, signedIn !== null, info)
+  const email = info?.user.email
+  if (action === "register" && !email) return { refused: params.email ? "Invalid email" : "Missing email" }
+  if (!decision) return { refused: "Invalid request" }
+  if (decision === "register" && !email) return { refused: "Missing email" }
+
+  const lib = await simpleWebAuthn()
+  const rp = relyingParty(ctx, provider)
+  const userId = info && "id" in info.user ? info.user.id : undefined
+  const known = userId ? await adapter.listAuthenticatorsByUserId(userId) : []
+  const credentials = known.map((a) => ({ id: toJsonId(a.credentialID), transports: transportList(a.transports) }))
+  if (decision === "authenticate") {
+    const options = await lib.generateAuthenticationOptions({
+      ...provider.authenticationOptions,
+      rpID: rp.id,
+      ...(credentials.length > 0 ? { allowCredentials: credentials } : {}),
+    })
+    return { options: { action: "authenticate", options }, user: null }
+  }
+  const options = await lib.generateRegistrationOptions({
+    ...provider.registrationOptions,
+    rpID: rp.id,
+    rpName: rp.name,
+    userName: email as string,
+    ...(info?.user.name ? { userDisplayName: info.user.name } : {}),
+    excludeCredentials: credentials,
+  })
+  return { options: { action: "register", options }, user: asJson(info?.user ?? {}) }
+})
+
+interface VerifyInput {
+  params: Record<string, unknown>
+  issued: Reply | null
+  user: FlowUser | null
+}
+
+/** The ceremony and challenge of the options this flow sent. */
+function issuedChallenge(reply: Reply | null): { action: WebAuthnAction; challenge: string } {
+  const body = reply?.type === "json" ? (reply.body as { action?: unknown; options?: { challenge?: unknown } }) : undefined
+  const action = body?.action
+  const challenge = body?.options?.challenge
+  if ((action !== "register" && action !== "authenticate") || typeof challenge !== "string") {
+    throw new FlowStateError("No WebAuthn challenge is pending.")
+  }
+  return { action, challenge }
+}
+
+/** The `data` field: the browser's response as JSON, with a string `id`. */
+function parseResponse(data: unknown): Record<string, unknown> & { id: string } {
+  let parsed: unknown
+  try {
+    parsed = typeof data === "string" ? JSON.parse(data) : undefined
+  } catch {
+    parsed = undefined
+  }
+  if (!parsed || typeof parsed !== "object" || typeof (parsed as { id?: unknown }).id !== "string") {
+    throw new AuthError("Invalid WebAuthn response.")
+  }
+  return parsed as Record<string, unknown> & { id: string }
+}
+
+/** Verifies the browser's response against the issued options; answers who signed in or registered. */
+export const webauthnVerify = effect<Identity, VerifyInput>(async (ctx, input) => {
+  const action = input.params.action
+  if (action !== "register" && action !== "authenticate") throw new AuthError("Invalid action parameter.")
+  const issued = issuedChallenge(input.issued)
+  const response = parseResponse(input.params.data)
+  if (action !== issued.action) {
+    throw new WebAuthnVerificationError(`A "${action}" response does not answer the "${issued.action}" options issued.`)
+  }
+  if (!consumeChallenge(ctx, issued.challenge)) throw new WebAuthnVerificationError("This challenge was already answered.")
+  return action === "authenticate"
+    ? authenticate(ctx, response, issued.challenge)
+    : register(ctx, response, issued.challenge, input.user)
+})
+
+async function authenticate(ctx: EffectContext, response: { id: string }, challenge: string): Promise<Identity> {
+  const provider = providerOf(ctx)
+  const adapter = requireAdapter(ctx)
+  const credentialID = toStoredId(response.id)
+  const authenticator = await adapter.getAuthenticator(credentialID)
+  if (!authenticator) throw new AuthError("WebAuthn authenticator not found.", { credentialID })
+  const lib = await simpleWebAuthn()
+  const rp = relyingParty(ctx, provider)
+  let verification: Awaited<ReturnType<typeof lib.verifyAuthenticationResponse>>
+  try {
+    verification = await lib.verifyAuthenticationResponse({
+      ...provider.verifyAuthenticationOptions,
+      requireUserVerification: uvFor(provider, "authenticate"),
+      response: response as unknown as Parameters<typeof lib.verifyAuthenticationResponse>[0]["response"],
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      credential: {
+        id: toJsonId(authenticator.credentialID),
+        publicKey: new Uint8Array(Buffer.from(authenticator.credentialPublicKey, "base64")),
+        counter: authenticator.counter,
+        ...(authenticator.transports ? { transports: transportList(authenticator.transports) } : {}),
+      },
+    })
+  } catch (err) {
+    throw new WebAuthnVerificationError("The passkey response could not be verified.", { err, credentialID })
+  }
+  if (!verification.verified) throw new WebAuthnVerificationError("The passkey response could not be verified.")
+  await adapter.updateAuthenticatorCounter(authenticator.credentialID, verification.authenticationInfo.newCounter)
+  const account = await adapter.getAccount(authenticator.providerAccountId, provider.id)
+  if (!account) throw new AuthError("WebAuthn account not found.", { credentialID })
+  const user = await adapter.getUser(account.userId)
+  if (!user) throw new AuthError("WebAuthn user not found.", { credentialID })
+  return { user: user as unknown as FlowUser, account: { ...account } }
+}
+
+async function register(ctx: EffectContext, response: { id: string }, challenge: string, user: FlowUser | null): Promise<Identity> {
+  const provider = providerOf(ctx)
+  const adapter = requireAdapter(ctx)
+  if (!user?.email) throw new AuthError("Missing user registration data.")
+  const lib = await simpleWebAuthn()
+  const rp = relyingParty(ctx, provider)
+  const reply = response as unknown as Parameters<typeof lib.verifyRegistrationResponse>[0]["response"]
+  let verification: Awaited<ReturnType<typeof lib.verifyRegistrationResponse>>
+  try {
+    verification = await lib.verifyRegistrationResponse({
+      ...provider.verifyRegistrationOptions,
+      requireUserVerification: uvFor(provider, "register"),
+      response: reply,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+    })
+  } catch (err) {
+    throw new WebAuthnVerificationError("The passkey registration could not be verified.", { err })
+  }
+  if (!verification.verified) throw new WebAuthnVerificationError("The passkey registration could not be verified.")
+  const { credential, credentialBackedUp, credentialDeviceType } = verification.registrationInfo
+  const credentialID = toStoredId(credential.id)
+  if (await adapter.getAuthenticator(credentialID)) {
+    throw new WebAuthnVerificationError("This passkey is already registered.", { credentialID })
+  }
+  const transports = reply.response.transports ?? credential.transports
+  return {
+    user,
+    account: { providerAccountId: credentialID, provider: provider.id, type: "webauthn" },
+    authenticator: {
+      credentialID,
+      providerAccountId: credentialID,
+      credentialPublicKey: Buffer.from(credential.publicKey).toString("base64"),
+      counter: credential.counter,
+      credentialBackedUp,
+      credentialDeviceType,
+      transports: transports && transports.length > 0 ? transports.join(",") : null,
+    },
+  }
+}
+
+function uvFor(provider: WebAuthnConfig, action: WebAuthnAction): boolean {
+  return action === "authenticate"
+    ? requireUserVerification(provider.verifyAuthenticationOptions?.requireUserVerification, provider.authenticationOptions?.userVerification)
+    : requireUserVerification(
+        provider.verifyRegistrationOptions?.requireUserVerification,
+        provider.registrationOptions?.authenticatorSelection?.userVerification,
+      )
+}

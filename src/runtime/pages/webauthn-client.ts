@@ -1,0 +1,118 @@
+/**
+ * The sign-in page's passkey script (plain browser JavaScript, no inline handlers, so a strict CSP
+ * with `script-src 'self'` allows it). It runs after `@simplewebauthn/browser`'s bundle, in the same
+ * file, and drives every `<form data-webauthn-options="…">` on the page:
+ *
+ * - a submit button with `data-webauthn-action="authenticate"` or `"register"` fetches
+ *   `GET <options URL>?action=…&<form fields>&callbackUrl=…`, runs `startAuthentication` or
+ *   `startRegistration` with the answer, and posts the form to its `action` (the provider's callback
+ *   URL) with hidden `action` and `data` (the response as JSON) inputs;
+ * - with `data-webauthn-conditional`, on page load it offers the browser's passkey autofill
+ *   (conditional UI) in the field whose `autocomplete` ends in `webauthn`, when the browser supports it,
+ *   and starts it again after a button's ceremony fails or is cancelled.
+ * Errors are written into the form's `[data-webauthn-status]` element.
+ */
+export const WEBAUTHN_CLIENT_SCRIPT = String.raw`
+;(function () {
+  "use strict"
+  var lib = window.SimpleWebAuthnBrowser
+  if (!lib) return
+
+  function fieldsOf(form) {
+    return Array.prototype.slice.call(form.querySelectorAll("input[data-form-field]"))
+  }
+
+  function say(form, message) {
+    var status = form.querySelector("[data-webauthn-status]")
+    if (!status) return
+    status.textContent = message
+    status.hidden = !message
+  }
+
+  function fetchOptions(form, action) {
+    var url = new URL(form.getAttribute("data-webauthn-options"), window.location.href)
+    if (action) url.searchParams.set("action", action)
+    fieldsOf(form).forEach(function (field) {
+      if (field.value) url.searchParams.set(field.name, field.value)
+    })
+    var callbackUrl = form.querySelector('input[name="callbackUrl"]')
+    if (callbackUrl && callbackUrl.value) url.searchParams.set("callbackUrl", callbackUrl.value)
+    return fetch(url.href, { credentials: "same-origin", headers: { accept: "application/json" } }).then(function (res) {
+      return res.json().catch(function () { return null }).then(function (body) {
+        if (!res.ok || !body || !body.options) {
+          throw new Error((body && body.error) || "The passkey request could not be started (" + res.status + ").")
+        }
+        return body
+      })
+    })
+  }
+
+  function post(form, action, response) {
+    Array.prototype.slice.call(form.querySelectorAll("input[data-webauthn-field]")).forEach(function (el) {
+      el.parentNode.removeChild(el)
+    })
+    ;[["action", action], ["data", JSON.stringify(response)]].forEach(function (pair) {
+      var input = document.createElement("input")
+      input.type = "hidden"
+      input.name = pair[0]
+      input.value = pair[1]
+      input.setAttribute("data-webauthn-field", "")
+      form.appendChild(input)
+    })
+    HTMLFormElement.prototype.submit.call(form)
+  }
+
+  function ceremony(answer, autofill) {
+    return answer.action === "register"
+      ? lib.startRegistration({ optionsJSON: answer.options })
+      : lib.startAuthentication({ optionsJSON: answer.options, useBrowserAutofill: autofill })
+  }
+
+  function describe(error) {
+    if (error && error.name === "NotAllowedError") return "The passkey request was cancelled or timed out."
+    return (error && error.message) || "The passkey request failed."
+  }
+
+  function autofill(form) {
+    return lib.browserSupportsWebAuthnAutofill().then(function (supported) {
+      if (!supported) return
+      return fetchOptions(form, "authenticate").then(function (answer) {
+        return ceremony(answer, true).then(function (response) {
+          post(form, "authenticate", response)
+        })
+      })
+    }).catch(function (error) {
+      // A button's ceremony aborts the autofill one: nothing to report.
+      if (!error || error.name !== "AbortError") console.warn("passkey autofill:", error)
+    })
+  }
+
+  function setUp(form) {
+    if (!lib.browserSupportsWebAuthn()) {
+      say(form, "This browser does not support passkeys.")
+      Array.prototype.slice.call(form.querySelectorAll("button")).forEach(function (b) { b.disabled = true })
+      return
+    }
+    var conditional = form.hasAttribute("data-webauthn-conditional")
+    form.addEventListener("submit", function (event) {
+      event.preventDefault()
+      var button = event.submitter
+      var action = (button && button.getAttribute("data-webauthn-action")) || undefined
+      if (action === "register" && !form.reportValidity()) return
+      say(form, "")
+      fetchOptions(form, action)
+        .then(function (answer) {
+          return ceremony(answer, false).then(function (response) { post(form, answer.action, response) })
+        })
+        .catch(function (error) {
+          console.error(error)
+          say(form, describe(error))
+          if (conditional) autofill(form)
+        })
+    })
+    if (conditional) autofill(form)
+  }
+
+  Array.prototype.slice.call(document.querySelectorAll("form[data-webauthn-options]")).forEach(setUp)
+})()
+`
