@@ -4,14 +4,12 @@
  * never kept in the context, so a snapshot can never hold a password.
  */
 import { assign } from "xstate"
-import { AWAITING_INPUT, type FlowOutput } from "./types.js"
-import { flowSetup, initialContext, signInTail } from "./setup.js"
+import { AWAITING_INPUT } from "./types.js"
+import { flowBase, flowSetup, signInTail } from "./setup.js"
 
 export const credentialsMachine = flowSetup.createMachine({
   id: "credentials",
-  initial: "idle",
-  context: ({ input }) => initialContext(input),
-  output: ({ context }): FlowOutput => context.output ?? { ok: false, error: new Error("flow ended without output") },
+  ...flowBase,
   states: {
     idle: {
       tags: [AWAITING_INPUT],

@@ -7,14 +7,12 @@
  * the profile read → the shared sign-in tail. The checks leave the context as soon as they are used.
  */
 import { assign } from "xstate"
-import { AWAITING_INPUT, type FlowOutput, type OAuthPending } from "./types.js"
-import { flowSetup, initialContext, signInTail } from "./setup.js"
+import { AWAITING_INPUT, type OAuthPending } from "./types.js"
+import { flowBase, flowSetup, signInTail } from "./setup.js"
 
 export const oauthMachine = flowSetup.createMachine({
   id: "oauth",
-  initial: "idle",
-  context: ({ input }) => initialContext(input),
-  output: ({ context }): FlowOutput => context.output ?? { ok: false, error: new Error("flow ended without output") },
+  ...flowBase,
   states: {
     idle: {
       tags: [AWAITING_INPUT],

@@ -97,6 +97,14 @@ export const flowSetup = setup({
   },
 })
 
+/** What every flow machine starts with: `idle` first, the shared context, the output it ends with. */
+export const flowBase = {
+  initial: "idle" as const,
+  context: ({ input }: { input: FlowInput }) => initialContext(input),
+  output: ({ context }: { context: FlowContext }): FlowOutput =>
+    context.output ?? { ok: false, error: new Error("flow ended without output") },
+}
+
 /** The initial context of a flow. */
 export function initialContext(input: FlowInput): FlowContext {
   return {

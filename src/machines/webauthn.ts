@@ -11,13 +11,11 @@
  */
 import { assign } from "xstate"
 import { AWAITING_INPUT, type FlowOutput } from "./types.js"
-import { flowSetup, initialContext, signInTail } from "./setup.js"
+import { flowBase, flowSetup, signInTail } from "./setup.js"
 
 export const webauthnMachine = flowSetup.createMachine({
   id: "webauthn",
-  initial: "idle",
-  context: ({ input }) => initialContext(input),
-  output: ({ context }): FlowOutput => context.output ?? { ok: false, error: new Error("flow ended without output") },
+  ...flowBase,
   states: {
     idle: {
       tags: [AWAITING_INPUT],
