@@ -18,7 +18,7 @@ beforeAll(async () => {
   const zoe = { sub: "user-zoe", email: "zoe@example.test", name: "Zoe Example", email_verified: true }
   idp = await startOidcProvider({
     clients: [{ client_id: "db-client", client_secret: "db-secret", redirect_uris }],
-    accounts: [...DEFAULT_ACCOUNTS, zoe],
+    accounts: [...DEFAULT_ACCOUNTS, zoe, { sub: "user-yan", email: "yan@example.test", name: "Yan Example", email_verified: true }],
   })
 })
 afterAll(() => idp?.stop())
@@ -122,6 +122,16 @@ describe.each(backends)("database sessions with the $name adapter", (backend) =>
     await oauthSignIn(bobs.client, "idp", "bob@example.test")
     const stolen = await oauthSignIn(bobs.client, "idp2", "alice@example.test")
     expect(stolen.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=OAuthAccountNotLinked`)
+  })
+
+  it("with JWT sessions and an adapter, jwt gets trigger signUp for a new user and signIn after", async () => {
+    const triggers: unknown[] = []
+    const jwtConfig = { session: { strategy: "jwt" as const }, callbacks: { jwt: ({ token, trigger, isNewUser }: { token: Record<string, unknown>; trigger?: string; isNewUser?: boolean }) => (trigger && triggers.push([trigger, isNewUser]), token) } }
+    const first = makeClient(jwtConfig as Partial<AuthConfig>).client
+    await oauthSignIn(first, "idp2", "yan@example.test")
+    await oauthSignIn(makeClient(jwtConfig as Partial<AuthConfig>).client, "idp2", "yan@example.test")
+    expect(triggers).toEqual([["signUp", true], ["signIn", false]])
+    expect(first.jar.get("authjs.session-token")?.split(".")).toHaveLength(5)
   })
 
   it("credentials sign-in gets a database session too", async () => {
