@@ -48,6 +48,8 @@ export const pgBackend: Backend = {
   async setup() {
     const server = await startPostgres()
     const pool = new pg.Pool({ connectionString: server.connectionString, max: 4 })
+    // pg requires an error listener: idle clients are told "terminating connection" at server shutdown.
+    pool.on("error", () => {})
     await pool.query(PG_ADAPTER_SCHEMA)
     return {
       adapter: PostgresAdapter(pool) as Adapter,

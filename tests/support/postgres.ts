@@ -146,9 +146,13 @@ export async function startPostgres(): Promise<PostgresServer> {
       port,
       async stop() {
         if (child.exitCode === null && child.signalCode === null) {
+          // Smart shutdown first (waits for clients to leave, so none is told "terminating connection");
+          // a fast shutdown after 2 s if a client lingers.
           const gone = once(child, "exit")
-          child.kill("SIGINT")
+          child.kill("SIGTERM")
+          const fast = setTimeout(() => child.kill("SIGINT"), 2000)
           await gone
+          clearTimeout(fast)
         }
         await rm(dir, { recursive: true, force: true })
       },
