@@ -2,7 +2,7 @@
  * `Auth(request, config)` as a web handler: every action of the route table, with statuses, headers,
  * JSON shapes and cookies as in Auth.js v5 (and authchart's deliberate differences).
  */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { Auth, CredentialsSignin, raw, skipCSRFCheck } from "../src/index.js"
 import type { AuthConfig } from "../src/index.js"
 import Credentials from "../src/providers/credentials.js"
@@ -158,6 +158,39 @@ describe("credentials sign-in and the JWT session", () => {
     const body = (await (await client.send("/auth/session")).json()) as { role: string }
     expect(body.role).toBe("admin")
     expect(seen[1]).not.toHaveProperty("trigger")
+  })
+
+  it("a cookie seen before skips the crypto but never shares state between requests, and still expires", async () => {
+    let calls = 0
+    const { config } = makeConfig({
+      jwt: { maxAge: 120 },
+      callbacks: {
+        jwt: ({ token, trigger }) => {
+          if (trigger) return token
+          calls++
+          if (token.mutated !== undefined) throw new Error("state leaked between requests")
+          token.mutated = true // an in-place change must not leak into the next request's token
+          return token
+        },
+      },
+    })
+    const client = new AuthClient(config)
+    await signIn(client)
+    const cookie = client.jar.get("authjs.session-token") as string
+    for (let i = 0; i < 3; i++) {
+      const reader = new AuthClient(config)
+      reader.jar.cookies.set("authjs.session-token", cookie)
+      expect(await (await reader.send("/auth/session")).json()).not.toBeNull()
+    }
+    expect(calls).toBe(3)
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 10 * 60 * 1000 })
+    try {
+      const late = new AuthClient(config)
+      late.jar.cookies.set("authjs.session-token", cookie)
+      expect(await (await late.send("/auth/session")).json()).toBeNull()
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it("POST /session with csrf runs jwt with trigger update and the data", async () => {

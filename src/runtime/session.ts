@@ -11,7 +11,7 @@ import type { Account, JWT, Profile, Session, User } from "../types.js"
 import type { RequestContext } from "./context.js"
 import { type OutCookie, clearChunked, readChunked, writeChunked } from "./cookies.js"
 import { fireEvent } from "./events.js"
-import { decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.js"
+import { CLOCK_TOLERANCE, decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.js"
 import { databaseStrategy } from "./session-database.js"
 
 export interface SessionRead {
@@ -45,8 +45,31 @@ export async function decodeSessionToken(ctx: RequestContext, token: string, sal
     const payload = await config.jwt.decode({ token, salt, secret: [...config.secrets] })
     return payload ? { payload, plaintext: JSON.stringify(payload) } : null
   }
+  const cache = verifiedTokens(config)
+  const key = `${salt}\u0000${token}`
+  const hit = cache.get(key)
+  if (hit && (hit.exp === undefined || (hit.exp + CLOCK_TOLERANCE) * 1000 > ctx.now)) {
+    return { payload: JSON.parse(hit.plaintext) as JWT, plaintext: hit.plaintext }
+  }
+  cache.delete(key)
   const { payload, plaintext } = await decryptJwtAsync(token, config.secrets, salt)
+  if (cache.size >= VERIFIED_TOKENS_MAX) cache.delete(cache.keys().next().value as string)
+  cache.set(key, { plaintext, exp: typeof payload.exp === "number" ? payload.exp : undefined })
   return { payload: payload as JWT, plaintext }
+}
+
+/**
+ * Tokens already decrypted and authenticated, by exact token string (per config and salt): a session
+ * cookie sent again skips the crypto. Only the plaintext is kept (each hit parses a fresh object), the
+ * expiry is checked on every hit, and the map is bounded (oldest out first).
+ */
+const VERIFIED_TOKENS_MAX = 1024
+const verifiedByConfig = new WeakMap<object, Map<string, { plaintext: string; exp: number | undefined }>>()
+
+function verifiedTokens(config: object): Map<string, { plaintext: string; exp: number | undefined }> {
+  let cache = verifiedByConfig.get(config)
+  if (!cache) verifiedByConfig.set(config, (cache = new Map()))
+  return cache
 }
 
 /** Encodes a session token with fresh `iat`, `exp`, `jti`; returns it with its expiry. */
