@@ -102,3 +102,16 @@ export function captureLogger() {
     },
   }
 }
+
+/**
+ * A compact JWE with one character in the middle of its ciphertext changed to a different one: always a
+ * real change of the decoded bytes (editing the last character may only touch base64url's unused bits).
+ */
+export function tamperJwe(token: string): string {
+  const parts = token.split(".")
+  const segment = parts[3] ?? ""
+  const at = Math.floor(segment.length / 2)
+  const swapped = segment[at] === "A" ? "B" : "A"
+  parts[3] = `${segment.slice(0, at)}${swapped}${segment.slice(at + 1)}`
+  return parts.join(".")
+}
