@@ -47,6 +47,21 @@ function newUser(user: FlowUser, emailVerified: Date | null): AdapterUser {
   return { ...fields, id: randomUUID(), email: user.email ?? "", emailVerified } as AdapterUser
 }
 
+/** Creates a user (fresh id) and fires `createUser`. */
+async function createUser(ctx: EffectContext, adapter: SafeAdapter, user: FlowUser, emailVerified: Date | null) {
+  const created = await adapter.createUser(newUser(user, emailVerified))
+  await fireEvent(ctx, "createUser", { user: created })
+  return created
+}
+
+/** Links an account to a user and fires `linkAccount`. */
+async function linkAccount(ctx: EffectContext, adapter: SafeAdapter, user: AdapterUser, account: AdapterAccount, profile: FlowUser) {
+  const linked = { ...account, userId: user.id } as AdapterAccount
+  await adapter.linkAccount(linked)
+  await fireEvent(ctx, "linkAccount", { user, account: linked, profile })
+  return linked
+}
+
 /**
  * Links under a per-account lock (one process), and once more after a failed write: another instance
  * may have created the user or account in between, and the second pass then finds it.
@@ -90,14 +105,11 @@ async function linkOAuthOnce(ctx: EffectContext, adapter: SafeAdapter, identity:
     if (sameEmail) {
       user = sameEmail
     } else {
-      user = await adapter.createUser(newUser(identity.user, null))
+      user = await createUser(ctx, adapter, identity.user, null)
       isNewUser = true
-      await fireEvent(ctx, "createUser", { user })
     }
   }
-  const linked = { ...account, userId: user.id } as AdapterAccount
-  await adapter.linkAccount(linked)
-  await fireEvent(ctx, "linkAccount", { user, account: linked, profile: identity.user })
+  const linked = await linkAccount(ctx, adapter, user, account, identity.user)
   return { ...identity, user: user as unknown as FlowUser, account: linked, isNewUser }
 }
 
@@ -131,8 +143,7 @@ async function linkEmailOnce(ctx: EffectContext, adapter: SafeAdapter, identity:
     user = (await adapter.updateUser({ id: existing.id, emailVerified: now })) ?? { ...existing, emailVerified: now }
     await fireEvent(ctx, "updateUser", { user })
   } else {
-    user = await adapter.createUser(newUser(identity.user, now))
-    await fireEvent(ctx, "createUser", { user })
+    user = await createUser(ctx, adapter, identity.user, now)
   }
   const account = { ...(identity.account as AdapterAccount), userId: user.id }
   return { ...identity, user: user as unknown as FlowUser, account, isNewUser: !existing }
@@ -166,13 +177,10 @@ async function linkWebAuthn(ctx: EffectContext, adapter: SafeAdapter, identity: 
       if (email && (await adapter.getUserByEmail(email))) {
         throw new AccountNotLinked("Another account already exists with the same e-mail address.")
       }
-      user = await adapter.createUser(newUser(identity.user, null))
+      user = await createUser(ctx, adapter, identity.user, null)
       isNewUser = true
-      await fireEvent(ctx, "createUser", { user })
     }
-    const linked = { ...account, userId: user.id } as AdapterAccount
-    await adapter.linkAccount(linked)
-    await fireEvent(ctx, "linkAccount", { user, account: linked, profile: identity.user })
+    const linked = await linkAccount(ctx, adapter, user, account, identity.user)
     if (authenticator) await adapter.createAuthenticator({ ...authenticator, userId: user.id })
     return { ...rest, user: user as unknown as FlowUser, account: linked, isNewUser }
   })
