@@ -14,10 +14,8 @@
  *    callback reaches the token endpoint and is refused there.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { assign, fromPromise, setup } from "xstate"
-import { defineFlow } from "../src/index.js"
-import type { AuthConfig, FlowDefinition, FlowStore } from "../src/index.js"
-import type { FlowOutput, GateResult, Identity, Issued, Reply } from "../src/machines/types.js"
+import type { AuthConfig, FlowStore } from "../src/index.js"
+import { confirmFlow } from "./support/confirm-flow.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, setCookies } from "./helpers.js"
 import { type AuthorizeResult, type OidcServer, startOidcProvider } from "./support/oidc-provider.js"
 
@@ -48,95 +46,7 @@ export const FLOW_COOKIE = "authchart.flow.two-step"
 export const OTHER_COOKIE = "authchart.flow.other"
 export const NEW_SECRET = "a-brand-new-secret-that-is-long-enough-42"
 
-interface Ctx {
-  provider: string
-  identity: Identity | null
-  reply: Reply | null
-  output: FlowOutput | null
-  tries: number
-}
-type Ev = { type: "SUBMIT" | "STEP"; params: Record<string, unknown>; now: number }
-
-/** SUBMIT (password) → rests in `confirm` → STEP (code 123456) → session; a wrong code rests again. */
-function confirmMachine(extraState: boolean) {
-  return setup({
-    types: { context: {} as Ctx, events: {} as Ev, input: {} as { provider: string }, output: {} as FlowOutput },
-    actors: {
-      authorize: fromPromise<Identity, Record<string, unknown>>(async () => {
-        throw new Error("not provided")
-      }),
-      signInGate: fromPromise<GateResult, Identity>(async () => ({ allow: true })),
-      issueSession: fromPromise<Issued, Identity>(async () => ({ redirect: "", cookies: [] })),
-    },
-  }).createMachine({
-    id: "confirm",
-    initial: "idle",
-    context: ({ input }) => ({ provider: input.provider, identity: null, reply: null, output: null, tries: 0 }),
-    output: ({ context }) => context.output as FlowOutput,
-    states: {
-      idle: { tags: ["awaiting-input"], on: { SUBMIT: "authorizing" } },
-      authorizing: {
-        invoke: {
-          src: "authorize",
-          input: ({ event }) => event.params,
-          onDone: {
-            target: "confirm",
-            actions: assign({
-              identity: ({ event }) => event.output,
-              reply: () => ({ type: "page", page: "confirm", data: { html: "<p>type the code</p>" } }) as Reply,
-            }),
-          },
-          onError: { target: "failed", actions: assign({ output: ({ event }) => ({ ok: false, error: event.error }) }) },
-        },
-      },
-      confirm: {
-        tags: ["awaiting-input"],
-        on: {
-          STEP: [
-            { guard: ({ event }) => event.params.code === "123456", target: "issuing" },
-            { target: "confirm", reenter: true, actions: assign({ tries: ({ context }) => context.tries + 1 }) },
-          ],
-        },
-      },
-      issuing: {
-        invoke: {
-          src: "issueSession",
-          input: ({ context }) => context.identity as Identity,
-          onDone: {
-            target: "done",
-            actions: assign({
-              output: ({ event }) => ({ ok: true, reply: { type: "redirect", url: event.output.redirect, cookies: event.output.cookies } }),
-            }),
-          },
-          onError: { target: "failed", actions: assign({ output: ({ event }) => ({ ok: false, error: event.error }) }) },
-        },
-      },
-      ...(extraState ? { extra: { type: "final" as const } } : {}),
-      done: { type: "final" },
-      failed: { type: "final" },
-    },
-  })
-}
-
-/** The resting "confirm" flow; `ttl` in seconds, `extraState` changes the machine (another deploy). */
-export function confirmFlow(options: { extraState?: boolean; ttl?: number } = {}): FlowDefinition {
-  return defineFlow({
-    id: "confirm",
-    providerType: "credentials",
-    machine: confirmMachine(options.extraState ?? false),
-    ttl: options.ttl ?? 900,
-    routes: [
-      { method: "POST", action: "callback", event: "SUBMIT", start: true, csrf: true },
-      { method: "POST", action: "callback", step: "confirm", event: "STEP", csrf: true, params: ["code"] },
-    ],
-    effects: () => ({
-      authorize: fromPromise<Identity, Record<string, unknown>>(async ({ input }) => {
-        if (input.password !== "pw") throw new Error("bad")
-        return { user: { id: "7", name: "Carol" }, account: { provider: "two-step", providerAccountId: "7", type: "credentials" } }
-      }),
-    }),
-  })
-}
+export { confirmFlow }
 
 const confirmProvider = (id: string) =>
   ({ id, name: id, type: "credentials", flow: "confirm", credentials: {}, authorize: () => null }) as never
