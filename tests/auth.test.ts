@@ -484,6 +484,17 @@ describe("routing and bad input", () => {
     expect(await res.json()).toBe("Bad request.")
   })
 
+  it("a malformed form body is read leniently and answered, never crashed on", async () => {
+    const client = new AuthClient(makeConfig().config)
+    const res = await client.send("/auth/callback/credentials", {
+      method: "POST",
+      body: "csrfToken=%ZZ&&=&username=%E0%A4%A&password",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    })
+    expect(res.status).toBe(303)
+    expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=MissingCSRF`)
+  })
+
   it("a huge cookie header is answered, not crashed on", async () => {
     const client = new AuthClient(makeConfig().config)
     const res = await client.send("/auth/session", { headers: { cookie: `junk=${"x".repeat(200_000)}; a=%ZZ` } })
