@@ -143,11 +143,15 @@ export async function Auth(request: Request, config: AuthConfig): Promise<Respon
     if (!(err instanceof UnknownAction)) resolved.logger.error(err instanceof Error ? err : new Error(String(err)))
   }
   const returnRedirect = request.headers.get("x-auth-return-redirect") !== null
-  if (resolved.raw && !(handled.error !== undefined && !(handled.error instanceof AuthError))) {
-    if (handled.error instanceof AuthError && !returnRedirect && handled.error !== resolved.configError) {
-      throw handled.error
+  // raw: the internal response, AuthErrors thrown (unless the client asked for { url }); configuration
+  // errors and non-AuthError failures still answer with a web Response, as in Auth.js.
+  if (resolved.raw && !resolved.configError) {
+    const { error } = handled
+    if (error === undefined) return handled.response
+    if (error instanceof AuthError) {
+      if (!returnRedirect) throw error
+      return handled.response
     }
-    if (!resolved.configError) return handled.response
   }
   return toWebResponse(toOutgoing(handled.response, request.method, returnRedirect))
 }
