@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { type RunningDemo, start } from "../demo/server.js"
 import { captureLogger } from "./helpers.js"
-import { type Browser, launchBrowser } from "./support/browser.js"
+import { type Browser, authenticatorTab, launchBrowser } from "./support/browser.js"
 
 let demo: RunningDemo
 let browser: Browser
@@ -24,16 +24,8 @@ afterAll(async () => {
 })
 
 it("register a passkey → protected page → sign out → sign in with the passkey", async () => {
-  const page = await browser.context.newPage()
-  // no passkey autofill here (webauthn.test.ts covers it): the virtual authenticator would answer it at once
-  await page.addInitScript(() => {
-    PublicKeyCredential.isConditionalMediationAvailable = async () => false
-  })
-  const cdp = await browser.context.newCDPSession(page)
-  await cdp.send("WebAuthn.enable", { enableUI: false })
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  })
+  // no passkey autofill here (webauthn.test.ts covers it)
+  const page = await authenticatorTab(browser)
   await page.goto(`${origin}/protected`)
   expect(page.url()).toBe(`${origin}/auth/signin?callbackUrl=%2Fprotected`)
   await page.fill("#input-email-for-passkey-provider", "pat@example.test")

@@ -13,7 +13,7 @@ import { ExpressAuth } from "../src/integration/express.js"
 import Passkey from "../src/providers/passkey.js"
 import { totpCode, totpStep } from "../src/steps/totp.js"
 import { SECRET } from "./helpers.js"
-import { type Browser, launchBrowser } from "./support/browser.js"
+import { type Browser, authenticatorTab, launchBrowser } from "./support/browser.js"
 
 const TOTP_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
 let server: Server
@@ -46,12 +46,7 @@ afterAll(async () => {
 })
 
 it("a passkey sign-in asks for the TOTP code before the session is issued", async () => {
-  const page = await browser.context.newPage()
-  const cdp = await browser.context.newCDPSession(page)
-  await cdp.send("WebAuthn.enable", { enableUI: false })
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  })
+  const page = await authenticatorTab(browser)
   await page.goto(`${base}/auth/signin`)
   await page.fill("#input-email-for-passkey-provider", "totp@example.test")
   await page.click("text=Register with Passkey")

@@ -13,7 +13,7 @@ import { ExpressAuth } from "../src/integration/express.js"
 import Passkey from "../src/providers/passkey.js"
 import { RedisFlowStore } from "../src/stores/redis.js"
 import { SECRET, captureLogger } from "./helpers.js"
-import { type Browser, launchBrowser } from "./support/browser.js"
+import { type Browser, authenticatorTab, launchBrowser } from "./support/browser.js"
 import { type RedisServer, type TestRedisClient, connectClient, startRedis } from "./support/redis-server.js"
 
 let redis: RedisServer
@@ -53,15 +53,7 @@ afterAll(async () => {
 })
 
 it("register and sign in with the challenge kept in Redis; the response is taken once", async () => {
-  const page = await browser.context.newPage()
-  await page.addInitScript(() => {
-    PublicKeyCredential.isConditionalMediationAvailable = async () => false
-  })
-  const cdp = await browser.context.newCDPSession(page)
-  await cdp.send("WebAuthn.enable", { enableUI: false })
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  })
+  const page = await authenticatorTab(browser)
   await page.goto(`${base}/auth/signin`)
   await page.fill("#input-email-for-passkey-provider", "rene@example.test")
   await page.click("text=Register with Passkey")

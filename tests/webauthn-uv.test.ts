@@ -15,7 +15,7 @@ import { ExpressAuth, type ExpressAuthConfig } from "../src/integration/express.
 import WebAuthn from "../src/providers/webauthn.js"
 import type { WebAuthnUserConfig } from "../src/providers/webauthn-types.js"
 import { SECRET, captureLogger } from "./helpers.js"
-import { type Browser, launchBrowser } from "./support/browser.js"
+import { type Browser, authenticatorTab, launchBrowser } from "./support/browser.js"
 
 const adapter = MemoryAdapter()
 const log = captureLogger()
@@ -47,15 +47,7 @@ afterAll(async () => {
 })
 
 it("WebAuthn() accepts an authenticator without user verification; a provider requiring it refuses", async () => {
-  const page = await browser.context.newPage()
-  await page.addInitScript(() => {
-    PublicKeyCredential.isConditionalMediationAvailable = async () => false
-  })
-  const cdp = await browser.context.newCDPSession(page)
-  await cdp.send("WebAuthn.enable", { enableUI: false })
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: { protocol: "ctap2", transport: "usb", hasResidentKey: false, hasUserVerification: false, automaticPresenceSimulation: true },
-  })
+  const page = await authenticatorTab(browser, { kind: "security-key" })
   await page.goto(`${base}/auth/signin`)
   await page.fill("#input-email-for-webauthn-provider", "key@example.test")
   await page.click("text=Register with WebAuthn")

@@ -42,3 +42,31 @@ export async function launchBrowser(): Promise<Browser> {
     },
   }
 }
+
+/** A CDP virtual authenticator (HARNESS.md §3): a platform passkey by default, or a plain security key. */
+export type VirtualAuthenticator = "passkey" | "security-key"
+
+const AUTHENTICATORS: Record<VirtualAuthenticator, Record<string, unknown>> = {
+  passkey: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  "security-key": { protocol: "ctap2", transport: "usb", hasResidentKey: false, hasUserVerification: false, automaticPresenceSimulation: true },
+}
+
+/**
+ * A new tab with its own virtual authenticator. `autofill: false` (default) hides conditional UI, which
+ * the virtual authenticator would otherwise answer at once.
+ */
+export async function authenticatorTab(
+  browser: Browser,
+  options: { kind?: VirtualAuthenticator; autofill?: boolean } = {},
+): Promise<import("playwright-core").Page> {
+  const page = await browser.context.newPage()
+  if (!options.autofill) {
+    await page.addInitScript(() => {
+      PublicKeyCredential.isConditionalMediationAvailable = async () => false
+    })
+  }
+  const cdp = await browser.context.newCDPSession(page)
+  await cdp.send("WebAuthn.enable", { enableUI: false })
+  await cdp.send("WebAuthn.addVirtualAuthenticator", { options: AUTHENTICATORS[options.kind ?? "passkey"] as never })
+  return page
+}
