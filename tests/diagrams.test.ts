@@ -9,10 +9,13 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import type { AnyStateNode } from "xstate"
 import { setup } from "xstate"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { flowDiagrams, machineDiagram, toMermaid } from "../src/inspect/index.js"
 import { currentReadmeSection, diagramFiles, readmeSection } from "../src/inspect/export.js"
 import { builtInFlows } from "../src/runtime/flows.js"
+import { type Browser, launchBrowser } from "./support/browser.js"
+import { drawnPlacement, expectedPlacement } from "./support/diagram-placement.js"
+import { flows as extendedFlows } from "./fixtures/extended-flow.js"
 
 const root = resolve(import.meta.dirname, "..")
 const work = mkdtempSync(join(tmpdir(), "authchart-diagrams-"))
@@ -104,9 +107,47 @@ describe("toMermaid", () => {
     expect([...mermaid.matchAll(/class (\S+) awaitingInput/g)].map((m) => m[1])).toEqual(["start", "work_right_a"])
   })
 
+  it("writes an edge leaving a composite state outside its block, so the target stays where it belongs", () => {
+    const extended = extendedFlows[0] as (typeof extendedFlows)[number]
+    const text = toMermaid(extended.machine)
+    const block = (id: string) => /state \S+ \{\n([\s\S]*?)\n {2}\}/.exec(text.slice(text.indexOf(`state ${id} {`)))?.[1] ?? ""
+    expect(block("totp")).toContain("totp_waiting --> totp_checking: STEP")
+    expect(block("totp")).not.toMatch(/--> (terms|failed|issuing)\b/)
+    expect(block("terms")).not.toMatch(/--> (issuing|failed)\b/)
+    expect(text).toContain("\n  totp_checking --> terms: done: totp.submit [guard]\n")
+    expect(text).toContain("\n  terms_checking --> failed: error: terms.submit\n")
+  })
+
   it("flowDiagrams lists every flow in order", () => {
     expect(flowDiagrams(builtInFlows).map((d) => d.id)).toEqual(builtInFlows.map((f) => f.id))
   })
+})
+
+describe("an extended flow drawn by Mermaid in Chromium", () => {
+  let browser: Browser
+  beforeAll(async () => {
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await browser?.close()
+  })
+
+  it("`authchart diagrams --flows … --svg` puts every state in its own parent, extra steps at the top level", async () => {
+    const out = join(work, "svg")
+    execFileSync(join(root, "node_modules/.bin/tsx"), ["src/cli.ts", "diagrams", "--out", out, "--flows", "tests/fixtures/extended-flow.ts", "--svg"], {
+      cwd: root,
+      encoding: "utf8",
+      stdio: "pipe",
+    })
+    const page = await browser.context.newPage()
+    await page.setContent(`<!doctype html><body>${readFileSync(join(out, "credentials.svg"), "utf8")}</body>`)
+    const extended = extendedFlows[0] as (typeof extendedFlows)[number]
+    const expected = expectedPlacement(extended.machine)
+    expect(expected).toMatchObject({ totp: null, terms: null, issuing: null, failed: null, totp_checking: "totp", terms_waiting: "terms" })
+    const drawn = await drawnPlacement(page.locator("svg").first())
+    expect(Object.fromEntries(Object.keys(expected).map((id) => [id, drawn[id]]))).toEqual(expected)
+    await page.close()
+  }, 120_000)
 })
 
 describe("committed diagrams", () => {

@@ -18,6 +18,8 @@ import { type InspectorHandle, consoleInspector, createInspector, formatEvent } 
 import type { FlowOutput, Identity, Issued, Reply } from "../src/machines/types.js"
 import Credentials from "../src/providers/credentials.js"
 import { type Browser, launchBrowser } from "./support/browser.js"
+import { drawnPlacement, expectedPlacement } from "./support/diagram-placement.js"
+import { flows as extendedFlows } from "./fixtures/extended-flow.js"
 import { CookieJar, SECRET } from "./helpers.js"
 
 const PASSWORD = "correct-horse-battery-staple-42"
@@ -92,7 +94,7 @@ function appConfig(inspector: InspectorHandle): AuthConfig {
     secret: SECRET,
     trustHost: true,
     logger: { error: () => {}, warn: () => {}, debug: () => {} },
-    flows: [confirmFlow()],
+    flows: [confirmFlow(), ...extendedFlows],
     providers: [
       Credentials({ authorize: (c) => (c.password === PASSWORD ? { id: "1", name: "Ann" } : null) }),
       { id: "two-step", name: "Two step", type: "credentials", flow: "confirm", credentials: {}, authorize: () => null } as never,
@@ -183,6 +185,10 @@ describe("the inspector page in Chromium, offline", () => {
       .locator('article.diagram[data-flow="confirm"] svg g.node')
       .evaluateAll((nodes) => nodes.map((n) => n.textContent?.trim()).filter(Boolean))
     expect(confirmStates).toEqual(expect.arrayContaining(["idle", "checking", "confirming", "issuing", "done", "failed"]))
+    // the credentials flow with two extra steps: each state drawn inside its own parent, no step inside another
+    const extended = expectedPlacement((extendedFlows[0] as FlowDefinition).machine)
+    const drawn = await drawnPlacement(page.locator('article.diagram[data-flow="credentials"] svg').first())
+    expect(Object.fromEntries(Object.keys(extended).map((id) => [id, drawn[id]]))).toEqual(extended)
     await page.locator('#status[data-state="live"]').waitFor()
 
     // a credentials sign-in: the list shows it, the diagram highlights where it ended
@@ -217,6 +223,12 @@ describe("the inspector page in Chromium, offline", () => {
     expect(rows[0]).toBe("request")
     expect(rows.at(-1)).toBe("end")
     expect(rows).toContain("effect")
+    // the flow's own events and states, in order: no xstate internals
+    const details = await page.locator("#timeline-body tr td.detail").allTextContents()
+    expect(details.slice(0, 4)).toEqual(["POST callback → SUBMIT", "authorizing ← SUBMIT", "authorize start", "authorize done"])
+    expect(details).toContain("totp.entering ← done: linkIdentity")
+    expect(details.slice(-2)).toEqual(["done ← done: issueSession", "done ✓"])
+    expect(details.join("\n")).not.toContain("xstate.")
     await page.locator('.flow-item[data-flow="confirm"]').click()
     await expect.poll(() => page.locator("#timeline-body td.type").allTextContents()).toContain("persist")
 

@@ -7,6 +7,7 @@
  */
 import type { AnyStateMachine, AnyStateNode } from "xstate"
 import type { FlowDefinition } from "../runtime/flow.js"
+import { eventLabel } from "../runtime/inspect.js"
 
 const AWAITING_INPUT = "awaiting-input"
 
@@ -74,26 +75,51 @@ function effectLabels(node: AnyStateNode): Map<string, string> {
   return labels
 }
 
-/** The edge label of a transition's event: the event type, or what an xstate-internal event means. */
-function eventLabel(eventType: string, effects: Map<string, string>): string {
-  const done = /^xstate\.done\.actor\.(.+)$/.exec(eventType)
-  if (done?.[1] !== undefined) return `done: ${effects.get(done[1]) ?? done[1]}`
-  const error = /^xstate\.error\.actor\.(.+)$/.exec(eventType)
-  if (error?.[1] !== undefined) return `error: ${effects.get(error[1]) ?? error[1]}`
-  const after = /^xstate\.after\.([^.]+)\./.exec(eventType)
-  if (after?.[1] !== undefined) return /^\d+$/.test(after[1]) ? `after ${after[1]}ms` : `after ${after[1]}`
-  if (eventType.startsWith("xstate.done.state.")) return "done"
-  return eventType
+/** Strict ancestors of a node, nearest first (the root last). */
+function ancestors(node: AnyStateNode): AnyStateNode[] {
+  const out: AnyStateNode[] = []
+  for (let parent = node.parent; parent; parent = parent.parent) out.push(parent)
+  return out
 }
 
-function edgeLines(node: AnyStateNode, ids: Map<AnyStateNode, string>, indent: string): string[] {
+/**
+ * The block an edge is written in: the deepest compound state holding both ends. Mermaid places a state
+ * in the block where it is first named, so an edge leaving a block written inside it would pull its
+ * target in. A parallel state's block is split into regions, so an edge between regions goes above it.
+ */
+function edgeScope(from: AnyStateNode, to: AnyStateNode): AnyStateNode {
+  const around = new Set(ancestors(to))
+  for (const scope of ancestors(from)) if (around.has(scope) && scope.type !== "parallel") return scope
+  return ancestors(from).at(-1) as AnyStateNode
+}
+
+/** Every edge of the machine keyed by the block it belongs in, each block's edges in document order. */
+function edgesByScope(root: AnyStateNode, ids: Map<AnyStateNode, string>): Map<AnyStateNode, string[]> {
+  const scopes = new Map<AnyStateNode, string[]>()
+  const put = (scope: AnyStateNode, line: string) => {
+    const lines = scopes.get(scope) ?? []
+    lines.push(line)
+    scopes.set(scope, lines)
+  }
+  const visit = (node: AnyStateNode): void => {
+    for (const child of Object.values(node.states) as AnyStateNode[]) {
+      for (const edge of nodeEdges(child, ids)) put(edge.to ? edgeScope(child, edge.to) : node, edge.line)
+      visit(child)
+    }
+  }
+  visit(root)
+  return scopes
+}
+
+/** A node's outgoing edges (and `--> [*]` for a final state), with their targets. */
+function nodeEdges(node: AnyStateNode, ids: Map<AnyStateNode, string>): { line: string; to?: AnyStateNode }[] {
   const from = ids.get(node) as string
   const effects = effectLabels(node)
   const groups: Array<[string, readonly Transition[]]> = [...(node.transitions as Map<string, readonly Transition[]>)]
   if (node.always && node.always.length > 0) groups.push(["", node.always as readonly Transition[]])
-  const lines: string[] = []
+  const edges: { line: string; to?: AnyStateNode }[] = []
   for (const [eventType, transitions] of groups) {
-    const base = eventType === "" ? "always" : eventLabel(eventType, effects)
+    const base = eventType === "" ? "always" : eventLabel(eventType, (id) => effects.get(id) ?? id)
     let guardedBefore = false
     for (const transition of transitions) {
       const guard = guardName(transition.guard) ?? (guardedBefore ? "else" : undefined)
@@ -101,43 +127,45 @@ function edgeLines(node: AnyStateNode, ids: Map<AnyStateNode, string>, indent: s
       const text = label(guard ? `${base} [${guard}]` : base)
       for (const target of transition.target ?? []) {
         const to = ids.get(target)
-        if (to) lines.push(`${indent}${from} --> ${to}: ${text}`)
+        if (to) edges.push({ line: `${from} --> ${to}: ${text}`, to: target })
       }
     }
   }
-  if (node.type === "final") lines.push(`${indent}${from} --> [*]`)
-  return lines
+  if (node.type === "final") edges.push({ line: `${from} --> [*]` })
+  return edges
 }
 
+type Layout = { readonly ids: Map<AnyStateNode, string>; readonly edges: Map<AnyStateNode, string[]> }
+
 /** A state's own lines: its label when the id differs from its key, and its block if it has children. */
-function declarationLines(node: AnyStateNode, ids: Map<AnyStateNode, string>, depth: number): string[] {
+function declarationLines(node: AnyStateNode, layout: Layout, depth: number): string[] {
   const indent = "  ".repeat(depth)
-  const id = ids.get(node) as string
+  const id = layout.ids.get(node) as string
   const name = node.type === "history" ? `${node.key} (history)` : node.key
   const lines = id === name ? [] : [`${indent}state "${label(name)}" as ${id}`]
   if (node.type === "compound" || node.type === "parallel") {
-    lines.push(`${indent}state ${id} {`, ...bodyLines(node, ids, depth + 1), `${indent}}`)
+    lines.push(`${indent}state ${id} {`, ...bodyLines(node, layout, depth + 1), `${indent}}`)
   }
   return lines
 }
 
 /**
- * The lines inside a scope: the initial arrow, the children's declarations, then the children's edges
- * (regions of a parallel state are separated by `--`).
+ * The lines inside a block: the initial arrow, the children's declarations, then the edges that belong
+ * here (regions of a parallel state are separated by `--`).
  */
-function bodyLines(node: AnyStateNode, ids: Map<AnyStateNode, string>, depth: number): string[] {
+function bodyLines(node: AnyStateNode, layout: Layout, depth: number): string[] {
   const indent = "  ".repeat(depth)
   const children = Object.values(node.states) as AnyStateNode[]
   if (node.type === "parallel") {
-    return children.flatMap((region, i) => [...(i > 0 ? [`${indent}--`] : []), ...declarationLines(region, ids, depth)])
+    return children.flatMap((region, i) => [...(i > 0 ? [`${indent}--`] : []), ...declarationLines(region, layout, depth)])
   }
   const lines: string[] = []
   for (const target of node.initial?.target ?? []) {
-    const id = ids.get(target)
+    const id = layout.ids.get(target)
     if (id) lines.push(`${indent}[*] --> ${id}`)
   }
-  for (const child of children) lines.push(...declarationLines(child, ids, depth))
-  for (const child of children) lines.push(...edgeLines(child, ids, indent))
+  for (const child of children) lines.push(...declarationLines(child, layout, depth))
+  for (const edge of layout.edges.get(node) ?? []) lines.push(`${indent}${edge}`)
   return lines
 }
 
@@ -148,11 +176,12 @@ function bodyLines(node: AnyStateNode, ids: Map<AnyStateNode, string>, depth: nu
 export function machineDiagram(machine: AnyStateMachine): MachineDiagram {
   const root = machine.root as AnyStateNode
   const ids = assignIds(root)
+  const layout = { ids, edges: edgesByScope(root, ids) }
   const awaiting = [...ids].filter(([node]) => node.tags.includes(AWAITING_INPUT)).map(([, id]) => id)
   const lines = [
     "stateDiagram-v2",
     `  %% ${label(machine.id)}: generated from the machine definition by authchart; do not edit`,
-    ...bodyLines(root, ids, 1),
+    ...bodyLines(root, layout, 1),
     "  classDef awaitingInput fill:#fff4d6,stroke:#b7791f,stroke-width:2px",
     ...awaiting.map((id) => `  class ${id} awaitingInput`),
   ]

@@ -44,43 +44,71 @@ export function stateName(value: unknown): string {
   return String(value)
 }
 
-function effectName(eventType: string, prefix: string): string {
-  return eventType.slice(prefix.length)
+/** Starting, restoring and stopping the actor: the engine's doing, not the flow's. */
+const LIFECYCLE: ReadonlySet<string> = new Set(["xstate.init", "xstate.stop"])
+
+/**
+ * What an event means in the flow's own words: its type, or for xstate's internal events the effect that
+ * finished (`done: authorize`, `error: authorize`), the timer (`after 500ms`) or the region (`done`).
+ * `effect` names an invoked effect by its id (default: the id itself).
+ */
+export function eventLabel(eventType: string, effect: (id: string) => string = (id) => id): string {
+  const done = /^xstate\.done\.actor\.(.+)$/.exec(eventType)
+  if (done?.[1] !== undefined) return `done: ${effect(done[1])}`
+  const error = /^xstate\.error\.actor\.(.+)$/.exec(eventType)
+  if (error?.[1] !== undefined) return `error: ${effect(error[1])}`
+  const after = /^xstate\.after\.([^.]+)\./.exec(eventType)
+  if (after?.[1] !== undefined) return /^\d+$/.test(after[1]) ? `after ${after[1]}ms` : `after ${after[1]}`
+  if (eventType.startsWith("xstate.done.state.")) return "done"
+  return eventType
 }
 
 /**
  * An xstate `inspect` observer for one flow run, turning xstate's events into the redacted stream
  * (and, for `@statelyai/inspect` inspectors, passing xstate's events on with contexts redacted).
+ *
+ * The stream is in the flow's order: a transition, then the effects its target state starts (xstate
+ * creates them before it reports the new state, so their starts wait for the transition), then their
+ * outcome. Starting, restoring or stopping the actor (`xstate.init`, `xstate.stop`) and events that
+ * changed nothing are not transitions; xstate's internal event names are told as `done: <effect>` /
+ * `error: <effect>`.
  */
 export function xstateObserver(
   emit: Inspector | undefined,
   raw: ((event: XStateInspectionEvent) => void) | undefined,
   base: () => Omit<Base, "at">,
 ): (event: XStateInspectionEvent) => void {
+  const starting: string[] = []
+  let last: unknown
+  const flushStarts = () => {
+    for (const effect of starting.splice(0)) emit?.({ ...base(), at: Date.now(), type: "effect", effect, phase: "start" })
+  }
   return (event) => {
     const safe = raw ? redactXState(event) : undefined
     if (raw && safe) raw(safe)
     if (!emit) return
-    const at = Date.now()
     const isRoot = event.actorRef.sessionId === event.rootId
     if (event.type === "@xstate.snapshot") {
-      const snapshot = event.snapshot as { value?: unknown; status?: string }
-      if (isRoot && snapshot.value !== undefined) {
-        emit({ ...base(), at, type: "transition", state: stateName(snapshot.value), event: event.event.type })
+      const snapshot = event.snapshot as { value?: unknown }
+      if (!isRoot || snapshot.value === undefined) return
+      const changed = snapshot !== last
+      last = snapshot
+      if (changed && !LIFECYCLE.has(event.event.type)) {
+        emit({ ...base(), at: Date.now(), type: "transition", state: stateName(snapshot.value), event: eventLabel(event.event.type) })
       }
+      flushStarts()
       return
     }
     if (event.type === "@xstate.actor") {
       const id = (event.actorRef as { id?: string }).id
-      if (!isRoot && id) emit({ ...base(), at, type: "effect", effect: id, phase: "start" })
+      if (!isRoot && id) starting.push(id)
       return
     }
-    if (event.type === "@xstate.event") {
+    if (event.type === "@xstate.event" && event.actorRef.sessionId === event.rootId) {
       const type = event.event.type
-      if (type.startsWith("xstate.done.actor.")) {
-        emit({ ...base(), at, type: "effect", effect: effectName(type, "xstate.done.actor."), phase: "done" })
-      } else if (type.startsWith("xstate.error.actor.")) {
-        emit({ ...base(), at, type: "effect", effect: effectName(type, "xstate.error.actor."), phase: "error" })
+      const outcome = /^xstate\.(done|error)\.actor\.(.+)$/.exec(type)
+      if (outcome?.[2] !== undefined) {
+        emit({ ...base(), at: Date.now(), type: "effect", effect: outcome[2], phase: outcome[1] === "done" ? "done" : "error" })
       }
     }
   }
