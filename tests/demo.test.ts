@@ -432,7 +432,7 @@ describe("demo app", () => {
     const cancel = formSaying(loginHtml, "Cancel")
     const { response: back, url } = await person.follow(await person.visit(new URL(cancel.action, loginUrl).href, cancel.fields))
     expect(url).toBe(`${origin}/auth/signin?error=OAuthCallbackError`)
-    expect(await back.text()).toContain("Try signing in with a different account.")
+    expect(await back.text()).toContain("The provider did not complete the sign-in: it was cancelled or refused there.")
     expect(person.jar.get("authjs.session-token")).toBeUndefined()
     expect(log.errors.slice(errorsBefore).map((e) => (e as { type?: string }).type)).toEqual(["OAuthCallbackError"])
 

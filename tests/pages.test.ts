@@ -17,6 +17,7 @@ import {
 const XSS = `x"><img src=x onerror=alert(1)><script>alert(1)</script>'`
 const ESCAPED = "x&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&lt;script&gt;alert(1)&lt;/script&gt;&#39;"
 const BAD_COLOR = "red;}</style><script>alert(1)</script>"
+const NONCE = "bm9uY2Utb2YtdGhlLXRlc3Q="
 
 const origin = "https://app.example/auth"
 const provider = (id: string, type: PageProvider["type"], extra: Partial<PageProvider> = {}): PageProvider => ({
@@ -47,6 +48,7 @@ const base: SignInPageProps = {
   csrfToken: "csrf-123",
   callbackUrl: "https://app.example/dashboard",
   theme: {},
+  nonce: NONCE,
 }
 
 const tags = (page: string, name: string): string[] => page.match(new RegExp(`<${name}\\b[^>]*>`, "g")) ?? []
@@ -101,9 +103,9 @@ describe("html helpers", () => {
 
 describe("layout", () => {
   it("emits the Auth.js document shape", () => {
-    const page = layout({ title: "T<", theme: {}, body: html`<p>hi</p>`, head: html`<meta name="x">` })
+    const page = layout({ title: "T<", theme: {}, nonce: NONCE, body: html`<p>hi</p>`, head: html`<meta name="x">` })
     expect(page).toMatch(
-      /^<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><style>[^<]*<\/style><title>T&lt;<\/title><meta name="x"><\/head><body class="__next-auth-theme-auto"><div class="page"><p>hi<\/p><\/div><\/body><\/html>$/,
+      /^<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><style nonce="bm9uY2Utb2YtdGhlLXRlc3Q=">[^<]*<\/style><title>T&lt;<\/title><meta name="x"><\/head><body class="__next-auth-theme-auto"><div class="page"><p>hi<\/p><\/div><\/body><\/html>$/,
     )
   })
 
@@ -114,13 +116,14 @@ describe("layout", () => {
     [undefined, "auto"],
     [`x"><script>`, "auto"],
   ] as const)("colorScheme %j → body class %s", (scheme, cls) => {
-    const page = layout({ title: "t", theme: { colorScheme: scheme as "dark" }, body: html`` })
+    const page = layout({ title: "t", theme: { colorScheme: scheme as "dark" }, nonce: NONCE, body: html`` })
     expect(page).toContain(`<body class="__next-auth-theme-${cls}">`)
   })
 
   it("applies valid theme colours and logo", () => {
     const page = layout({
       title: "t",
+      nonce: NONCE,
       theme: { brandColor: "#ff0000", buttonText: "white", logo: "/brand.png" },
       body: html``,
     })
@@ -131,6 +134,7 @@ describe("layout", () => {
   it("drops invalid theme colours and logos", () => {
     const page = layout({
       title: "t",
+      nonce: NONCE,
       theme: { brandColor: BAD_COLOR, buttonText: BAD_COLOR, logo: "javascript:alert(1)" },
       body: html``,
     })
@@ -168,8 +172,10 @@ describe("renderSignIn", () => {
 
   it("labels buttons and styles OAuth buttons from validated provider colours", () => {
     for (const name of ["Github", "Google", "Email", "Credentials"]) expect(page).toContain(`Sign in with ${name}`)
-    expect(page).toContain('style="--provider-brand-color:#24292f;--provider-text-color:#fff;"')
-    expect(page).toContain('style="--provider-brand-color:rgb(66, 133, 244);"')
+    expect(page).toContain(".provider-button-0{--provider-brand-color:#24292f;--provider-text-color:#fff;}")
+    expect(page).toContain(".provider-button-1{--provider-brand-color:rgb(66, 133, 244);}")
+    expect(page).toContain('<button type="submit" class="button provider-button-0">')
+    expect(page).not.toContain("style=")
     expect(page).toContain('src="https://cdn.example/google.svg"')
     expect(tags(page, "img")).toHaveLength(1)
   })
@@ -209,8 +215,8 @@ describe("renderSignIn", () => {
   })
 
   it.each([
-    ["OAuthSignin", "Try signing in with a different account."],
-    ["OAuthCallbackError", "Try signing in with a different account."],
+    ["OAuthSignin", "The sign-in with this provider could not be started. Try again later, or choose another way to sign in."],
+    ["OAuthCallbackError", "The provider did not complete the sign-in: it was cancelled or refused there. Try again, or choose another way to sign in."],
     ["OAuthCreateAccount", "Try signing in with a different account."],
     ["EmailCreateAccount", "Try signing in with a different account."],
     ["Callback", "Try signing in with a different account."],
@@ -225,11 +231,12 @@ describe("renderSignIn", () => {
     ["toString", "Unable to sign in."],
     ["__proto__", "Unable to sign in."],
   ])("error %s → %s", (error, message) => {
-    expect(renderSignIn({ ...base, error })).toContain(`<div class="error"><p>${message}</p></div>`)
+    expect(renderSignIn({ ...base, error })).toContain(`<div class="error" role="alert"><p>${message}</p></div>`)
   })
 
   it("escapes every string prop", () => {
     const evil = renderSignIn({
+      nonce: NONCE,
       csrfToken: XSS,
       callbackUrl: XSS,
       email: XSS,
@@ -251,7 +258,7 @@ describe("renderSignIn", () => {
     expect(evil).not.toContain('"><img')
     expect(evil).not.toContain(XSS)
     expect(evil).not.toContain("red;")
-    expect(evil).toContain(`<button type="submit" class="button"><span>`)
+    expect(evil).toContain(`<button type="submit" class="button provider-button-0"><span>`)
     expect(evil).toContain(`<form action="${ESCAPED}" method="POST">`)
     expect(evil).toContain(`<input type="hidden" name="callbackUrl" value="${ESCAPED}">`)
     expect(evil).toContain(`name="email" value="${ESCAPED}"`)
@@ -265,16 +272,16 @@ describe("renderSignIn", () => {
 
 describe("renderSignOut", () => {
   it("renders the confirmation form", () => {
-    const page = renderSignOut({ csrfToken: "c1", action: `${origin}/signout`, theme: {} })
+    const page = renderSignOut({ csrfToken: "c1", action: `${origin}/signout`, theme: {}, nonce: NONCE })
     expect(page).toContain("<title>Sign Out</title>")
-    expect(page).toContain("<h1>Signout</h1><p>Are you sure you want to sign out?</p>")
+    expect(page).toContain("<h1>Sign out</h1><p>Are you sure you want to sign out?</p>")
     expect(tags(page, "form")).toEqual([`<form action="${origin}/signout" method="POST">`])
     expect(page).toContain('<input type="hidden" name="csrfToken" value="c1">')
     expect(page).toContain('<button id="submitButton" type="submit">Sign out</button>')
   })
 
   it("escapes", () => {
-    const page = renderSignOut({ csrfToken: XSS, action: XSS, theme: {} })
+    const page = renderSignOut({ csrfToken: XSS, action: XSS, theme: {}, nonce: NONCE })
     expect(page).not.toContain("<script")
     expect(page).toContain(`action="${ESCAPED}"`)
     expect(page).toContain(`value="${ESCAPED}"`)
@@ -283,21 +290,21 @@ describe("renderSignOut", () => {
 
 describe("renderVerifyRequest", () => {
   it("renders the check-your-email page", () => {
-    const page = renderVerifyRequest({ homeUrl: "https://app.example", host: "app.example", theme: {} })
+    const page = renderVerifyRequest({ homeUrl: "https://app.example", host: "app.example", theme: {}, nonce: NONCE })
     expect(page).toContain("<title>Verify Request</title>")
     expect(page).toContain("<h1>Check your email</h1><p>A sign in link has been sent to your email address.</p>")
     expect(page).toContain('<a class="site" href="https://app.example">app.example</a>')
   })
 
   it("escapes", () => {
-    const page = renderVerifyRequest({ homeUrl: XSS, host: XSS, theme: {} })
+    const page = renderVerifyRequest({ homeUrl: XSS, host: XSS, theme: {}, nonce: NONCE })
     expect(page).not.toContain("<script")
     expect(page).toContain(`<a class="site" href="${ESCAPED}">${ESCAPED}</a>`)
   })
 })
 
 describe("renderError", () => {
-  const urls = { homeUrl: "https://app.example", signInUrl: `${origin}/signin`, theme: {} }
+  const urls = { homeUrl: "https://app.example", signInUrl: `${origin}/signin`, theme: {}, nonce: NONCE }
   const signInLink = `<a class="button" href="${origin}/signin">Sign in</a>`
 
   it.each([
@@ -322,9 +329,9 @@ describe("renderError", () => {
   })
 
   it("escapes the links", () => {
-    const page = renderError({ error: "AccessDenied", homeUrl: XSS, signInUrl: XSS, theme: {} })
+    const page = renderError({ error: "AccessDenied", homeUrl: XSS, signInUrl: XSS, theme: {}, nonce: NONCE })
     expect(page.html).toContain(`<a class="button" href="${ESCAPED}">Sign in</a>`)
-    expect(renderError({ homeUrl: XSS, signInUrl: XSS, theme: {} }).html).toContain(
+    expect(renderError({ homeUrl: XSS, signInUrl: XSS, theme: {}, nonce: NONCE }).html).toContain(
       `<a class="site" href="${ESCAPED}">${ESCAPED}</a>`,
     )
   })

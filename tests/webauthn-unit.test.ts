@@ -211,6 +211,7 @@ describe("the sign-in page's passkey form and script", () => {
       csrfToken: "csrf",
       callbackUrl: `${ORIGIN}/`,
       theme: {},
+      nonce: "bm9uY2U=",
       webauthnScriptUrl: `${ORIGIN}/auth/webauthn-script`,
     })
 
@@ -222,7 +223,7 @@ describe("the sign-in page's passkey form and script", () => {
     expect(html).toContain('autocomplete="username webauthn" required data-form-field>')
     expect(html).toContain('data-webauthn-action="authenticate" formnovalidate>Sign in with Passkey</button>')
     expect(html).toContain('data-webauthn-action="register">Register with Passkey</button>')
-    expect(html).toContain(`<script src="${ORIGIN}/auth/webauthn-script" defer></script></head>`)
+    expect(html).toContain(`<script src="${ORIGIN}/auth/webauthn-script" nonce="bm9uY2U=" defer></script></head>`)
     expect(html).not.toMatch(/\son[a-z]+=/)
     expect(html).not.toMatch(/<script>/)
   })

@@ -4,21 +4,17 @@
  */
 import { AuthError, CredentialsSignin, EmailSignInError, ErrorPageLoop, isClientError } from "../errors.js"
 import type { Reply } from "../machines/types.js"
+import type { OAuthConfig } from "../providers/oauth-types.js"
 import type { Handled, RequestContext, ResponseInternal } from "./context.js"
 import { type OutCookie, serializeCookie } from "./cookies.js"
-import { renderError } from "./pages/index.js"
+import { discoveryCache, endpoint } from "./effects/oauth-server.js"
+import { type PagePolicy, originOf, pageHeaders, pageNonce } from "./pages/csp.js"
+import { imageOrigins, renderError } from "./pages/index.js"
 
 export const NO_CACHE = Object.freeze({
   "Cache-Control": "private, no-cache, no-store",
   Expires: "0",
   Pragma: "no-cache",
-})
-
-const HTML_HEADERS = Object.freeze({
-  "Content-Type": "text/html; charset=utf-8",
-  "Content-Security-Policy": "frame-ancestors 'none'",
-  "X-Frame-Options": "DENY",
-  "Cache-Control": "private, no-cache, no-store",
 })
 
 const CONFIG_MESSAGE =
@@ -39,8 +35,41 @@ export function json(body: unknown, status = 200, headers?: Record<string, strin
   return { status, headers: { "Content-Type": "application/json", ...(headers ?? {}) }, body }
 }
 
-export function htmlPage(html: string, status = 200, cookies?: OutCookie[]): ResponseInternal {
-  return { status, headers: { ...HTML_HEADERS }, body: html, ...(cookies ? { cookies } : {}) }
+/** An HTML page with its security headers ({@link pageHeaders}): its policy names the nonce it was rendered with. */
+export function htmlPage(html: string, policy: PagePolicy, status = 200, cookies?: OutCookie[]): ResponseInternal {
+  return { status, headers: pageHeaders(policy), body: html, ...(cookies ? { cookies } : {}) }
+}
+
+function authorizationOrigins(provider: OAuthConfig): string[] {
+  try {
+    return [originOf(endpoint(provider.authorization).url), originOf(provider.issuer)].filter((o): o is string => !!o)
+  } catch {
+    return []
+  }
+}
+
+/**
+ * Where a form of a built-in page may lead, besides `'self'`: the auth routes' origin, every configured
+ * OAuth/OIDC provider's authorization endpoint (configured, its issuer's, or discovered so far), since
+ * signing in POSTs to `/signin/<id>` and is redirected there; the app's custom pages (errors redirect
+ * there); and `callbackUrl`, where a finished sign-in lands.
+ */
+export function formTargets(ctx: RequestContext, callbackUrl?: string): string[] {
+  const out = [ctx.origin]
+  for (const provider of ctx.config.providers.values()) {
+    if (provider.type === "oauth" || provider.type === "oidc") out.push(...authorizationOrigins(provider.config as OAuthConfig))
+  }
+  for (const { server } of discoveryCache(ctx.config).values()) {
+    const origin = originOf(server.authorization_endpoint)
+    if (origin) out.push(origin)
+  }
+  for (const page of Object.values(ctx.config.pages)) {
+    const origin = typeof page === "string" ? originOf(page, ctx.origin) : undefined
+    if (origin) out.push(origin)
+  }
+  const landing = originOf(callbackUrl)
+  if (landing) out.push(landing)
+  return [...new Set(out)]
 }
 
 /** A redirect. POST answers get 303 See Other when written (RFC 9700 §4.12), GETs 302. */
@@ -58,7 +87,9 @@ export function replyResponse(ctx: RequestContext, reply: Reply, cookies: readon
     case "page": {
       const html = typeof reply.data?.html === "string" ? reply.data.html : undefined
       if (html === undefined) return errorResponse(ctx, new AuthError(`No renderer for page "${reply.page}".`), cookies)
-      return { response: htmlPage(html, 200, [...cookies]) }
+      const nonce = typeof reply.data?.nonce === "string" ? reply.data.nonce : pageNonce()
+      const landing = typeof reply.data?.callbackUrl === "string" ? reply.data.callbackUrl : undefined
+      return { response: htmlPage(html, { nonce, formAction: formTargets(ctx, landing) }, 200, [...cookies]) }
     }
   }
 }
@@ -97,13 +128,15 @@ export function configErrorResponse(ctx: RequestContext): ResponseInternal {
   const loop = custom !== undefined && (ctx.req.url.searchParams.get("callbackUrl") ?? "").startsWith(custom)
   if (loop) ctx.config.logger.error(new ErrorPageLoop("The custom error page itself failed."))
   if (!custom || loop) {
+    const nonce = pageNonce()
     const page = renderError({
       error: "Configuration",
       homeUrl: ctx.origin,
       signInUrl: `${ctx.authUrl}/signin`,
       theme: ctx.config.theme,
+      nonce,
     })
-    return htmlPage(page.html, page.status)
+    return htmlPage(page.html, { nonce, images: imageOrigins([ctx.config.theme.logo]) }, page.status)
   }
   const url = new URL(custom, ctx.origin)
   url.searchParams.set("error", "Configuration")
@@ -122,7 +155,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
 
 /**
  * Serialises an internal response. `X-Auth-Return-Redirect` turns a redirect into 200 `{ url }`
- * (the Location header stays, as in Auth.js).
+ * (the Location header stays, as in Auth.js). Every response with a body says `nosniff`.
  */
 export function toOutgoing(internal: ResponseInternal, method: string, returnRedirect: boolean): Outgoing {
   const headers: Array<readonly [string, string]> = []
@@ -144,7 +177,11 @@ export function toOutgoing(internal: ResponseInternal, method: string, returnRed
       contentType = undefined
     }
   }
-  if (contentType) headers.push(["Content-Type", contentType])
+  if (contentType) {
+    headers.push(["Content-Type", contentType])
+    // no body is ever read as anything but its declared type (a JSON answer sniffed as HTML, a script)
+    if (!headers.some(([name]) => name.toLowerCase() === "x-content-type-options")) headers.push(["X-Content-Type-Options", "nosniff"])
+  }
   for (const cookie of internal.cookies ?? []) headers.push(["Set-Cookie", serializeCookie(cookie)])
   const text =
     body instanceof ReadableStream

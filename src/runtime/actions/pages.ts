@@ -7,8 +7,17 @@ import { resolveCallbackUrl } from "../callback-url.js"
 import type { Handled, RequestContext } from "../context.js"
 import type { OutCookie } from "../cookies.js"
 import { csrfState } from "../csrf.js"
-import { type PageProvider, renderError, renderSignIn, renderSignOut, renderVerifyRequest } from "../pages/index.js"
-import { htmlPage, redirect } from "../respond.js"
+import { pageNonce } from "../pages/csp.js"
+import {
+  type PageProvider,
+  imageOrigins,
+  renderError,
+  renderSignIn,
+  renderSignOut,
+  renderVerifyRequest,
+  signInImageOrigins,
+} from "../pages/index.js"
+import { formTargets, htmlPage, redirect } from "../respond.js"
 
 /** Absolute URLs of a provider's sign-in and callback routes. */
 export function providerUrls(ctx: RequestContext, id: string): { signinUrl: string; callbackUrl: string } {
@@ -47,32 +56,46 @@ export async function signInPage(ctx: RequestContext): Promise<Handled> {
   }
   const csrf = csrfState(ctx)
   const email = ctx.req.url.searchParams.get("email") ?? undefined
+  const nonce = pageNonce()
+  const providers = pageProviders(ctx)
   const html = renderSignIn({
-    providers: pageProviders(ctx),
+    providers,
     csrfToken: csrf.token,
     callbackUrl: callback.url,
     ...(email ? { email } : {}),
     ...(error ? { error } : {}),
     theme: ctx.config.theme,
     webauthnScriptUrl: `${ctx.authUrl}/webauthn-script`,
+    nonce,
   })
   const cookies = [csrf.cookie, callback.cookie].filter((c): c is OutCookie => c !== undefined)
-  return { response: htmlPage(html, 200, cookies) }
+  const policy = {
+    nonce,
+    formAction: formTargets(ctx, callback.url),
+    images: signInImageOrigins({ providers, theme: ctx.config.theme }),
+    // the passkey script asks the options route
+    ...(providers.some((p) => p.webauthn) ? { connect: [ctx.origin] } : {}),
+  }
+  return { response: htmlPage(html, policy, 200, cookies) }
 }
 
 export async function signOutPage(ctx: RequestContext): Promise<Handled> {
   const custom = ctx.config.pages.signOut
   if (custom) return { response: redirect(new URL(custom, ctx.origin).href) }
   const csrf = csrfState(ctx)
-  const html = renderSignOut({ csrfToken: csrf.token, action: `${ctx.authUrl}/signout`, theme: ctx.config.theme })
-  return { response: htmlPage(html, 200, csrf.cookie ? [csrf.cookie] : []) }
+  const nonce = pageNonce()
+  const html = renderSignOut({ csrfToken: csrf.token, action: `${ctx.authUrl}/signout`, theme: ctx.config.theme, nonce })
+  const callback = await resolveCallbackUrl(ctx)
+  const policy = { nonce, formAction: formTargets(ctx, callback.url), images: imageOrigins([ctx.config.theme.logo]) }
+  return { response: htmlPage(html, policy, 200, csrf.cookie ? [csrf.cookie] : []) }
 }
 
 export async function verifyRequestPage(ctx: RequestContext): Promise<Handled> {
   const custom = ctx.config.pages.verifyRequest
   if (custom) return { response: redirect(`${new URL(custom, ctx.origin).href}${ctx.req.url.search}`) }
-  const html = renderVerifyRequest({ homeUrl: ctx.origin, host: ctx.req.url.host, theme: ctx.config.theme })
-  return { response: htmlPage(html) }
+  const nonce = pageNonce()
+  const html = renderVerifyRequest({ homeUrl: ctx.origin, host: ctx.req.url.host, theme: ctx.config.theme, nonce })
+  return { response: htmlPage(html, { nonce, images: imageOrigins([ctx.config.theme.logo]) }) }
 }
 
 export async function errorPage(ctx: RequestContext): Promise<Handled> {
@@ -83,6 +106,7 @@ export async function errorPage(ctx: RequestContext): Promise<Handled> {
     if (error) url.searchParams.set("error", error)
     return { response: redirect(url.href) }
   }
-  const page = renderError({ error, homeUrl: ctx.origin, signInUrl: `${ctx.authUrl}/signin`, theme: ctx.config.theme })
-  return { response: htmlPage(page.html, page.status) }
+  const nonce = pageNonce()
+  const page = renderError({ error, homeUrl: ctx.origin, signInUrl: `${ctx.authUrl}/signin`, theme: ctx.config.theme, nonce })
+  return { response: htmlPage(page.html, { nonce, images: imageOrigins([ctx.config.theme.logo]) }, page.status) }
 }

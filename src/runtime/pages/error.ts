@@ -10,6 +10,8 @@ export interface ErrorPageProps {
   /** `{origin}{basePath}/signin`, built by the runtime (never from the request URL). */
   signInUrl: string
   theme: Theme
+  /** The response's CSP nonce. */
+  nonce: string
 }
 
 /** A rendered error page and the status it is served with. */
@@ -67,15 +69,16 @@ function content(error: string | undefined, homeUrl: string, signInUrl: string):
  * with a "Sign in" link to `signInUrl`, anything else → 200 with a link home.
  *
  * @example
- * const { status, html } = renderError({ error: "AccessDenied", homeUrl, signInUrl, theme: {} }) // status 403
+ * const { status, html } = renderError({ error: "AccessDenied", homeUrl, signInUrl, theme: {}, nonce }) // status 403
  */
-export function renderError({ error, homeUrl, signInUrl, theme }: ErrorPageProps): ErrorPage {
+export function renderError({ error, homeUrl, signInUrl, theme, nonce }: ErrorPageProps): ErrorPage {
   const { status, heading, message } = content(error, homeUrl, signInUrl)
   return {
     status,
     html: layout({
       title: "Error",
       theme,
+      nonce,
       body: html`<div class="error-page"><div class="card"><h1>${heading}</h1><div class="message">${message}</div></div></div>`,
     }),
   }

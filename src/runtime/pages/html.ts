@@ -97,6 +97,21 @@ export function imageUrl(value: string | undefined): string | undefined {
   }
 }
 
+/**
+ * The origins of the images among `urls` that {@link imageUrl} accepts and that live on another origin
+ * (a `/` path is the page's own), for a page's `img-src`.
+ *
+ * @example imageOrigins(["https://cdn.example/logo.svg", "/logo.png"]) // ["https://cdn.example"]
+ */
+export function imageOrigins(urls: readonly (string | undefined)[]): string[] {
+  const out = new Set<string>()
+  for (const url of urls) {
+    const valid = imageUrl(url)
+    if (valid && !valid.startsWith("/")) out.add(new URL(valid).origin)
+  }
+  return [...out]
+}
+
 const LIGHT = "--bg:#f3f4f6;--card:#fff;--text:#111827;--muted:#6b7280;--border:#d1d5db;--error:#b91c1c;--error-bg:#fef2f2"
 const DARK = "--bg:#0d1117;--card:#161b22;--text:#e6edf3;--muted:#8b949e;--border:#30363d;--error:#fca5a5;--error-bg:#3b1219"
 
@@ -109,7 +124,7 @@ const CSS = [
   "body{margin:0;background:var(--bg);color:var(--text);font:16px/1.5 system-ui,-apple-system,sans-serif}",
   ".page{min-height:100vh;display:flex;flex-direction:column;align-items:center;justify-content:center;padding:1rem}",
   ".logo{max-width:150px;max-height:70px;margin-bottom:1.5rem}",
-  ".card{width:100%;max-width:22rem;background:var(--card);border:1px solid var(--border);border-radius:.5rem;padding:1.5rem}",
+  ".card{width:22rem;max-width:100%;background:var(--card);border:1px solid var(--border);border-radius:.5rem;padding:1.5rem}",
   "h1{font-size:1.25rem;margin:0 0 1rem}p{margin:0 0 1rem}",
   "hr{border:0;border-top:1px solid var(--border);margin:1.25rem 0}",
   "label{display:block;margin-bottom:.25rem;font-weight:500}",
@@ -119,7 +134,8 @@ const CSS = [
   ".provider button+button{margin-top:.5rem}",
   ".provider .button{background:var(--provider-brand-color,var(--card));color:var(--provider-text-color,var(--text))}",
   ".error{color:var(--error);background:var(--error-bg);border-radius:.375rem;padding:.5rem .75rem;margin-bottom:1rem}",
-  ".error p{margin:0}a.site{color:var(--brand-color)}",
+  ".error p{margin:0}a.site,.cancel a{color:var(--brand-color)}",
+  ".hint{color:var(--muted);font-size:.875rem}.cancel{margin:1rem 0 0;text-align:center;font-size:.875rem}",
 ].join("")
 
 function themeCss(theme: Theme): string {
@@ -136,21 +152,28 @@ export interface LayoutProps {
   theme: Theme
   /** The page content, placed in `<div class="page">` after the logo. */
   body: SafeHtml
-  /** Extra markup for `<head>` (e.g. a script tag). */
+  /** Extra markup for `<head>` (e.g. a script tag carrying `nonce`). */
   head?: SafeHtml
+  /** The response's CSP nonce, put on the `<style>` element (the page's policy allows nothing else). */
+  nonce: string
+  /**
+   * Extra CSS rules appended to the page's style element. Only from validated values ({@link cssColor}):
+   * nothing here may close the element.
+   */
+  css?: string
 }
 
 /**
  * The whole HTML document of a built-in page, in the Auth.js shape (WIRE §16): inlined CSS, body class
  * `__next-auth-theme-{colorScheme}`, content in `<div class="page">`. `theme.brandColor` and
  * `theme.buttonText` apply only when they are valid CSS colours ({@link cssColor}); `theme.logo` only
- * when it is an http(s) URL or a `/` path ({@link imageUrl}).
+ * when it is an http(s) URL or a `/` path ({@link imageUrl}). The one `<style>` element carries `nonce`.
  *
- * @example layout({ title: "Sign Out", theme: {}, body: html`<p>Bye</p>` })
+ * @example layout({ title: "Sign Out", theme: {}, nonce, body: html`<p>Bye</p>` })
  */
-export function layout({ title, theme, body, head }: LayoutProps): string {
+export function layout({ title, theme, body, head, nonce, css }: LayoutProps): string {
   const scheme = theme.colorScheme === "dark" || theme.colorScheme === "light" ? theme.colorScheme : "auto"
   const logo = imageUrl(theme.logo)
-  const style = trusted(CSS + themeCss(theme))
-  return html`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><style>${style}</style><title>${title}</title>${head}</head><body class="__next-auth-theme-${scheme}"><div class="page">${logo ? html`<img class="logo" src="${logo}" alt="Logo">` : null}${body}</div></body></html>`.toString()
+  const style = trusted(CSS + themeCss(theme) + (css ?? "").replace(/</g, ""))
+  return html`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><style${attr("nonce", nonce)}>${style}</style><title>${title}</title>${head}</head><body class="__next-auth-theme-${scheme}"><div class="page">${logo ? html`<img class="logo" src="${logo}" alt="Logo">` : null}${body}</div></body></html>`.toString()
 }

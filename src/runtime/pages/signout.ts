@@ -7,18 +7,21 @@ export interface SignOutPageProps {
   /** Where the form posts: `{origin}{basePath}/signout`. */
   action: string
   theme: Theme
+  /** The response's CSP nonce. */
+  nonce: string
 }
 
 /**
  * The built-in sign-out confirmation page (WIRE §16): a form POST to `action` with the hidden
  * `csrfToken` and a "Sign out" button.
  *
- * @example renderSignOut({ csrfToken, action: "https://app.example/auth/signout", theme: {} })
+ * @example renderSignOut({ csrfToken, action: "https://app.example/auth/signout", theme: {}, nonce })
  */
-export function renderSignOut({ csrfToken, action, theme }: SignOutPageProps): string {
+export function renderSignOut({ csrfToken, action, theme, nonce }: SignOutPageProps): string {
   return layout({
     title: "Sign Out",
     theme,
-    body: html`<div class="signout"><div class="card"><h1>Signout</h1><p>Are you sure you want to sign out?</p><form${attr("action", action)} method="POST"><input type="hidden" name="csrfToken"${attr("value", csrfToken)}><button id="submitButton" type="submit">Sign out</button></form></div></div>`,
+    nonce,
+    body: html`<div class="signout"><div class="card"><h1>Sign out</h1><p>Are you sure you want to sign out?</p><form${attr("action", action)} method="POST"><input type="hidden" name="csrfToken"${attr("value", csrfToken)}><button id="submitButton" type="submit">Sign out</button></form></div></div>`,
   })
 }
