@@ -33,6 +33,7 @@ export type ErrorType =
   | "MissingAdapterMethods"
   | "MissingAuthorize"
   | "MissingCSRF"
+  | "MissingDependency"
   | "MissingSecret"
   | "MissingWebAuthnAutocomplete"
   | "OAuthAccountNotLinked"
@@ -183,6 +184,14 @@ export class MissingAuthorize extends AuthError {
 /** No secret, or one shorter than 32 characters. */
 export class MissingSecret extends AuthError {
   static override type: ErrorType = "MissingSecret"
+}
+/**
+ * An optional package a configured provider needs is not installed (`nodemailer` for email,
+ * `@simplewebauthn/server` and `@simplewebauthn/browser` for passkeys). The message names the package
+ * and the install command; `cause.packages` lists them. A configuration error: `error=Configuration`.
+ */
+export class MissingDependency extends AuthError {
+  static override type: ErrorType = "MissingDependency"
 }
 /** A missing or wrong CSRF token on a state-changing request. */
 export class MissingCSRF extends SignInError {

@@ -39,6 +39,7 @@ import { builtInFlows } from "./flows.js"
 import { inspectorsOf } from "./inspect.js"
 import { EXTRA_ACTIONS, type Route } from "./routes.js"
 import { createLogger } from "./logger.js"
+import { missingOptionalPeers } from "./optional-peers.js"
 import { cookieFlowStore, type FlowStore } from "./store.js"
 
 /** Markers compared by identity, as in Auth.js. */
@@ -275,7 +276,7 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
     extraActions: new Set([...EXTRA_ACTIONS, ...(config.routes ?? []).map((r) => r.action)]),
     adapter: config.adapter,
   }
-  const configError = providerError ?? assertConfig(config, base)
+  const configError = providerError ?? assertConfig(config, base) ?? missingOptionalPeers(providers.values())
   if (configError) logger.error(configError)
   if (base.skipCSRFCheck) logger.warn("csrf-disabled")
   if (base.experimental.enableWebAuthn) logger.warn("experimental-webauthn")

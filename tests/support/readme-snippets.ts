@@ -1,0 +1,106 @@
+/**
+ * The README's TypeScript snippets as files of a user's project, type-checked with `tsc` under `strict`.
+ *
+ * Every ```ts (or ```typescript) block at the start of a line is one module. A snippet that assumes
+ * helpers of the reader's app (a `db`, a `checkPassword`, the `app` of an earlier block) declares them
+ * in a hidden preamble: an HTML comment right before the block, invisible on the rendered page (the
+ * rest of the opening line is a description, the declarations start on the next line):
+ *
+ *     <!-- ts-preamble (the reader's own password check)
+ *     declare function checkPassword(email: unknown, password: unknown): Promise<{ id: string } | null>
+ *     -->
+ *     ```ts
+ *     ...
+ *
+ * The preamble is prepended to the block; errors are reported against README line numbers.
+ */
+import { spawnSync } from "node:child_process"
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { repoRoot } from "./packed.js"
+
+export interface Snippet {
+  /** README line of the block's first code line (1-based). */
+  line: number
+  preamble: string
+  code: string
+}
+
+const OPEN = /^```(?:ts|typescript)\s*$/
+const PREAMBLE_START = /^<!--\s*ts-preamble\b(.*)$/
+
+/** Every TypeScript block of a Markdown text, with its hidden preamble. */
+export function readmeSnippets(markdown: string): Snippet[] {
+  const lines = markdown.split("\n")
+  const snippets: Snippet[] = []
+  let fence: string | null = null
+  for (let i = 0; i < lines.length; i++) {
+    const text = lines[i] ?? ""
+    if (fence !== null) {
+      if (text.trimEnd() === fence) fence = null
+      continue
+    }
+    const opening = /^(`{3,}|~{3,})/.exec(text)
+    if (!opening) continue
+    fence = opening[1] ?? "```"
+    if (!OPEN.test(text)) continue
+    const end = lines.findIndex((l, j) => j > i && l.trimEnd() === fence)
+    if (end === -1) throw new Error(`README line ${i + 1}: unclosed code block`)
+    snippets.push({ line: i + 2, preamble: preambleBefore(lines, i), code: lines.slice(i + 1, end).join("\n") })
+  }
+  return snippets
+}
+
+/** The `<!-- ts-preamble ... -->` comment ending right before line `fenceIndex` (blank lines allowed). */
+function preambleBefore(lines: string[], fenceIndex: number): string {
+  let end = fenceIndex - 1
+  while (end >= 0 && (lines[end] ?? "").trim() === "") end--
+  if (!(lines[end] ?? "").trimEnd().endsWith("-->")) return ""
+  let start = end
+  while (start >= 0 && !PREAMBLE_START.test(lines[start] ?? "")) {
+    if (start < end && (lines[start] ?? "").includes("-->")) return ""
+    start--
+  }
+  if (start < 0) return ""
+  // the opening line holds only the marker and an optional description
+  const body = lines.slice(start + 1, end + 1).join("\n")
+  return body.replace(/-->\s*$/, "").trim()
+}
+
+/**
+ * Type-checks every snippet of `readmePath` as a module of the project at `app` (which has the packed
+ * package and the snippets' imports in its node_modules). Returns the errors as `README.md:<line>: ...`.
+ */
+export function typeCheckReadme(app: string, readmePath: string): string[] {
+  const snippets = readmeSnippets(readFileSync(readmePath, "utf8"))
+  const dir = join(app, "readme-snippets")
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir)
+  const files = new Map<string, Snippet>()
+  for (const [n, snippet] of snippets.entries()) {
+    const name = `snippet-${String(n + 1).padStart(2, "0")}.ts`
+    files.set(name, snippet)
+    const head = snippet.preamble === "" ? "" : `${snippet.preamble}\n`
+    writeFileSync(join(dir, name), `${head}${snippet.code}\nexport {}\n`)
+  }
+  writeFileSync(
+    join(app, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true, skipLibCheck: true },
+      include: ["readme-snippets"],
+    }),
+  )
+  const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc")
+  const run = spawnSync(process.execPath, [tsc, "-p", "tsconfig.json", "--pretty", "false"], { cwd: app, encoding: "utf8" })
+  if (run.status === 0) return []
+  const errors = run.stdout.split("\n").filter((l) => l.trim() !== "")
+  return errors.map((error) => {
+    const at = /^readme-snippets\/(snippet-\d+\.ts)\((\d+),(\d+)\): (.*)$/.exec(error)
+    const snippet = at && files.get(at[1] ?? "")
+    if (!at || !snippet) return error
+    const preambleLines = snippet.preamble === "" ? 0 : snippet.preamble.split("\n").length
+    const line = Number(at[2]) - preambleLines
+    const where = line >= 1 ? `README.md:${snippet.line + line - 1}` : `README.md:${snippet.line} (preamble line ${Number(at[2])})`
+    return `${where}:${at[3]}: ${at[4]}`
+  })
+}
