@@ -26,7 +26,7 @@ export function serializeCookie(cookie: OutCookie): string {
 
 /**
  * The default cookie names and options (Auth.js v5): `__Secure-` prefix on HTTPS, `__Host-` for the CSRF
- * cookie; all `HttpOnly`, `SameSite=Lax`, `Path=/`.
+ * cookie and authchart's flow cookie; all `HttpOnly`, `SameSite=Lax`, `Path=/`.
  */
 export function defaultCookies(secure: boolean): CookiesOptions {
   const prefix = secure ? "__Secure-" : ""
@@ -39,7 +39,8 @@ export function defaultCookies(secure: boolean): CookiesOptions {
     state: { name: `${prefix}authjs.state`, options: { ...base, maxAge: 900 } },
     nonce: { name: `${prefix}authjs.nonce`, options: { ...base } },
     webauthnChallenge: { name: `${prefix}authjs.challenge`, options: { ...base, maxAge: 900 } },
-    flow: { name: `${prefix}authchart.flow`, options: { ...base } },
+    // `__Host-` like the CSRF cookie: a sibling subdomain cannot toss its own flow state into a browser.
+    flow: { name: `${secure ? "__Host-" : ""}authchart.flow`, options: { ...base } },
   }
 }
 
