@@ -53,7 +53,8 @@ describe("cookie prefixes on HTTPS", () => {
     // The attacker's own valid pair, read from the attacker's browser.
     const attacker = site().client
     const token = ((await (await attacker.send("/auth/csrf")).json()) as { csrfToken: string }).csrfToken
-    const pair = attacker.jar.get("__Host-authjs.csrf-token") as string
+    const pair = [...attacker.jar.cookies].find(([name]) => name.endsWith("authjs.csrf-token"))?.[1] as string
+    expect(pair).toMatch(/^[0-9a-f]{64}\|[0-9a-f]{64}$/)
     for (const name of ["authjs.csrf-token", "__Secure-authjs.csrf-token", "__host-authjs.csrf-token"]) {
       const { client, log } = site()
       client.jar.cookies.set(name, pair)
