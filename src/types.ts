@@ -13,6 +13,7 @@
 import type { AuthError } from "./errors.js"
 import type { FlowDefinition } from "./runtime/flow.js"
 import type { FlowStore } from "./runtime/store.js"
+import type { ServerState } from "./runtime/server-state.js"
 import type { InspectOption } from "./runtime/inspect.js"
 import type { Route } from "./runtime/routes.js"
 import type { OAuthConfig } from "./providers/oauth-types.js"
@@ -226,6 +227,11 @@ export interface SessionOptions {
   /** Seconds between session refreshes. Default 1 day. */
   updateAge?: number
   generateSessionToken?: () => string
+  /**
+   * Seconds a user's "not before" moment (see `revokeSessions`) is cached per instance, so session
+   * reads stay cheap. Other instances see a revocation within this time. Default 5; 0 reads every time.
+   */
+  revocationCacheTtl?: number
 }
 
 export interface CallbacksOptions {
@@ -320,6 +326,12 @@ export interface AuthConfig {
   experimental?: { enableWebAuthn?: boolean }
   /** Where in-flight flow state lives. Default: sealed cookies. */
   flowStore?: FlowStore
+  /**
+   * Where single-use claims (flow snapshots, TOTP codes, WebAuthn challenges, email tokens), attempt
+   * counts and session revocations live. Default: in this process (`memoryServerState()`); several
+   * instances need a shared one (`RedisServerState` from `authchart/stores/redis`).
+   */
+  serverState?: ServerState
   /** Extra flows, or replacements of built-in ones, by `defineFlow`. */
   flows?: FlowDefinition[]
   /** Upper bound in milliseconds for one flow step (all its effects). Default 15 000. */

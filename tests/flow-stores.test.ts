@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { AuthConfig } from "../src/index.js"
 import Nodemailer from "../src/providers/nodemailer.js"
 import { cookieFlowStore } from "../src/runtime/store.js"
-import { RedisFlowStore, failFastRedisOptions } from "../src/stores/redis.js"
+import { memoryServerState } from "../src/runtime/server-state.js"
+import { RedisFlowStore, RedisServerState, failFastRedisOptions } from "../src/stores/redis.js"
 import {
   FLOW_COOKIE,
   NEW_SECRET,
@@ -44,7 +45,6 @@ async function foreignCookie(store: ReturnType<typeof cookieFlowStore>): Promise
 
 runFlowStoreConformance({
   name: "sealed cookie (default)",
-  singleUse: false,
   tamperings: ["a JWE segment altered", "sealed with another secret", "not a JWE"],
   async make() {
     const store = cookieFlowStore()
@@ -55,13 +55,12 @@ runFlowStoreConformance({
       "sealed with another secret": () => foreignCookie(store),
       "not a JWE": async () => "not-a-jwe",
     }
-    return { store, tamper, teardown: async () => {} }
+    return { store, serverState: memoryServerState(), tamper, teardown: async () => {} }
   },
 })
 
 runFlowStoreConformance({
   name: "RedisFlowStore on a real redis-server",
-  singleUse: true,
   tamperings: [
     "an unknown id",
     "a malformed id",
@@ -101,6 +100,7 @@ runFlowStoreConformance({
     }
     return {
       store,
+      serverState: RedisServerState(redis, { prefix: "conformance-state:" }),
       tamper,
       async teardown() {
         redis.destroy()

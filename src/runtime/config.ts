@@ -41,6 +41,7 @@ import { EXTRA_ACTIONS, type Route } from "./routes.js"
 import { createLogger } from "./logger.js"
 import { missingOptionalPeers } from "./optional-peers.js"
 import { cookieFlowStore, type FlowStore } from "./store.js"
+import { memoryServerState, type ServerState } from "./server-state.js"
 
 /** Markers compared by identity, as in Auth.js. */
 export const raw: unique symbol = Symbol("return-type-raw")
@@ -73,6 +74,8 @@ export interface ResolvedConfig {
     readonly maxAge: number
     readonly updateAge: number
     readonly generateSessionToken: () => string
+    /** Milliseconds a user's "not before" moment is cached. */
+    readonly revocationCacheMs: number
   }
   readonly jwt: {
     readonly maxAge: number
@@ -95,6 +98,8 @@ export interface ResolvedConfig {
   readonly redirectProxyUrl: string | undefined
   readonly experimental: Readonly<{ enableWebAuthn: boolean }>
   readonly flowStore: FlowStore
+  /** Single-use claims, attempt counts and revocations (one memory port per config by default). */
+  readonly serverState: ServerState
   /** Flows by id: the built-ins, replaced or extended by `config.flows`. */
   readonly flows: ReadonlyMap<string, FlowDefinition>
   readonly flowTimeout: number
@@ -247,6 +252,7 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
       maxAge,
       updateAge: config.session?.updateAge ?? 24 * 60 * 60,
       generateSessionToken: config.session?.generateSessionToken ?? (() => crypto.randomUUID()),
+      revocationCacheMs: Math.max(0, config.session?.revocationCacheTtl ?? 5) * 1000,
     }),
     jwt: Object.freeze({ maxAge: config.jwt?.maxAge ?? maxAge, encode: config.jwt?.encode, decode: config.jwt?.decode }),
     pages: Object.freeze({ ...(config.pages ?? {}) }),
@@ -269,6 +275,7 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
     redirectProxyUrl: config.redirectProxyUrl,
     experimental: Object.freeze({ enableWebAuthn: !!config.experimental?.enableWebAuthn }),
     flowStore: config.flowStore ?? cookieFlowStore(),
+    serverState: config.serverState ?? memoryServerState(),
     flows,
     flowTimeout: config.flowTimeout ?? 15_000,
     inspectors: Object.freeze(inspectorsOf(config.inspect)),

@@ -2,10 +2,12 @@
  * The flow store port: where a resting flow's snapshot waits for the next request. The default keeps
  * it in one sealed cookie per in-flight flow (nothing to run); a Redis store plugs into the same port.
  */
+import { randomBytes } from "node:crypto"
 import { FlowStateError } from "../errors.js"
 import type { CookieOption } from "../types.js"
 import { type CookieJar, type OutCookie, clearChunked, readChunked, writeChunked } from "./cookies.js"
 import { decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.js"
+import { type ServerState, stateKey } from "./server-state.js"
 
 /** The persisted form of a resting flow. `exp` is in seconds since the epoch. */
 export interface FlowEnvelope {
@@ -15,6 +17,11 @@ export interface FlowEnvelope {
   readonly provider: string
   readonly version: string
   readonly exp: number
+  /**
+   * Random per save: names this one snapshot, which resumes once (see {@link claimEnvelope}). Absent in
+   * envelopes written before it existed; those are claimed by their flow id.
+   */
+  readonly nonce?: string
   readonly snapshot: unknown
 }
 
@@ -57,8 +64,25 @@ function isEnvelope(value: Record<string, unknown>): value is Record<string, unk
     typeof value.provider === "string" &&
     typeof value.version === "string" &&
     typeof value.exp === "number" &&
+    (value.nonce === undefined || typeof value.nonce === "string") &&
     "snapshot" in value
   )
+}
+
+/** A fresh per-save nonce (128 bits). */
+export const envelopeNonce = (): string => randomBytes(16).toString("base64url")
+
+/**
+ * Makes a persisted snapshot single use, whatever store kept it: resuming claims (flow id, nonce) in the
+ * server-state port for the flow's remaining lifetime; a second resume of the same snapshot (a kept or
+ * copied flow cookie, a replayed callback) is `FlowStateError`. Each save has a fresh nonce, so a flow
+ * that rests again is resumable once more, under its new cookie only.
+ */
+export async function claimEnvelope(envelope: FlowEnvelope, state: ServerState, now: number): Promise<void> {
+  const key = stateKey("flow", envelope.flowId, envelope.nonce ?? "")
+  if (!(await state.claim(key, envelope.exp * 1000 - now))) {
+    throw new FlowStateError("This sign-in state was already used (a replayed flow cookie or callback).")
+  }
 }
 
 /** Seals an envelope as a JWE whose key is derived from the newest secret and the cookie name. */

@@ -1,5 +1,7 @@
 /**
- * Flow state in Redis: `RedisFlowStore(client, { prefix, ttl })`, set as `flowStore` in the config.
+ * Flow state in Redis: `RedisFlowStore(client, { prefix, ttl })`, set as `flowStore` in the config; and
+ * the server-state port, `RedisServerState(client, { prefix })`, set as `serverState` (single use,
+ * attempt counts and revocation shared by every instance; see ./redis-server-state.ts).
  *
  * The flow cookie then carries only a random id (128 bits); the sealed, versioned envelope lives in Redis
  * under that id with a TTL (`SET … PX`). Resuming a flow takes it atomically (`GETDEL`), so a replayed
@@ -19,9 +21,15 @@
  * ```
  */
 import { randomBytes } from "node:crypto"
-import { FlowStateError, FlowStoreUnavailable } from "../errors.js"
+import { FlowStateError } from "../errors.js"
 import { clearChunked, readChunked } from "../runtime/cookies.js"
 import { type FlowEnvelope, type FlowStore, type FlowStoreIO, sealEnvelope, unsealEnvelope } from "../runtime/store.js"
+import { bounded as boundedCommand } from "./redis-bounded.js"
+
+export { RedisServerState, type RedisServerStateClient, type RedisServerStateOptions } from "./redis-server-state.js"
+
+const bounded = <T>(work: Promise<T>, ms: number, what: string) =>
+  boundedCommand(work, ms, what, "The sign-in state store (Redis) is unavailable.")
 
 /** The commands the store uses, as node-redis v4/v5 clients (and compatible ones) provide them. */
 export interface RedisFlowStoreClient {
@@ -53,20 +61,6 @@ export function failFastRedisOptions(url: string, timeoutMs = 1000) {
       socketTimeout: timeoutMs,
       reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000),
     },
-  }
-}
-
-async function bounded<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`redis ${what} took longer than ${ms} ms`)), ms)
-  })
-  try {
-    return await Promise.race([work, timeout])
-  } catch (err) {
-    throw new FlowStoreUnavailable("The sign-in state store (Redis) is unavailable.", { err, command: what })
-  } finally {
-    clearTimeout(timer)
   }
 }
 

@@ -1,0 +1,151 @@
+/**
+ * The server-state port: the few guarantees a cookie cannot give. "This snapshot, code, challenge or
+ * token was already used" (`claim`), "this account failed 5 times in 15 minutes" (`count`), "this
+ * user's sessions end now" (`setNotBefore`/`getNotBefore`). One small interface, a bounded in-memory
+ * implementation (the default, one per resolved config), and `RedisServerState` in
+ * `authchart/stores/redis` for apps that run several instances.
+ *
+ * Keys are built with {@link stateKey}: `kind:{owner}:part…`. The braces are a Redis Cluster hash tag, so
+ * every key of one owner (a user, a flow) lands in one slot and a later multi-key operation on them stays
+ * possible; each verb here touches a single key.
+ */
+
+/** What `count` answers: the hits in the current window (this one included) and when it ends. */
+export interface WindowCount {
+  readonly count: number
+  /** Milliseconds since the epoch when the window (and the count) ends. */
+  readonly resetAt: number
+}
+
+/**
+ * The port. Every method is atomic on its own; implementations bound each call in time and throw
+ * (never hang) when their backend is unreachable, so callers fail closed.
+ *
+ * @example A custom implementation only needs these five verbs:
+ * ```ts
+ * const config = { ...authConfig, serverState: RedisServerState(redis, { prefix: "myapp:state:" }) }
+ * ```
+ */
+export interface ServerState {
+  /**
+   * Claims `key` for `ttlMs` milliseconds: true the first time, false while an earlier claim lives.
+   * Single-use snapshots, codes, challenges and tokens; also a lock that expires on its own.
+   */
+  claim(key: string, ttlMs: number): Promise<boolean>
+  /**
+   * Adds one hit to `key`'s fixed window (which starts at the first hit and lasts `windowMs`) and
+   * answers the count so far. Attempt caps and rate limits.
+   */
+  count(key: string, windowMs: number): Promise<WindowCount>
+  /** Forgets `key`: a count starts again at zero, a claim (a lock) is released. */
+  reset(key: string): Promise<void>
+  /**
+   * Sets the moment (ms since the epoch) before which the user's sessions are no longer valid, kept
+   * for `ttlMs`. A later moment replaces an earlier one, never the reverse.
+   */
+  setNotBefore(userId: string, at: number, ttlMs: number): Promise<void>
+  /** The user's "not before" moment (ms since the epoch), or null. */
+  getNotBefore(userId: string): Promise<number | null>
+}
+
+const part = (value: string | number) => encodeURIComponent(String(value))
+
+/**
+ * A port key: `kind:{owner}:part…`, every piece URI-encoded (so no piece can close the hash tag early or
+ * fake another kind). `owner` is what the key belongs to: a user id, a flow id, a challenge.
+ *
+ * @example
+ * ```ts
+ * stateKey("totp", "user-42", 57_300_123) // "totp:{user-42}:57300123"
+ * ```
+ */
+export function stateKey(kind: string, owner: string, ...parts: readonly (string | number)[]): string {
+  return [`${part(kind)}:{${part(owner)}}`, ...parts.map(part)].join(":")
+}
+
+/** The key of a user's "not before" moment, for implementations that keep it with the other keys. */
+export const notBeforeKey = (userId: string): string => stateKey("nbf", userId)
+
+export interface MemoryServerStateOptions {
+  /** Upper bound on live entries. Default 100 000. When full, expired entries go first, then the oldest. */
+  maxEntries?: number
+  /** Clock, for tests. Default `Date.now`. */
+  now?: () => number
+}
+
+interface Entry {
+  expires: number
+  value: number
+}
+
+const SWEEP_EVERY_MS = 60_000
+
+/**
+ * The default port: one process, bounded and expiring. Expired entries are swept at most once a minute
+ * and whenever the map is full; if it is still full, the oldest entry is dropped (a claim forgotten
+ * early, never a request refused). Enough for one instance; several instances need a shared port.
+ *
+ * @example
+ * ```ts
+ * const config = { ...authConfig, serverState: memoryServerState({ maxEntries: 10_000 }) }
+ * ```
+ */
+export function memoryServerState(options: MemoryServerStateOptions = {}): ServerState {
+  const max = Math.max(1, options.maxEntries ?? 100_000)
+  const clock = options.now ?? Date.now
+  const entries = new Map<string, Entry>()
+  let nextSweep = clock() + SWEEP_EVERY_MS
+
+  const sweep = (now: number) => {
+    for (const [key, entry] of entries) if (entry.expires <= now) entries.delete(key)
+    nextSweep = now + SWEEP_EVERY_MS
+  }
+  const live = (key: string, now: number): Entry | undefined => {
+    const entry = entries.get(key)
+    if (entry && entry.expires <= now) {
+      entries.delete(key)
+      return undefined
+    }
+    return entry
+  }
+  const put = (key: string, entry: Entry, now: number) => {
+    if (now >= nextSweep) sweep(now)
+    if (!entries.has(key) && entries.size >= max) {
+      sweep(now)
+      if (entries.size >= max) entries.delete(entries.keys().next().value as string)
+    }
+    entries.set(key, entry)
+  }
+
+  return {
+    async claim(key, ttlMs) {
+      const now = clock()
+      if (live(key, now)) return false
+      put(key, { expires: now + Math.max(1, ttlMs), value: 1 }, now)
+      return true
+    },
+    async count(key, windowMs) {
+      const now = clock()
+      const entry = live(key, now)
+      if (entry) {
+        entry.value += 1
+        return { count: entry.value, resetAt: entry.expires }
+      }
+      const fresh = { expires: now + Math.max(1, windowMs), value: 1 }
+      put(key, fresh, now)
+      return { count: 1, resetAt: fresh.expires }
+    },
+    async reset(key) {
+      entries.delete(key)
+    },
+    async setNotBefore(userId, at, ttlMs) {
+      const now = clock()
+      const key = notBeforeKey(userId)
+      const current = live(key, now)
+      put(key, { expires: now + Math.max(1, ttlMs), value: Math.max(at, current?.value ?? at) }, now)
+    },
+    async getNotBefore(userId) {
+      return live(notBeforeKey(userId), clock())?.value ?? null
+    },
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The server-state port on Redis: `RedisServerState(client, { prefix })`, set as `serverState` in the
+ * config, shared by every app instance. Each verb is one atomic round trip on one key:
+ *
+ * | verb | Redis |
+ * |---|---|
+ * | `claim` | `SET key 1 NX PX ttl` |
+ * | `count` | one Lua script: `INCR`, and `PEXPIRE` when the window is new; answers the count and `PTTL` |
+ * | `reset` | `DEL` |
+ * | `setNotBefore` | one Lua script: keep the later moment, `PX ttl` |
+ * | `getNotBefore` | `GET` |
+ *
+ * Keys are `prefix + stateKey(…)`, e.g. `authchart:state:totp:{user-42}:57300123`: the `{…}` hash tag
+ * puts every key of one owner in one Redis Cluster slot, and the prefix may not contain braces (it would
+ * capture the tag). Every command is bounded by `commandTimeout` (default 2 s); a failure is
+ * `FlowStoreUnavailable` and the request fails closed. Create the client with `failFastRedisOptions`.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from "redis"
+ * import { RedisFlowStore, RedisServerState, failFastRedisOptions } from "authchart/stores/redis"
+ * const redis = await createClient(failFastRedisOptions(process.env.REDIS_URL!)).on("error", console.error).connect()
+ * const config = { ...authConfig, flowStore: RedisFlowStore(redis), serverState: RedisServerState(redis) }
+ * ```
+ */
+import { type ServerState, notBeforeKey } from "../runtime/server-state.js"
+import { bounded } from "./redis-bounded.js"
+
+/** The commands the port uses, as node-redis v4/v5 clients provide them. */
+export interface RedisServerStateClient {
+  set(key: string, value: string, options: { PX: number; NX: true }): Promise<unknown>
+  get(key: string): Promise<string | null>
+  del(key: string): Promise<unknown>
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>
+}
+
+export interface RedisServerStateOptions {
+  /** Key prefix, without `{` or `}`. Default `authchart:state:`. */
+  prefix?: string
+  /** Upper bound on one Redis command, in milliseconds. Default 2 000. */
+  commandTimeout?: number
+}
+
+const COUNT = `local n = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {n, ttl}`
+
+const NOT_BEFORE = `local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(ARGV[1]) > current then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+else
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 1`
+
+const UNAVAILABLE = "The server-state store (Redis) is unavailable."
+const ms = (value: number) => String(Math.max(1, Math.ceil(value)))
+
+/**
+ * The server-state port on a Redis shared by every instance (single use across instances, attempt
+ * counts per user, session revocation). See the module documentation for the commands and key layout.
+ */
+export function RedisServerState(client: RedisServerStateClient, options: RedisServerStateOptions = {}): ServerState {
+  const prefix = options.prefix ?? "authchart:state:"
+  if (/[{}]/.test(prefix)) throw new TypeError("RedisServerState: the prefix may not contain `{` or `}` (Redis Cluster hash tags).")
+  const limit = options.commandTimeout ?? 2000
+  const run = <T>(work: Promise<T>, what: string) => bounded(work, limit, what, UNAVAILABLE)
+  const full = (key: string) => `${prefix}${key}`
+  return {
+    async claim(key, ttlMs) {
+      const reply = await run(client.set(full(key), "1", { PX: Math.max(1, Math.ceil(ttlMs)), NX: true }), "SET NX")
+      return reply !== null && reply !== undefined
+    },
+    async count(key, windowMs) {
+      const reply = await run(client.eval(COUNT, { keys: [full(key)], arguments: [ms(windowMs)] }), "EVAL count")
+      const [count, ttl] = Array.isArray(reply) ? reply.map(Number) : []
+      if (count === undefined || ttl === undefined || !Number.isFinite(count) || !Number.isFinite(ttl)) {
+        throw new TypeError("RedisServerState: unexpected reply to the count script.")
+      }
+      return { count, resetAt: Date.now() + ttl }
+    },
+    async reset(key) {
+      await run(client.del(full(key)), "DEL")
+    },
+    async setNotBefore(userId, at, ttlMs) {
+      await run(client.eval(NOT_BEFORE, { keys: [full(notBeforeKey(userId))], arguments: [String(Math.floor(at)), ms(ttlMs)] }), "EVAL not-before")
+    },
+    async getNotBefore(userId) {
+      const value = await run(client.get(full(notBeforeKey(userId))), "GET")
+      const at = value === null ? Number.NaN : Number(value)
+      return Number.isFinite(at) ? at : null
+    },
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * One conformance suite for every `ServerState` (STYLE.md habit 8): the default memory port and
+ * `RedisServerState` on a real redis-server run the same scenarios: claim once (also raced), count in a
+ * window (also raced), reset, the per-user "not before", expiry of each, and keys that do not collide.
+ * Expiry runs in real time with TTLs of a few tens of milliseconds (waiting, not asserting speed).
+ */
+import { setTimeout as sleep } from "node:timers/promises"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type ServerState, stateKey } from "../src/runtime/server-state.js"
+
+export interface ServerStateUnderTest {
+  name: string
+  make(): Promise<{ state: ServerState; teardown(): Promise<void> }>
+}
+
+let unique = 0
+/** A key no other test uses. */
+const fresh = (kind = "test") => stateKey(kind, `owner-${process.pid}-${++unique}`, "x")
+
+export function runServerStateConformance({ name, make }: ServerStateUnderTest): void {
+  describe(`server-state conformance: ${name}`, () => {
+    let state: ServerState
+    let teardown: () => Promise<void>
+    beforeAll(async () => {
+      ;({ state, teardown } = await make())
+    })
+    afterAll(async () => {
+      await teardown?.()
+    })
+
+    it("claim: true the first time, false while the claim lives, true again once it expired", async () => {
+      const key = fresh()
+      expect(await state.claim(key, 60)).toBe(true)
+      expect(await state.claim(key, 60)).toBe(false)
+      expect(await state.claim(key, 60_000)).toBe(false)
+      await sleep(150)
+      expect(await state.claim(key, 60_000)).toBe(true)
+    })
+
+    it("claim under a race: of 25 simultaneous claims exactly one wins", async () => {
+      const key = fresh()
+      const results = await Promise.all(Array.from({ length: 25 }, () => state.claim(key, 10_000)))
+      expect(results.filter(Boolean)).toHaveLength(1)
+    })
+
+    it("reset releases a claim (a lock given back early)", async () => {
+      const key = fresh("lock")
+      expect(await state.claim(key, 10_000)).toBe(true)
+      await state.reset(key)
+      expect(await state.claim(key, 10_000)).toBe(true)
+    })
+
+    it("count: 1, 2, 3 within one window with one reset time; a new window after it ends", async () => {
+      const key = fresh("attempts")
+      const before = Date.now()
+      const first = await state.count(key, 80)
+      expect(first.count).toBe(1)
+      expect(first.resetAt).toBeGreaterThan(before)
+      expect(first.resetAt).toBeLessThanOrEqual(Date.now() + 80)
+      expect((await state.count(key, 80)).count).toBe(2)
+      const third = await state.count(key, 80)
+      expect(third.count).toBe(3)
+      expect(Math.abs(third.resetAt - first.resetAt)).toBeLessThan(40)
+      await sleep(200)
+      const next = await state.count(key, 60_000)
+      expect(next.count).toBe(1)
+      expect(next.resetAt).toBeGreaterThan(Date.now() + 50_000)
+    })
+
+    it("count under a race: 25 simultaneous hits count 1 … 25, each once", async () => {
+      const key = fresh("rate")
+      const counts = (await Promise.all(Array.from({ length: 25 }, () => state.count(key, 10_000)))).map((c) => c.count)
+      expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1))
+    })
+
+    it("reset starts a count again at zero", async () => {
+      const key = fresh("attempts")
+      await state.count(key, 10_000)
+      await state.count(key, 10_000)
+      await state.reset(key)
+      expect((await state.count(key, 10_000)).count).toBe(1)
+    })
+
+    it("not before: none at first; set; a later moment replaces it, an earlier one does not; it expires", async () => {
+      const user = `user-${process.pid}-${++unique}`
+      expect(await state.getNotBefore(user)).toBeNull()
+      await state.setNotBefore(user, 1_700_000_000_000, 10_000)
+      expect(await state.getNotBefore(user)).toBe(1_700_000_000_000)
+      await state.setNotBefore(user, 1_700_000_005_000, 10_000)
+      expect(await state.getNotBefore(user)).toBe(1_700_000_005_000)
+      await state.setNotBefore(user, 1_600_000_000_000, 60)
+      expect(await state.getNotBefore(user)).toBe(1_700_000_005_000)
+      await sleep(150)
+      expect(await state.getNotBefore(user)).toBeNull()
+    })
+
+    it("keys do not collide: kinds, owners and parts are kept apart, and a user's not-before is its own", async () => {
+      const owner = `o-${process.pid}-${++unique}`
+      expect(await state.claim(stateKey("a", owner, "1"), 10_000)).toBe(true)
+      expect(await state.claim(stateKey("b", owner, "1"), 10_000)).toBe(true)
+      expect(await state.claim(stateKey("a", `${owner}}`, "1"), 10_000)).toBe(true)
+      expect(await state.claim(stateKey("a", owner, "1:2"), 10_000)).toBe(true)
+      expect(await state.claim(stateKey("a", owner, "1", "2"), 10_000)).toBe(true)
+      expect(await state.claim(stateKey("a", owner, "1"), 10_000)).toBe(false)
+      await state.setNotBefore(owner, 42, 10_000)
+      expect(await state.getNotBefore(`${owner}x`)).toBeNull()
+      expect(await state.getNotBefore(owner)).toBe(42)
+    })
+  })
+}

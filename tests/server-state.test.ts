@@ -1,0 +1,109 @@
+/**
+ * The server-state port (src/runtime/server-state.ts) through its conformance suite, on memory and on a
+ * real redis-server; then what only each implementation does: the memory port's bound, and the Redis
+ * port's key layout (prefix, Cluster hash tag, TTLs) and its bounded commands against a stalled server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { FlowStoreUnavailable } from "../src/errors.js"
+import { memoryServerState, stateKey } from "../src/runtime/server-state.js"
+import { RedisServerState } from "../src/stores/redis.js"
+import { runServerStateConformance } from "./server-state-conformance.js"
+import { type RedisServer, type TestRedisClient, connectClient, startRedis } from "./support/redis-server.js"
+
+runServerStateConformance({
+  name: "memory (default)",
+  make: async () => ({ state: memoryServerState(), teardown: async () => {} }),
+})
+
+runServerStateConformance({
+  name: "RedisServerState on a real redis-server",
+  async make() {
+    const server = await startRedis()
+    const client = await connectClient(server.url)
+    return {
+      state: RedisServerState(client, { prefix: "conformance:" }),
+      async teardown() {
+        client.destroy()
+        await server.stop()
+      },
+    }
+  },
+})
+
+describe("memoryServerState: bounded", () => {
+  it("when full, expired entries go first; if none expired, the oldest entry is dropped", async () => {
+    let now = 1_000_000
+    const state = memoryServerState({ maxEntries: 3, now: () => now })
+    expect(await state.claim("short", 10)).toBe(true)
+    expect(await state.claim("a", 60_000)).toBe(true)
+    expect(await state.claim("b", 60_000)).toBe(true)
+    now += 20
+    expect(await state.claim("c", 60_000)).toBe(true)
+    // "short" expired and was swept, so a, b and c are all still held
+    expect(await Promise.all(["a", "b", "c"].map((k) => state.claim(k, 60_000)))).toEqual([false, false, false])
+    expect(await state.claim("d", 60_000)).toBe(true)
+    // full of live entries: the oldest ("a") made room
+    expect(await state.claim("a", 60_000)).toBe(true)
+  })
+
+  it("each config has its own memory port by default", async () => {
+    const one = memoryServerState()
+    const two = memoryServerState()
+    expect(await one.claim("k", 1000)).toBe(true)
+    expect(await two.claim("k", 1000)).toBe(true)
+  })
+})
+
+describe("RedisServerState: keys, TTLs and bounded commands", () => {
+  let server: RedisServer
+  let client: TestRedisClient
+  beforeAll(async () => {
+    server = await startRedis()
+    client = await connectClient(server.url)
+  })
+  afterAll(async () => {
+    client?.destroy()
+    await server?.stop()
+  })
+
+  it("keys are prefix + kind:{owner}:parts (a Cluster hash tag per owner), each with its TTL", async () => {
+    const state = RedisServerState(client, { prefix: "layout:" })
+    await state.claim(stateKey("totp", "user 1", 57_300_123), 90_000)
+    await state.count(stateKey("attempts", "user 1", "totp"), 900_000)
+    await state.setNotBefore("user 1", 1_700_000_000_000, 3_600_000)
+    expect((await client.keys("layout:*")).sort()).toEqual([
+      "layout:attempts:{user%201}:totp",
+      "layout:nbf:{user%201}",
+      "layout:totp:{user%201}:57300123",
+    ])
+    const ttl = async (key: string) => client.pTTL(key)
+    expect(await ttl("layout:totp:{user%201}:57300123")).toBeGreaterThan(89_000)
+    expect(await ttl("layout:attempts:{user%201}:totp")).toBeGreaterThan(899_000)
+    expect(await ttl("layout:nbf:{user%201}")).toBeGreaterThan(3_599_000)
+  })
+
+  it("a prefix with braces is refused (it would capture the hash tag)", () => {
+    expect(() => RedisServerState(client, { prefix: "app:{x}:" })).toThrow(TypeError)
+  })
+
+  it("a stalled server: every verb fails with FlowStoreUnavailable within its bound, none hangs", async () => {
+    const stalled = await startRedis()
+    const other = await connectClient(stalled.url)
+    const state = RedisServerState(other, { commandTimeout: 200 })
+    stalled.freeze()
+    try {
+      const verbs = [
+        () => state.claim("k", 1000),
+        () => state.count("k", 1000),
+        () => state.reset("k"),
+        () => state.setNotBefore("u", 1, 1000),
+        () => state.getNotBefore("u"),
+      ]
+      for (const verb of verbs) await expect(verb()).rejects.toBeInstanceOf(FlowStoreUnavailable)
+    } finally {
+      stalled.thaw()
+      other.destroy()
+      await stalled.stop()
+    }
+  })
+})
