@@ -18,7 +18,7 @@ import { linkIdentity } from "./effects/link.js"
 import { issueSession, signInGate } from "./effects/tail.js"
 import type { EffectContext, FlowDefinition, FlowRoute } from "./flow.js"
 import { errorResponse, replyResponse } from "./respond.js"
-import { ENVELOPE_VERSION, type FlowEnvelope, type FlowStoreIO } from "./store.js"
+import { ENVELOPE_VERSION, type FlowEnvelope, type FlowStoreIO, claimEnvelope, envelopeNonce } from "./store.js"
 
 function storeIO(ctx: RequestContext, flow: FlowDefinition): FlowStoreIO {
   const { name, options } = ctx.cookies.flow
@@ -147,6 +147,7 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
     if (!route.start) {
       if (!envelope) throw new FlowStateError("No sign-in is in progress (or it was already used).")
       checkEnvelope(envelope, flow, ctx)
+      await claimEnvelope(envelope, ctx.config.serverState, ctx.now)
     }
     flowId = envelope?.flowId ?? randomUUID()
     emit?.({ ...base(), at: Date.now(), type: "request", method: ctx.req.method, action: ctx.action, event: route.event })
@@ -191,6 +192,7 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
         provider: ctx.providerId as string,
         version: flow.version,
         exp: envelope?.exp ?? Math.floor(ctx.now / 1000) + flow.ttl,
+        nonce: envelopeNonce(),
         snapshot: actor.getPersistedSnapshot(),
       },
       io,
