@@ -134,11 +134,17 @@ describe("an extended flow drawn by Mermaid in Chromium", () => {
 
   it("`authchart diagrams --flows … --svg` puts every state in its own parent, extra steps at the top level", async () => {
     const out = join(work, "svg")
-    execFileSync(join(root, "node_modules/.bin/tsx"), ["src/cli.ts", "diagrams", "--out", out, "--flows", "tests/fixtures/extended-flow.ts", "--svg"], {
-      cwd: root,
-      encoding: "utf8",
-      stdio: "pipe",
-    })
+    const run = (...args: string[]) =>
+      execFileSync(join(root, "node_modules/.bin/tsx"), ["src/cli.ts", "diagrams", "--out", out, "--flows", "tests/fixtures/extended-flow.ts", ...args], {
+        cwd: root,
+        encoding: "utf8",
+        stdio: "pipe",
+      })
+    run()
+    // the .mmd files are current, the SVGs new: it says it wrote them (not "up to date")
+    const drew = run("--svg")
+    expect(drew).toMatch(/^Wrote 4 files \(4 already up to date\):\n/)
+    expect(drew).toContain(`  ${join(out, "credentials.svg")}\n`)
     const page = await browser.context.newPage()
     await page.setContent(`<!doctype html><body>${readFileSync(join(out, "credentials.svg"), "utf8")}</body>`)
     const extended = extendedFlows[0] as (typeof extendedFlows)[number]

@@ -5,14 +5,15 @@
 import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"
 
-const BUNDLE = "mermaid/dist/mermaid.min.js"
+/** The bundle as a module specifier. */
+export const MERMAID_BUNDLE = "mermaid/dist/mermaid.min.js"
 
 let cached: Promise<string | undefined> | undefined
 
 /** The bundle's path, or undefined when `mermaid` is not installed. */
 export function mermaidBundlePath(): string | undefined {
   try {
-    return createRequire(import.meta.url).resolve(BUNDLE)
+    return createRequire(import.meta.url).resolve(MERMAID_BUNDLE)
   } catch {
     return undefined
   }
