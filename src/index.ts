@@ -19,12 +19,16 @@ export { credentialsFlow, emailFlow, oauthFlow, webauthnFlow } from "./runtime/f
 export {
   defineStep,
   extendFlow,
+  renderStepPage,
   StepFailed,
+  type FlowPageProps,
   type StepArgs,
   type StepDefinition,
+  type StepPageContent,
   type StepPageProps,
   type StepVerdict,
 } from "./runtime/steps.js"
+export { escapeHtml, html, type HtmlValue, type SafeHtml } from "./runtime/pages/html.js"
 export type { Handled, RequestContext, ResponseInternal } from "./runtime/context.js"
 export type { Route } from "./runtime/routes.js"
 export type { InspectionEvent, Inspector, InspectOption } from "./runtime/inspect.js"

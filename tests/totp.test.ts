@@ -179,8 +179,7 @@ describe("steps after OIDC and email sign-in", () => {
     const terms = defineStep({
       id: "terms",
       when: ({ isNewUser }) => isNewUser,
-      page: ({ action, csrfToken, step, message }) =>
-        `<form method="post" action="${action}"><input type="hidden" name="step" value="${step}"><input type="hidden" name="csrfToken" value="${csrfToken}">${message ?? ""}<label><input type="checkbox" name="accept" value="yes"> I accept the terms</label><button>Continue</button></form>`,
+      page: () => ({ title: "Terms of use", fields: `<label><input type="checkbox" name="accept" value="yes"> I accept the terms</label>` }),
       submit: ({ params }) => (params.accept === "yes" ? true : { result: "retry", message: "Please accept the terms." }),
     })
     const config: AuthConfig = {

@@ -13,6 +13,11 @@ import { assign } from "xstate"
 import { AWAITING_INPUT, type FlowOutput } from "./types.js"
 import { flowBase, flowSetup, signInTail } from "./setup.js"
 
+/** The 400 body of a refused options request: Auth.js' `error`, and a `message` for people when there is one. */
+function refusal(output: { refused: string; message?: string }): { error: string; message?: string } {
+  return { error: output.refused, ...(output.message ? { message: output.message } : {}) }
+}
+
 export const webauthnMachine = flowSetup.createMachine({
   id: "webauthn",
   ...flowBase,
@@ -33,7 +38,11 @@ export const webauthnMachine = flowSetup.createMachine({
             actions: assign({
               output: ({ event }): FlowOutput => ({
                 ok: true,
-                reply: { type: "json", status: 400, body: { error: "refused" in event.output ? event.output.refused : "" } },
+                reply: {
+                  type: "json",
+                  status: 400,
+                  body: "refused" in event.output ? refusal(event.output) : { error: "" },
+                },
               }),
             }),
           },

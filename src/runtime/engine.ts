@@ -17,7 +17,8 @@ import { stateName, xstateObserver } from "./inspect.js"
 import { linkIdentity } from "./effects/link.js"
 import { issueSession, signInGate } from "./effects/tail.js"
 import type { EffectContext, FlowDefinition, FlowRoute } from "./flow.js"
-import { errorResponse, replyResponse } from "./respond.js"
+import { pageNonce } from "./pages/csp.js"
+import { errorResponse, pageUrl, replyResponse } from "./respond.js"
 import { ENVELOPE_VERSION, type FlowEnvelope, type FlowStoreIO, claimEnvelope, envelopeNonce } from "./store.js"
 
 function storeIO(ctx: RequestContext, flow: FlowDefinition): FlowStoreIO {
@@ -99,6 +100,12 @@ function keptCallbackUrl(envelope: FlowEnvelope | null, origin: string): string 
   }
 }
 
+/** Whether the flow rests on a page it renders itself (an extra step's page). */
+function restsOnPage(snapshot: AnyMachineSnapshot, flow: FlowDefinition): boolean {
+  const reply = (snapshot.context as { reply?: Reply | null }).reply
+  return reply?.type === "page" && flow.pages?.[reply.page] !== undefined
+}
+
 /** A resting page of a flow (an extra step's page), rendered with a CSRF token and its form target. */
 function renderFlowPage(
   ctx: RequestContext,
@@ -109,6 +116,10 @@ function renderFlowPage(
   const csrf = csrfState(ctx)
   const render = flow.pages?.[reply.page] as NonNullable<FlowDefinition["pages"]>[string]
   const message = typeof reply.data?.message === "string" ? reply.data.message : undefined
+  const nonce = pageNonce()
+  const callbackUrl = typeof context.callbackUrl === "string" ? context.callbackUrl : undefined
+  const cancel = pageUrl(ctx, "signIn")
+  if (callbackUrl) cancel.searchParams.set("callbackUrl", callbackUrl)
   const html = render({
     step: reply.page,
     action: `${ctx.authUrl}/callback/${encodeURIComponent(ctx.providerId as string)}`,
@@ -116,9 +127,12 @@ function renderFlowPage(
     attempt: context.steps?.[reply.page]?.attempts ?? 0,
     data: context.steps?.[reply.page]?.data ?? {},
     theme: ctx.config.theme,
+    nonce,
+    cancelUrl: cancel.href,
     ...(message ? { message } : {}),
   })
-  return { reply: { type: "page", page: reply.page, data: { html } }, cookies: csrf.cookie ? [csrf.cookie] : [] }
+  const data = { html, nonce, ...(callbackUrl ? { callbackUrl } : {}) }
+  return { reply: { type: "page", page: reply.page, data }, cookies: csrf.cookie ? [csrf.cookie] : [] }
 }
 
 /** Runs one request through a flow. */
@@ -169,9 +183,14 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
     if (before.status !== "active" || !before.hasTag(AWAITING_INPUT)) {
       throw new FlowStateError("The sign-in state is not waiting for input.")
     }
-    actor.send({ type: route.event, params: eventParams(ctx, route), now: ctx.now })
-    if (actor.getSnapshot() === before) throw new FlowStateError(`This step does not accept "${route.event}".`)
-    const after = await settle(actor, ctx.config.flowTimeout)
+    const event = { type: route.event, params: eventParams(ctx, route), now: ctx.now }
+    // a reload (GET) of a step's page that the step does not take as an answer shows the page again
+    const reshow = ctx.req.method === "GET" && !before.can(event) && restsOnPage(before, flow)
+    if (!reshow) {
+      actor.send(event)
+      if (actor.getSnapshot() === before) throw new FlowStateError(`This step does not accept "${route.event}".`)
+    }
+    const after = reshow ? before : await settle(actor, ctx.config.flowTimeout)
     ctx.config.logger.debug("flow", { flow: flow.id, event: route.event, state: after.value, status: after.status })
     const extra = "cookie" in callback && callback.cookie ? [callback.cookie] : []
 

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto"
 import type { AuthAction } from "./env.js"
 import type { CookieOption } from "../types.js"
 import type { Handled, RequestContext } from "./context.js"
-import type { StepPageProps } from "./steps.js"
+import type { FlowPageProps } from "./steps.js"
 
 /** One request row of a flow: which request drives which machine event. */
 export interface FlowRoute {
@@ -59,9 +59,10 @@ export interface FlowDefinition {
   readonly intercept?: (ctx: RequestContext) => Promise<Handled | undefined>
   /**
    * Renderers of the pages the machine rests on (`{ type: "page", page: <name> }` replies), e.g. the
-   * pages of extra steps. They get the CSRF token and the URL their form posts to.
+   * pages of extra steps. They get the CSRF token, the URL their form posts to and the response's CSP
+   * nonce, and answer a whole document (`renderStepPage` draws the themed card).
    */
-  readonly pages?: Readonly<Record<string, (props: StepPageProps) => string>>
+  readonly pages?: Readonly<Record<string, (props: FlowPageProps) => string>>
   /** Per-request overrides of the flow cookie's options (e.g. `SameSite=None` for form_post). */
   readonly cookieOptions?: (ctx: RequestContext) => Partial<CookieOption["options"]>
   /** Fingerprint of the machine definition: a snapshot from another version is refused. */

@@ -6,13 +6,17 @@
  * state (attempts, its data) is part of the sealed snapshot in the flow store, with the flow's lifetime.
  * The extended machine is an ordinary statechart: diagrams and the inspector show the new states.
  *
+ * A waiting step's page is the sign-in page's themed card by default: the step returns its form's
+ * fields, the runtime adds the heading, the message of the last `retry`, the attempts left, the hidden
+ * `step` and `csrfToken` fields, the button and a "Cancel and start over" link ({@link renderStepPage}).
+ *
  * @example
  * ```ts
  * const terms = defineStep({
  *   id: "terms",
  *   when: ({ isNewUser }) => isNewUser === true,
- *   page: ({ action, csrfToken, step }) => `<form method="post" action="${action}">…</form>`,
- *   submit: ({ params }) => params.accept === "yes",
+ *   page: () => ({ title: "Terms of use", fields: `<label><input type="checkbox" name="accept" value="yes"> I accept</label>` }),
+ *   submit: ({ params }) => params.accept === "yes" || { result: "retry", message: "Please accept the terms." },
  * })
  * const config = { flows: [extendFlow(oauthFlow, [terms])], providers: [GitHub] }
  * ```
@@ -25,6 +29,8 @@ import type { FlowContext, StepState } from "../machines/setup.js"
 import type { Account, Awaitable, Theme, User } from "../types.js"
 import { effect } from "./effects/effect.js"
 import { type EffectContext, type FlowDefinition, type FlowRoute, defineFlow } from "./flow.js"
+import type { SafeHtml } from "./pages/html.js"
+import { renderStepCard } from "./pages/step.js"
 
 /** What a step's functions are told about the sign-in in progress. */
 export interface StepArgs {
@@ -43,15 +49,78 @@ export type StepVerdict =
   | boolean
   | { readonly result: "pass" | "retry" | "fail"; readonly message?: string; readonly data?: Record<string, unknown> }
 
-export interface StepPageProps {
+/** What the runtime tells the renderer of a page a flow rests on (see `FlowDefinition.pages`). */
+export interface FlowPageProps {
+  /** The step's id (the page's name); a form sends it back as the hidden `step` field. */
   readonly step: string
   /** Where the form posts (`/callback/<provider>`); include hidden `step` and `csrfToken` fields. */
   readonly action: string
   readonly csrfToken: string
+  /** The message of the last `retry` verdict. */
   readonly message?: string
+  /** Wrong answers so far. */
   readonly attempt: number
   readonly data: Record<string, unknown>
   readonly theme: Theme
+  /**
+   * The response's Content-Security-Policy nonce. A whole page of your own puts it on its `<style>` and
+   * `<script>` elements (`<style nonce="…">`); the policy allows no other inline style or script.
+   */
+  readonly nonce: string
+  /** The sign-in page (with the flow's `callbackUrl`): where "cancel and start over" leads. */
+  readonly cancelUrl: string
+}
+
+/** What a step's `page` is told: the {@link FlowPageProps} and the step's attempt cap. */
+export interface StepPageProps extends FlowPageProps {
+  /** Wrong answers allowed before the flow fails (the step's `maxAttempts`). */
+  readonly maxAttempts: number
+}
+
+/**
+ * What a step's `page` returns. A string or `{ fields }`: the inside of the form, shown in the sign-in
+ * page's themed card (the runtime adds the heading, message, attempts left, hidden fields, button and
+ * cancel link; escape what you interpolate, e.g. with `escapeHtml`). `{ document }`: a whole HTML page
+ * of your own instead, served as is (its `<style>`/`<script>` need `nonce`, and its form the hidden
+ * `step` and `csrfToken` fields).
+ */
+export type StepPageContent =
+  | string
+  | {
+      /** The card's heading and the page title. Default "One more step". */
+      readonly title?: string
+      readonly fields: string | SafeHtml
+      /** The submit button's text. Default "Continue". */
+      readonly submitLabel?: string
+    }
+  | { readonly document: string }
+
+/**
+ * A step's page as a whole document: `content` in the sign-in page's themed card, or the step's own
+ * document. `extendFlow` renders every step page with it; a flow of your own can use it in its `pages`.
+ *
+ * @example
+ * ```ts
+ * const pages = { confirm: (props) => renderStepPage({ ...props, maxAttempts: 3 }, { title: "Confirm", fields: `<input name="code" required>` }) }
+ * ```
+ */
+export function renderStepPage(props: StepPageProps, content: StepPageContent): string {
+  if (typeof content === "object" && "document" in content) return content.document
+  const card = typeof content === "string" ? { fields: content } : content
+  return renderStepCard({
+    title: card.title ?? "One more step",
+    fields: card.fields,
+    submitLabel: card.submitLabel ?? "Continue",
+    action: props.action,
+    step: props.step,
+    csrfToken: props.csrfToken,
+    attempt: props.attempt,
+    maxAttempts: props.maxAttempts,
+    cancelUrl: props.cancelUrl,
+    theme: props.theme,
+    nonce: props.nonce,
+    ...(props.message ? { message: props.message } : {}),
+  })
 }
 
 export interface StepDefinition {
@@ -63,8 +132,8 @@ export interface StepDefinition {
   readonly enter?: (args: StepArgs) => Awaitable<Record<string, unknown> | undefined>
   /** For steps without a page: decide now (true passes; false or a throw fails the flow). */
   readonly run?: (args: StepArgs) => Awaitable<boolean>
-  /** For steps that wait for the user: the page. */
-  readonly page?: (props: StepPageProps) => string
+  /** For steps that wait for the user: the page's form fields (in the themed card), or a whole page. */
+  readonly page?: (props: StepPageProps) => StepPageContent
   /** For steps that wait: check what the form sent. */
   readonly submit?: (args: StepArgs & { params: Readonly<Record<string, unknown>>; attempt: number }) => Awaitable<StepVerdict>
   /** Wrong answers allowed before the flow fails. Default 5. */
@@ -241,9 +310,20 @@ export function extendFlow(flow: FlowDefinition, steps: readonly StepDefinition[
     ...steps
       .filter((s) => s.page)
       .map((s) => ({ method: "POST" as const, action: "callback" as const, step: s.id, event: "STEP", csrf: true, params: "body" as const })),
+    // reloading a step's page (GET on the callback URL) shows it again; see the engine
+    ...(flow.routes.some((r) => r.method === "GET" && r.action === "callback")
+      ? []
+      : [{ method: "GET" as const, action: "callback" as const, event: "SHOW", params: [] }]),
   ]
   const pages = { ...(flow.pages ?? {}) }
-  for (const step of steps) if (step.page) pages[step.id] = step.page
+  for (const step of steps) {
+    const page = step.page
+    if (!page) continue
+    pages[step.id] = (props) => {
+      const full = { ...props, maxAttempts: step.maxAttempts ?? 5 }
+      return renderStepPage(full, page(full))
+    }
+  }
   return defineFlow({
     ...flow,
     machine: extended,

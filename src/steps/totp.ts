@@ -12,7 +12,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import type { Awaitable, User } from "../types.js"
-import { type StepDefinition, type StepPageProps, defineStep } from "../runtime/steps.js"
+import { type StepDefinition, type StepPageContent, type StepPageProps, defineStep } from "../runtime/steps.js"
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 
@@ -144,26 +144,22 @@ export interface TotpStepOptions {
   window?: number
   /** Where used steps are remembered. Default: in this process. */
   usedCodes?: UsedCodes
-  /** The page; default a small form with a 6-digit field named `code`. */
-  page?: (props: StepPageProps) => string
+  /** The page; default {@link defaultTotpPage}: a 6-digit field named `code` in the themed card. */
+  page?: (props: StepPageProps) => StepPageContent
   /** Clock, for tests. */
   now?: () => number
 }
 
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-}
-
-/** The default TOTP page: plain HTML, the form posts `step`, `csrfToken` and `code`. */
-export function defaultTotpPage(props: StepPageProps): string {
-  const message = props.message ? `<p role="alert">${escapeHtml(props.message)}</p>` : ""
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Two-factor code</title></head><body>
-<h1>Enter your authentication code</h1>${message}
-<form method="post" action="${escapeHtml(props.action)}">
-<input type="hidden" name="step" value="${escapeHtml(props.step)}">
-<input type="hidden" name="csrfToken" value="${escapeHtml(props.csrfToken)}">
-<label>Code <input name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required autofocus></label>
-<button type="submit">Verify</button></form></body></html>`
+/**
+ * The default TOTP page: in the sign-in page's themed card (with the message of a wrong code, the
+ * attempts left and a cancel link), one 6-digit field named `code`.
+ */
+export function defaultTotpPage(_props: StepPageProps): StepPageContent {
+  return {
+    title: "Enter your authentication code",
+    submitLabel: "Verify",
+    fields: `<p class="hint">Open your authenticator app and enter the 6-digit code it shows for this account.</p><label for="totp-code">Code</label><input id="totp-code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>`,
+  }
 }
 
 /** The TOTP step: after sign-in identifies the user, before the session is issued. */

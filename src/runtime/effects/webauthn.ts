@@ -3,14 +3,17 @@
  *
  * `webauthnOptions`: who is asking (the signed-in user, else `getUserInfo` from the form fields), then
  * Auth.js' decision between register and authenticate, then the options with a fresh challenge. Bad
- * input is refused with a reason (`Invalid action`, `Missing email`, `Invalid email`, `Invalid request`).
+ * input is refused with a reason (`Invalid action`, `Missing email`, `Invalid email`, `Invalid request`),
+ * and where the person can act on it a `message` saying what happened and what to do (registering,
+ * signed out, with an existing account's email, logged as `AccountNotLinked`; signing in with an email
+ * that has no passkey).
  *
  * `webauthnVerify`: the response must answer the options issued (same ceremony, their challenge, once),
  * come from the relying party's origin for its RP ID, and verify user presence (and user verification
  * per provider). Authentication also needs a known credential whose signature counter moves forward
  * (the counter is updated); registration refuses a credential already stored.
  */
-import { AuthError, FlowStateError, WebAuthnVerificationError } from "../../errors.js"
+import { AccountNotLinked, AuthError, FlowStateError, WebAuthnVerificationError } from "../../errors.js"
 import type { FlowUser, Identity, Reply } from "../../machines/types.js"
 import type { WebAuthnConfig, WebAuthnUserInfo } from "../../providers/webauthn-types.js"
 import type { Adapter } from "../../adapters/types.js"
@@ -33,7 +36,15 @@ import {
 
 export type WebAuthnAction = "register" | "authenticate"
 
-type Issued = { options: { action: WebAuthnAction; options: unknown }; user: FlowUser | null } | { refused: string }
+type Issued =
+  | { options: { action: WebAuthnAction; options: unknown }; user: FlowUser | null }
+  | { refused: string; message?: string }
+
+/** Registering, signed out, with the email of an existing account: what happened and what to do. */
+const ACCOUNT_EXISTS =
+  "This email address already has an account. Sign in to it first (with its passkey or another way), then add a passkey."
+/** Signing in with an email that has no passkey here. */
+const NO_PASSKEY = "No passkey is registered for this email address. Register one, or sign in another way."
 
 /**
  * Auth.js' `inferWebAuthnOptions`: `authenticate` always; `register` for a known signed-in user or a new
@@ -93,6 +104,10 @@ export const webauthnOptions = effect<Issued, { params: Record<string, unknown> 
   const decision = decideCeremony(action, signedIn !== null, info)
   const email = info?.user.email
   if (action === "register" && !email) return { refused: params.email ? "Invalid email" : "Missing email" }
+  if (!decision && action === "register" && !signedIn && info?.exists) {
+    ctx.config.logger.error(new AccountNotLinked("A signed-out passkey registration named the email of an existing account.", { provider: provider.id }))
+    return { refused: "Invalid request", message: ACCOUNT_EXISTS }
+  }
   if (!decision) return { refused: "Invalid request" }
   if (decision === "register" && !email) return { refused: "Missing email" }
 
@@ -100,6 +115,10 @@ export const webauthnOptions = effect<Issued, { params: Record<string, unknown> 
   const rp = relyingParty(ctx, provider)
   const userId = info && "id" in info.user ? info.user.id : undefined
   const known = userId ? await adapter.listAuthenticatorsByUserId(userId) : []
+  // an email typed for sign-in that has no passkey: say so rather than let the browser find none
+  if (decision === "authenticate" && !signedIn && params.email && known.length === 0) {
+    return { refused: "Invalid request", message: NO_PASSKEY }
+  }
   const credentials = known.map((a) => ({ id: toJsonId(a.credentialID), transports: transportList(a.transports) }))
   if (decision === "authenticate") {
     const options = await lib.generateAuthenticationOptions({

@@ -40,7 +40,7 @@ export const WEBAUTHN_CLIENT_SCRIPT = String.raw`
     return fetch(url.href, { credentials: "same-origin", headers: { accept: "application/json" } }).then(function (res) {
       return res.json().catch(function () { return null }).then(function (body) {
         if (!res.ok || !body || !body.options) {
-          throw new Error((body && body.error) || "The passkey request could not be started (" + res.status + ").")
+          throw new Error((body && (body.message || body.error)) || "The passkey request could not be started (" + res.status + ").")
         }
         return body
       })
@@ -69,7 +69,9 @@ export const WEBAUTHN_CLIENT_SCRIPT = String.raw`
   }
 
   function describe(error) {
-    if (error && error.name === "NotAllowedError") return "The passkey request was cancelled or timed out."
+    if (error && error.name === "NotAllowedError") {
+      return "No passkey was used: the request was cancelled or timed out, or this device has no passkey for this site."
+    }
     return (error && error.message) || "The passkey request failed."
   }
 
