@@ -288,6 +288,7 @@ export type WarningCode =
   | "env-url-basepath-redundant"
   | "env-url-basepath-mismatch"
   | "experimental-webauthn"
+  | "express-trust-proxy"
 
 export interface LoggerInstance {
   warn: (code: WarningCode) => void
@@ -314,8 +315,18 @@ export interface AuthConfig {
   useSecureCookies?: boolean
   /** Overrides of cookie names and options, merged over the defaults. */
   cookies?: Partial<Record<CookieKey, Partial<CookieOption>>>
-  /** Trust the request's `Host`. Default from `AUTH_TRUST_HOST`/`AUTH_URL`, or true outside production. */
-  trustHost?: boolean
+  /**
+   * Which request hosts may become the origin of generated URLs when no `url`/`AUTH_URL` pins it:
+   * `true` any host (you vouch for your proxy), a list of hosts (`"app.example.com"`,
+   * `"app.example.com:8443"`, `"*.example.com"` or an origin `"https://app.example.com"`), or `false`.
+   * Default from `AUTH_TRUST_HOST` (same forms, comma-separated), or true outside production.
+   */
+  trustHost?: boolean | string[]
+  /**
+   * The app's public URL, origin and optional base path (`https://app.example.com/auth`). When set (here
+   * or as `AUTH_URL`), every generated URL uses it and the request's `Host` is never read.
+   */
+  url?: string
   /** Where the routes are mounted. Default `/auth` (or `AUTH_URL`'s path). */
   basePath?: string
   redirectProxyUrl?: string

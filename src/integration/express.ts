@@ -19,7 +19,7 @@ import { pipeline } from "node:stream/promises"
 import type { ReadableStream as NodeReadableStream } from "node:stream/web"
 import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from "express"
 import { UnknownAction } from "../errors.js"
-import { finish, handleRequest } from "../runtime/auth.js"
+import { finish, handleRequest, isUnderBasePath } from "../runtime/auth.js"
 import { type ResolvedConfig, resolvedFor } from "../runtime/config.js"
 import type { HeaderReader, IncomingRequest } from "../runtime/context.js"
 import { parseCookies, serializeCookie } from "../runtime/cookies.js"
@@ -53,13 +53,33 @@ function* headerEntries(headers: IncomingHttpHeaders): Iterable<[string, string]
   }
 }
 
-/** Protocol and host as Express sees them: `X-Forwarded-*` only when `trust proxy` trusts the peer. */
-function originOf(req: ExpressRequest): string {
+/** True when Express' `trust proxy` setting trusts the peer, so `X-Forwarded-*` count. */
+function trustsProxy(req: ExpressRequest): boolean {
   const trust = req.app?.get("trust proxy fn") as ((addr: string | undefined, i: number) => boolean) | undefined
-  const forwarded = req.get("x-forwarded-host")
-  const host =
-    forwarded && trust?.(req.socket.remoteAddress, 0) ? (forwarded.split(",")[0] ?? "").trim() : req.get("host")
-  return `${req.protocol}://${host ?? "localhost"}`
+  return trust?.(req.socket.remoteAddress, 0) === true
+}
+
+/** `host[:port]`: a DNS name or IPv4 address, or a bracketed IPv6 address. Nothing else makes an origin. */
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::\d{1,5})?$/
+
+/**
+ * The request's origin as Express sees it: `req.protocol` (X-Forwarded-Proto only under `trust proxy`)
+ * and the Host header, or X-Forwarded-Host when `trust proxy` trusts the peer. A protocol other than
+ * http(s) or a host that is not a host is a bad request (`UnknownAction`).
+ */
+function requestOrigin(req: ExpressRequest): string {
+  const forwarded = trustsProxy(req) ? req.get("x-forwarded-host")?.split(",")[0]?.trim() : undefined
+  const host = forwarded || req.get("host") || "localhost"
+  const protocol = req.protocol
+  if ((protocol !== "http" && protocol !== "https") || !HOST.test(host)) {
+    throw new UnknownAction("The request's protocol or host is not valid.")
+  }
+  return `${protocol}://${host}`
+}
+
+/** The origin the request's URL is built on: the pinned URL's when there is one (Host is never read). */
+function originFor(req: ExpressRequest, config: ResolvedConfig): string {
+  return config.origin.pinned?.origin ?? requestOrigin(req)
 }
 
 /**
@@ -128,28 +148,48 @@ function write(res: ServerResponse, out: Outgoing): void {
   pipeline(Readable.fromWeb(out.body as NodeReadableStream<Uint8Array>), res).catch(() => undefined)
 }
 
-/** The absolute URL of the request; a `Host` that makes no valid URL is a bad request. */
-function requestUrl(req: ExpressRequest): URL {
+/** The absolute URL of the request. A protocol, host or request target that makes no URL is a bad request. */
+function requestUrl(req: ExpressRequest, config: ResolvedConfig): URL {
+  const target = req.originalUrl
+  if (!target.startsWith("/")) throw new UnknownAction("The request target must be a path.")
   try {
-    return new URL(`${originOf(req)}${req.originalUrl}`)
+    return new URL(`${originFor(req, config)}${target}`)
   } catch (err) {
+    if (err instanceof UnknownAction) throw err
     throw new UnknownAction("The request URL is not valid.", { err })
   }
 }
 
+const warnedTrustProxy = new WeakSet<ResolvedConfig>()
+
 /**
- * Express middleware serving the auth routes under its mount path.
- * The config is resolved once (env defaults, secrets, cookies) and never mutated.
+ * Warns once per config when a proxy sends `X-Forwarded-Proto`/`-Host` that Express ignores because
+ * `trust proxy` is off (everything then looks like plain http on the proxy's hop).
+ */
+function warnIgnoredForwarding(req: ExpressRequest, config: ResolvedConfig): void {
+  if (config.origin.pinned || warnedTrustProxy.has(config)) return
+  if (req.get("x-forwarded-proto") === undefined && req.get("x-forwarded-host") === undefined) return
+  if (trustsProxy(req)) return
+  warnedTrustProxy.add(config)
+  config.logger.warn("express-trust-proxy")
+}
+
+/**
+ * Express middleware serving the auth routes under its mount path (mounted at the root, under
+ * `basePath`; other paths go on to `next()`). The config is resolved and validated here, once: a
+ * configuration error is logged at start-up, and the auth routes answer it as Auth.js does.
  */
 export function ExpressAuth(config: ExpressAuthConfig): AuthMiddleware {
+  const resolved = resolvedFor(config)
   const middleware = async (req: ExpressRequest, res: ExpressResponse, next: NextFunction): Promise<void> => {
     try {
-      const resolved = resolvedFor(config)
       const basePath = req.baseUrl ? mountPath(req) : resolved.basePath
+      if (!req.baseUrl && !isUnderBasePath(req.path, basePath)) return next()
+      warnIgnoredForwarding(req, resolved)
       let url: URL
       let body: Record<string, unknown> | undefined
       try {
-        url = requestUrl(req)
+        url = requestUrl(req, resolved)
         body = req.method === "POST" ? await readBody(req as IncomingMessage & { body?: unknown }) : undefined
       } catch (err) {
         if (!(err instanceof UnknownAction)) throw err
@@ -193,13 +233,23 @@ function mountedConfig(req: ExpressRequest): ExpressAuthConfig | undefined {
   return findMounted(router?.stack ?? [], 0)
 }
 
+const reportedConfigErrors = new WeakSet<ResolvedConfig>()
+
 /**
- * The request's session, or `null`. Without `config`, the config of the `ExpressAuth` mounted on the
- * same app is used. With `res`, a refreshed session cookie is forwarded to the response.
+ * The request's session, or `null`: for any request, whatever its Host, protocol, cookies or headers
+ * (malformed input, an untrusted host, an expired or tampered token: `null`, and logged). Without
+ * `config`, the config of the `ExpressAuth` mounted on the same app is used. With `res`, a refreshed
+ * session cookie is forwarded to the response.
+ *
+ * Throws only for mistakes in the app, never per request: with no config to use at all, and with a
+ * configuration error (the `AuthError` with its documented message) on the first call for that config;
+ * later calls answer `null`.
  *
  * @example
  * ```ts
- * app.use(async (req, res, next) => { res.locals.session = await getSession(req, authConfig, res); next() })
+ * app.use((req, res, next) => {
+ *   getSession(req, authConfig, res).then((session) => { res.locals.session = session; next() }, next)
+ * })
  * ```
  */
 export async function getSession(
@@ -212,15 +262,23 @@ export async function getSession(
     throw new Error("getSession(req) found no ExpressAuth on this app: pass the config, getSession(req, config).")
   }
   const resolved: ResolvedConfig = resolvedFor(effective)
-  const url = new URL(`${originOf(req)}${resolved.basePath}/session`)
-  // always a GET /session, whatever the method of the app's own request
-  const incoming = { ...toIncoming(req, url, undefined), method: "GET" }
-  const { response, error } = await handleRequest(incoming, resolved)
-  if (response.redirect !== undefined || (response.status ?? 200) !== 200) {
-    const message = (response.body as { message?: string } | undefined)?.message
-    throw new Error(message ?? "getSession: the session could not be read (details in the auth log).", { cause: error })
+  if (resolved.configError) {
+    if (reportedConfigErrors.has(resolved)) return null
+    reportedConfigErrors.add(resolved)
+    throw resolved.configError
   }
-  if (res && !res.headersSent && response.cookies?.length) setCookies(res, response.cookies.map(serializeCookie))
-  const session = response.body as Session | null
-  return session && Object.keys(session).length > 0 ? session : null
+  try {
+    warnIgnoredForwarding(req, resolved)
+    const url = new URL(`${originFor(req, resolved)}${resolved.basePath}/session`)
+    // always a GET /session, whatever the method of the app's own request
+    const incoming = { ...toIncoming(req, url, undefined), method: "GET" }
+    const { response } = await handleRequest(incoming, resolved)
+    if (response.redirect !== undefined || (response.status ?? 200) !== 200) return null
+    if (res && !res.headersSent && response.cookies?.length) setCookies(res, response.cookies.map(serializeCookie))
+    const session = response.body as Session | null
+    return session && typeof session === "object" && Object.keys(session).length > 0 ? session : null
+  } catch (err) {
+    resolved.logger.error(err instanceof Error ? err : new UnknownAction("getSession failed.", { err }))
+    return null
+  }
 }

@@ -2,13 +2,14 @@
  * `Auth(request, config)`: a web `Request` in, a web `Response` out. Resolve the config (once), parse
  * the action off the path, answer configuration errors, route, and serialise.
  */
-import { AuthError, UnknownAction } from "../errors.js"
+import { AuthError, UnknownAction, type UntrustedHost } from "../errors.js"
 import type { AuthConfig } from "../types.js"
 import { type ResolvedConfig, resolvedFor } from "./config.js"
 import type { Handled, IncomingRequest, RequestContext, ResponseInternal } from "./context.js"
 import { parseCookies } from "./cookies.js"
 import { type AuthAction, isAuthAction } from "./env.js"
-import { configErrorResponse, json, toOutgoing, toWebResponse, type Outgoing } from "./respond.js"
+import { resolveOrigin } from "./origin.js"
+import { CONFIG_MESSAGE, configErrorPage, configErrorResponse, json, toOutgoing, toWebResponse, type Outgoing } from "./respond.js"
 import { EXTRA_ACTIONS, route } from "./routes.js"
 
 const PROVIDER_ACTIONS: ReadonlySet<string> = new Set(["signin", "callback", "webauthn-options"])
@@ -20,14 +21,32 @@ function badRequest(config: ResolvedConfig, reason: string): Handled {
   return { response: json("Bad request.", 400), error }
 }
 
+/**
+ * A request from a host that is not trusted: the configuration answer (500 JSON, or the error page on a
+ * GET page route) with no absolute URL in it, no redirect and no cookie, so nothing points at that host.
+ */
+function untrustedHost(config: ResolvedConfig, error: UntrustedHost, action: string, method: string, basePath: string): Handled {
+  // a configuration that can trust no host was reported once at start-up: no line per request
+  if (!config.configError) config.logger.error(error)
+  if (method !== "GET" || !["signin", "signout", "error", "verify-request"].includes(action)) {
+    return { response: json({ message: CONFIG_MESSAGE }, 500), error }
+  }
+  return { response: configErrorPage(config, "/", `${basePath}/signin`), error }
+}
+
 interface ParsedPath {
   action: AuthAction
   providerId: string | undefined
 }
 
+/** True when `pathname` is `basePath` or below it (on a `/` boundary). */
+export function isUnderBasePath(pathname: string, basePath: string): boolean {
+  return basePath === "" || pathname === basePath || pathname.startsWith(`${basePath}/`)
+}
+
 /** Splits `<basePath>/<action>[/<providerId>]`; the base path must end on a `/` boundary. */
 export function parsePath(pathname: string, basePath: string, extra: ReadonlySet<string> = EXTRA_ACTIONS): ParsedPath | null {
-  if (basePath !== "" && pathname !== basePath && !pathname.startsWith(`${basePath}/`)) return null
+  if (!isUnderBasePath(pathname, basePath)) return null
   const segments = pathname.slice(basePath.length).split("/").filter(Boolean)
   const [action, rawProvider, ...rest] = segments
   if (!action || rest.length > 0 || !(isAuthAction(action) || extra.has(action))) return null
@@ -57,8 +76,13 @@ export async function handleRequest(
   }
   const parsed = parsePath(req.url.pathname, basePath, config.extraActions)
   if (!parsed) return badRequest(config, `Cannot parse action at ${req.url.pathname}`)
-  const origin = req.url.origin
-  const secure = config.useSecureCookies ?? req.url.protocol === "https:"
+  const at = resolveOrigin(req.url, config.origin)
+  if (!at.ok) {
+    if (at.error instanceof UnknownAction) return badRequest(config, at.error.message)
+    return untrustedHost(config, at.error, parsed.action, req.method, basePath)
+  }
+  const { origin } = at
+  const secure = config.useSecureCookies ?? at.secure
   const ctx: RequestContext = {
     config,
     req,
@@ -67,7 +91,7 @@ export async function handleRequest(
     provider: parsed.providerId === undefined ? undefined : config.providers.get(parsed.providerId),
     origin,
     basePath,
-    authUrl: `${origin}${basePath}`,
+    authUrl: `${origin}${at.pinnedPath ?? basePath}`,
     secure,
     cookies: secure ? config.cookies.secure : config.cookies.plain,
     now: Date.now(),

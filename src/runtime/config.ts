@@ -40,6 +40,7 @@ import { inspectorsOf } from "./inspect.js"
 import { EXTRA_ACTIONS, type Route } from "./routes.js"
 import { createLogger } from "./logger.js"
 import { missingOptionalPeers } from "./optional-peers.js"
+import { canServe, type OriginPolicy, originPolicy } from "./origin.js"
 import { cookieFlowStore, type FlowStore } from "./store.js"
 import { memoryServerState, type ServerState } from "./server-state.js"
 
@@ -92,7 +93,10 @@ export interface ResolvedConfig {
   readonly theme: Readonly<Required<Theme>>
   readonly cookies: { readonly secure: CookiesOptions; readonly plain: CookiesOptions }
   readonly useSecureCookies: boolean | undefined
+  /** True when some request can be served: a pinned URL, or hosts that may be trusted. */
   readonly trustHost: boolean
+  /** How each request's origin is decided (`url`/`AUTH_URL`, `trustHost`). */
+  readonly origin: OriginPolicy
   readonly skipCSRFCheck: boolean
   readonly raw: boolean
   readonly redirectProxyUrl: string | undefined
@@ -236,6 +240,7 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
   const config = withEnvDefaults(env, input, logger)
   if (config.debug) logger.warn("debug-enabled")
   const { map: providers, error: providerError } = resolveProviders(config)
+  const { policy: origin, error: originError } = originPolicy(config, input, env)
   const secret = config.secret
   const secrets = Object.freeze(secret === undefined ? [] : Array.isArray(secret) ? [...secret] : [secret])
   const maxAge = config.session?.maxAge ?? 30 * 24 * 60 * 60
@@ -269,7 +274,8 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
     theme: Object.freeze({ colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...(config.theme ?? {}) }),
     cookies: Object.freeze({ secure: cookiesFor(true), plain: cookiesFor(false) }),
     useSecureCookies: config.useSecureCookies,
-    trustHost: !!config.trustHost,
+    trustHost: canServe(origin),
+    origin,
     skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,
     raw: config.raw === raw,
     redirectProxyUrl: config.redirectProxyUrl,
@@ -283,7 +289,7 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
     extraActions: new Set([...EXTRA_ACTIONS, ...(config.routes ?? []).map((r) => r.action)]),
     adapter: config.adapter,
   }
-  const configError = providerError ?? assertConfig(config, base) ?? missingOptionalPeers(providers.values())
+  const configError = originError ?? providerError ?? assertConfig(config, base) ?? missingOptionalPeers(providers.values())
   if (configError) logger.error(configError)
   if (base.skipCSRFCheck) logger.warn("csrf-disabled")
   if (base.experimental.enableWebAuthn) logger.warn("experimental-webauthn")

@@ -4,6 +4,7 @@
  */
 import type { AuthConfig, LoggerInstance, Provider } from "../types.js"
 import { createLogger } from "./logger.js"
+import { trustFromEnv } from "./origin.js"
 
 export type Env = Readonly<Record<string, string | undefined>>
 
@@ -30,12 +31,6 @@ const actionSet: ReadonlySet<string> = new Set(authActions)
  */
 export function isAuthAction(action: string): action is AuthAction {
   return actionSet.has(action)
-}
-
-/** `AUTH_TRUST_HOST=false` or `0` means false (Auth.js took any non-empty string as true). */
-function envFlag(value: string | undefined): boolean | undefined {
-  if (value === undefined || value === "") return undefined
-  return !/^(false|0|no|off)$/i.test(value.trim())
 }
 
 /** basePath from `AUTH_URL`'s path; a bare origin gives `/auth`, never `/`. */
@@ -88,11 +83,13 @@ function stripUndefined(o: Record<string, string | undefined>): Record<string, s
 
 /**
  * The config with environment defaults applied, as a new object (the input is not touched).
- * basePath, secret, redirectProxyUrl, trustHost and per-provider `AUTH_<ID>_*` values.
+ * basePath, secret, redirectProxyUrl, trustHost and per-provider `AUTH_<ID>_*` values. `config.url`
+ * stands in for `AUTH_URL` when given. `AUTH_TRUST_HOST` is `true`/`false` (`0`, `no`, `off`) or a
+ * comma-separated allow-list of hosts.
  */
 export function withEnvDefaults(env: Env, config: AuthConfig, logger?: Pick<LoggerInstance, "warn">): AuthConfig {
   const out: AuthConfig = { ...config }
-  const envUrl = env.AUTH_URL
+  const envUrl = config.url ?? env.AUTH_URL
   if (envUrl) {
     if (config.basePath) logger?.warn("env-url-basepath-redundant")
     else out.basePath = basePathFromUrl(envUrl)
@@ -107,7 +104,7 @@ export function withEnvDefaults(env: Env, config: AuthConfig, logger?: Pick<Logg
   out.trustHost ??=
     envUrl !== undefined && envUrl !== ""
       ? true
-      : (envFlag(env.AUTH_TRUST_HOST) ?? (!!env.VERCEL || !!env.CF_PAGES || env.NODE_ENV !== "production"))
+      : (trustFromEnv(env.AUTH_TRUST_HOST) ?? (!!env.VERCEL || !!env.CF_PAGES || env.NODE_ENV !== "production"))
   out.providers = config.providers.map((p) => providerWithEnv(p, env))
   return out
 }

@@ -6,6 +6,7 @@ import { AuthError, CredentialsSignin, EmailSignInError, ErrorPageLoop, isClient
 import type { Reply } from "../machines/types.js"
 import type { OAuthConfig } from "../providers/oauth-types.js"
 import type { Handled, RequestContext, ResponseInternal } from "./context.js"
+import type { ResolvedConfig } from "./config.js"
 import { type OutCookie, serializeCookie } from "./cookies.js"
 import { discoveryCache, endpoint } from "./effects/oauth-server.js"
 import { type PagePolicy, originOf, pageHeaders, pageNonce } from "./pages/csp.js"
@@ -17,7 +18,8 @@ export const NO_CACHE = Object.freeze({
   Pragma: "no-cache",
 })
 
-const CONFIG_MESSAGE =
+/** The message of every configuration-error answer (Auth.js' wording). */
+export const CONFIG_MESSAGE =
   "There was a problem with the server configuration. Check the server logs for more information."
 
 /**
@@ -120,6 +122,13 @@ export function errorResponse(ctx: RequestContext, error: unknown, cookies: read
   return { response: redirect(url.href, cookies), error }
 }
 
+/** The built-in error page for `Configuration` (500), linking to `homeUrl` and `signInUrl`. */
+export function configErrorPage(config: ResolvedConfig, homeUrl: string, signInUrl: string): ResponseInternal {
+  const nonce = pageNonce()
+  const page = renderError({ error: "Configuration", homeUrl, signInUrl, theme: config.theme, nonce })
+  return htmlPage(page.html, { nonce, images: imageOrigins([config.theme.logo]) }, page.status)
+}
+
 /** The answer to every request while the configuration is broken (§1.3 of WIRE.md). */
 export function configErrorResponse(ctx: RequestContext): ResponseInternal {
   const pageAction = ["signin", "signout", "error", "verify-request"].includes(ctx.action)
@@ -127,17 +136,7 @@ export function configErrorResponse(ctx: RequestContext): ResponseInternal {
   const custom = ctx.config.pages.error
   const loop = custom !== undefined && (ctx.req.url.searchParams.get("callbackUrl") ?? "").startsWith(custom)
   if (loop) ctx.config.logger.error(new ErrorPageLoop("The custom error page itself failed."))
-  if (!custom || loop) {
-    const nonce = pageNonce()
-    const page = renderError({
-      error: "Configuration",
-      homeUrl: ctx.origin,
-      signInUrl: `${ctx.authUrl}/signin`,
-      theme: ctx.config.theme,
-      nonce,
-    })
-    return htmlPage(page.html, { nonce, images: imageOrigins([ctx.config.theme.logo]) }, page.status)
-  }
+  if (!custom || loop) return configErrorPage(ctx.config, ctx.origin, `${ctx.authUrl}/signin`)
   const url = new URL(custom, ctx.origin)
   url.searchParams.set("error", "Configuration")
   return redirect(url.href)
