@@ -94,7 +94,7 @@ export async function verifyRequestPage(ctx: RequestContext): Promise<Handled> {
   const custom = ctx.config.pages.verifyRequest
   if (custom) return { response: redirect(`${new URL(custom, ctx.origin).href}${ctx.req.url.search}`) }
   const nonce = pageNonce()
-  const html = renderVerifyRequest({ homeUrl: ctx.origin, host: ctx.req.url.host, theme: ctx.config.theme, nonce })
+  const html = renderVerifyRequest({ homeUrl: ctx.origin, host: new URL(ctx.origin).host, theme: ctx.config.theme, nonce })
   return { response: htmlPage(html, { nonce, images: imageOrigins([ctx.config.theme.logo]) }) }
 }
 
