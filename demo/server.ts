@@ -3,14 +3,16 @@
  * OpenID provider started in-process (works offline), sign-in by email through an in-process SMTP
  * server whose messages show on `/dev/mailbox` and the console (works offline too), passkeys (the
  * browser's own passkey manager, or a security key), any real provider configured through
- * `AUTH_<ID>_*` variables, a session on every page and a protected page.
+ * `AUTH_<ID>_*` variables, a session on every page and a protected page. A second user signs in in two
+ * steps (password, then a TOTP code; the account page shows the enrolment QR code), and in development
+ * the inspector (`/auth/__inspect`) draws every flow and follows each sign-in live.
  * Users live in a `MemoryAdapter` (lost on exit); sessions are JWTs, as credentials sign-in needs.
  *
  *   npm run demo                  # http://localhost:3000, the Demo IdP and the mailbox on 127.0.0.1:<any port>
  *   PORT=4000 npm run demo        # another port
  *   DEMO_IDP_PORT=4001 npm run demo  # a fixed port for the Demo IdP
  *   DEMO_SMTP_PORT=2525 npm run demo # a fixed port for the SMTP server
- *   NODE_ENV=production npm run demo # no /dev/mailbox page (the links are still printed)
+ *   NODE_ENV=production npm run demo # no /dev/mailbox page (the links are still printed), no inspector
  *   AUTH_SECRET=… npm run demo    # keep sessions across restarts (otherwise a random secret per start)
  *   AUTH_GITHUB_ID=… AUTH_GITHUB_SECRET=… npm run demo  # also "Sign in with GitHub"
  *
@@ -22,80 +24,31 @@ import { once } from "node:events"
 import { createServer, type RequestListener, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { pathToFileURL } from "node:url"
-import express, { type Express, type NextFunction, type Request, type Response } from "express"
+import express, { type Express } from "express"
 import { MemoryAdapter } from "../src/adapters/memory.js"
+import { createInspector } from "../src/inspect/index.js"
 import { ExpressAuth, getSession, type ExpressAuthConfig } from "../src/integration/express.js"
-import Apple from "../src/providers/apple.js"
-import Auth0 from "../src/providers/auth0.js"
 import Credentials from "../src/providers/credentials.js"
-import Discord from "../src/providers/discord.js"
-import Facebook from "../src/providers/facebook.js"
-import GitHub from "../src/providers/github.js"
-import GitLab from "../src/providers/gitlab.js"
-import Google from "../src/providers/google.js"
-import Keycloak from "../src/providers/keycloak.js"
-import LinkedIn from "../src/providers/linkedin.js"
-import MicrosoftEntraID from "../src/providers/microsoft-entra-id.js"
 import Nodemailer from "../src/providers/nodemailer.js"
-import type { OAuthUserConfig } from "../src/providers/oauth-types.js"
-import Okta from "../src/providers/okta.js"
 import Passkey from "../src/providers/passkey.js"
-import Slack from "../src/providers/slack.js"
-import Spotify from "../src/providers/spotify.js"
-import Twitch from "../src/providers/twitch.js"
-import Twitter from "../src/providers/twitter.js"
 import type { Provider, Session } from "../src/types.js"
 import { DEMO_IDP_ACCOUNTS, type DemoIdp, startDemoIdp } from "./idp.js"
-import { type Mailbox, type MailboxMessage, startMailbox } from "./mailbox.js"
+import { type Mailbox, startMailbox } from "./mailbox.js"
+import { escapeHtml, mailboxPage, page, requireUser } from "./pages.js"
+import { type DemoEnv, type DemoSignInOption, KNOWN_PRESETS, PRESETS, providersFromEnv } from "./providers.js"
+import { DEMO_TOTP_USER, type DemoTotp, createDemoTotp } from "./totp.js"
 
 export const DEMO_USER = { id: "demo-user", name: "Demo User", email: "demo@example.test" } as const
 export const DEMO_PASSWORD = "authchart-demo"
 export const DEMO_MAIL_FROM = "authchart demo <demo@localhost>"
-export { DEMO_IDP_ACCOUNTS }
-
-/** Environment variables, as in `process.env`. */
-export type DemoEnv = Readonly<Record<string, string | undefined>>
+export { DEMO_IDP_ACCOUNTS, DEMO_TOTP_USER, KNOWN_PRESETS }
+export type { DemoEnv, DemoSignInOption }
 
 const digest = (value: string): Buffer => createHash("sha256").update(value).digest()
 
 /** Compares in constant time, as a real password check would (after hashing, with a real KDF). */
 function matches(given: unknown, expected: string): boolean {
   return typeof given === "string" && timingSafeEqual(digest(given), digest(expected))
-}
-
-/**
- * The real providers the demo knows: each is enabled when `AUTH_<ID>_ID` is set (id upper-cased, `-` → `_`),
- * with `AUTH_<ID>_SECRET` and, where the provider has no fixed issuer, `AUTH_<ID>_ISSUER`.
- */
-type EnvCredentials = Pick<OAuthUserConfig, "clientId" | "clientSecret" | "issuer">
-const PRESETS: Readonly<Record<string, { make: (options: EnvCredentials) => Provider; needsIssuer?: true }>> = {
-  github: { make: GitHub },
-  google: { make: Google },
-  discord: { make: Discord },
-  gitlab: { make: GitLab },
-  auth0: { make: Auth0, needsIssuer: true },
-  keycloak: { make: Keycloak, needsIssuer: true },
-  okta: { make: Okta, needsIssuer: true },
-  "microsoft-entra-id": { make: MicrosoftEntraID },
-  facebook: { make: Facebook },
-  twitter: { make: Twitter },
-  linkedin: { make: LinkedIn },
-  slack: { make: Slack },
-  twitch: { make: Twitch },
-  spotify: { make: Spotify },
-  apple: { make: Apple },
-}
-
-export const KNOWN_PRESETS: readonly string[] = Object.freeze(Object.keys(PRESETS))
-
-const envKey = (id: string): string => `AUTH_${id.toUpperCase().replace(/-/g, "_")}`
-
-/** One sign-in option of the demo, as the home page and the start-up lines show it. */
-export interface DemoSignInOption {
-  id: string
-  name: string
-  /** How to use it, in a few words. */
-  hint: string
 }
 
 /** The Demo IdP as the demo app sees it: where it is and the client registered for the demo. */
@@ -138,68 +91,10 @@ export interface DemoApp {
   signInOptions: DemoSignInOption[]
   /** Presets with `AUTH_<ID>_ID` set but left out, and why. */
   skipped: string[]
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-}
-
-function mailboxPage(messages: MailboxMessage[]): string {
-  const items = messages.map((m) => {
-    const link = m.link ? `<br><a href="${escapeHtml(m.link)}">${escapeHtml(m.link)}</a>` : ""
-    const time = m.receivedAt.toISOString()
-    return `<li><time datetime="${time}">${time.slice(0, 19).replace("T", " ")} UTC</time> to <strong>${escapeHtml(m.to.join(", "))}</strong>: ${escapeHtml(m.subject)}${link}</li>`
-  })
-  return `<p>Messages the demo's SMTP server received, newest first (the last 50, until the demo stops).
-Nothing is delivered anywhere. This page exists only in development: with <code>NODE_ENV=production</code> it is not served.</p>
-${items.length > 0 ? `<ol class="mailbox">\n${items.join("\n")}\n</ol>` : "<p>No messages yet: sign in with Email and the link shows up here.</p>"}`
-}
-
-function page(title: string, session: Session | null, body: string): string {
-  const who = session?.user
-    ? `Signed in as <strong>${escapeHtml(session.user.email ?? session.user.name ?? "someone")}</strong>`
-    : "Not signed in"
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · authchart demo</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}
-nav a{margin-right:1rem}pre{background:#f4f4f5;padding:1rem;overflow:auto}</style></head>
-<body><nav><a href="/">Home</a><a href="/auth/signin">Sign in</a><a href="/protected">Protected page</a><a href="/auth/signout">Sign out</a></nav>
-<p>${who}</p>
-<h1>${escapeHtml(title)}</h1>
-${body}
-</body></html>`
-}
-
-/** Lets a request through when it has a signed-in user, else sends it to sign in and back here. */
-function requireUser(req: Request, res: Response, next: NextFunction): void {
-  const session = res.locals.session as Session | null
-  if (session?.user) return next()
-  res.redirect(`/auth/signin?callbackUrl=${encodeURIComponent(req.originalUrl)}`)
-}
-
-/** The real providers enabled by `AUTH_<ID>_*` in `env`, with their credentials taken from `env` itself. */
-function providersFromEnv(env: DemoEnv): { providers: Provider[]; options: DemoSignInOption[]; skipped: string[] } {
-  const providers: Provider[] = []
-  const options: DemoSignInOption[] = []
-  const skipped: string[] = []
-  for (const [id, preset] of Object.entries(PRESETS)) {
-    const key = envKey(id)
-    const clientId = env[`${key}_ID`]
-    if (!clientId) continue
-    const clientSecret = env[`${key}_SECRET`]
-    const issuer = env[`${key}_ISSUER`]
-    if (preset.needsIssuer && !issuer) {
-      skipped.push(`${id}: ${key}_ID is set but ${key}_ISSUER is not`)
-      continue
-    }
-    // passed explicitly (not left to the runtime's process.env lookup), so `env` is the one source
-    const provider = preset.make({ clientId, ...(clientSecret ? { clientSecret } : {}), ...(issuer ? { issuer } : {}) })
-    const name = typeof provider === "function" ? id : provider.name
-    providers.push(provider)
-    options.push({ id, name, hint: `a real account (${key}_ID)` })
-  }
-  return { providers, options, skipped }
+  /** The two-step (TOTP) user's secret and flow. */
+  totp: DemoTotp
+  /** Where the inspector is (development only), else undefined. */
+  inspectorUrl: string | undefined
 }
 
 /** The demo app (not listening). */
@@ -217,10 +112,14 @@ export function createDemoApp(options: DemoOptions = {}): DemoApp {
         email: { label: "Email", type: "email", placeholder: DEMO_USER.email, required: true },
         password: { label: "Password", type: "password", required: true },
       },
-      authorize: ({ email, password }) =>
-        matches(email, DEMO_USER.email) && matches(password, DEMO_PASSWORD) ? { ...DEMO_USER } : null,
+      authorize: ({ email, password }) => {
+        if (!matches(password, DEMO_PASSWORD)) return null
+        if (matches(email, DEMO_USER.email)) return { ...DEMO_USER }
+        return matches(email, DEMO_TOTP_USER.email) ? { ...DEMO_TOTP_USER } : null
+      },
     }),
   ]
+  const totp = createDemoTotp()
   if (options.demoIdp) {
     const { issuer, clientId, clientSecret } = options.demoIdp
     providers.push({ id: "demo-idp", name: "Demo IdP", type: "oidc", issuer, clientId, clientSecret })
@@ -248,8 +147,10 @@ export function createDemoApp(options: DemoOptions = {}): DemoApp {
   const real = providersFromEnv(env)
   providers.push(...real.providers)
   signInOptions.push(...real.options)
-  // the mailbox page shows live sign-in links: development only
-  const devMailbox = env.NODE_ENV === "production" ? undefined : mailbox
+  // the mailbox page shows live sign-in links, the inspector every flow: development only
+  const development = env.NODE_ENV !== "production"
+  const devMailbox = development ? mailbox : undefined
+  const inspector = development ? createInspector() : undefined
 
   const config: ExpressAuthConfig = {
     secret,
@@ -260,8 +161,12 @@ export function createDemoApp(options: DemoOptions = {}): DemoApp {
     adapter: MemoryAdapter(),
     session: { strategy: "jwt" },
     providers,
+    // credentials sign-in asks the TOTP user for a code after the password
+    flows: [totp.flow],
+    ...(inspector ? { inspect: inspector.inspect, routes: inspector.routes } : {}),
     ...(options.passkeys ? { experimental: { enableWebAuthn: true } } : {}),
   }
+  const inspectorUrl = inspector ? "/auth/__inspect" : undefined
 
   const app = express()
   app.disable("x-powered-by")
@@ -286,8 +191,13 @@ export function createDemoApp(options: DemoOptions = {}): DemoApp {
 <ul class="sign-in-options">
 ${choices}
 </ul>
-<ul><li><a href="/auth/signin">Sign in</a></li><li><a href="/protected">Protected page</a></li><li><a href="/auth/signout">Sign out</a></li>${
+<p class="totp-user">Two-step sign-in: <strong>${DEMO_TOTP_USER.email}</strong> / ${DEMO_PASSWORD} with Credentials, then the
+6-digit code of an authenticator app set up with the key <code>${escapeHtml(totp.secret)}</code> (its QR code is on the
+<a href="/account">account page</a> once signed in).</p>
+<ul><li><a href="/auth/signin">Sign in</a></li><li><a href="/protected">Protected page</a></li><li><a href="/account">Account</a></li><li><a href="/auth/signout">Sign out</a></li>${
           devMailbox ? `<li><a href="/dev/mailbox">Mailbox</a> (development only: the sign-in emails)</li>` : ""
+        }${
+          inspectorUrl ? `<li><a href="${inspectorUrl}">Inspector</a> (development only: every flow's diagram and its live timeline)</li>` : ""
         }</ul>`,
       ),
     )
@@ -306,6 +216,20 @@ ${choices}
     )
   })
 
+  app.get("/account", requireUser, async (_req, res) => {
+    const session = res.locals.session as Session
+    const user = session.user ?? {}
+    res.set("cache-control", "no-store")
+    res.send(
+      page(
+        "Account",
+        session,
+        `<p>Name: ${escapeHtml(user.name ?? "")}<br>Email: ${escapeHtml(user.email ?? "")}</p>
+${await totp.accountSection(user.email)}`,
+      ),
+    )
+  })
+
   if (devMailbox) {
     app.get("/dev/mailbox", (_req, res) => {
       res.set("cache-control", "no-store")
@@ -313,7 +237,7 @@ ${choices}
     })
   }
 
-  return { app, config, secretGenerated: !given, signInOptions, skipped: real.skipped }
+  return { app, config, secretGenerated: !given, signInOptions, skipped: real.skipped, totp, inspectorUrl }
 }
 
 export interface StartOptions extends Omit<DemoOptions, "demoIdp"> {
@@ -334,6 +258,8 @@ export interface RunningDemo {
   idp: DemoIdp
   mailbox: Mailbox
   signInOptions: DemoSignInOption[]
+  /** The two-step (TOTP) user's secret and flow. */
+  totp: DemoTotp
   /** Stops the demo, its IdP and its mailbox (idempotent). */
   stop(): Promise<void>
 }
@@ -394,6 +320,7 @@ export async function start(port: number, options: StartOptions = {}): Promise<R
 
   log(`authchart demo on ${url}`)
   log(`  sign in as ${DEMO_USER.email} / ${DEMO_PASSWORD}`)
+  log(`  or, with two-step sign-in, as ${DEMO_TOTP_USER.email} / ${DEMO_PASSWORD}, then the code of an authenticator app with the key ${demo.totp.secret} (QR code on ${url}/account)`)
   log(`  or "Sign in with Demo IdP" (${idp.issuer}): pick ${DEMO_IDP_ACCOUNTS.map((a) => a.email).join(" or ")}, no password`)
   log(
     `  or "Sign in with Email" with any address: the link is printed here${
@@ -406,11 +333,12 @@ export async function start(port: number, options: StartOptions = {}): Promise<R
   if (real.length === 0) log(`  add a real one with AUTH_<ID>_ID and AUTH_<ID>_SECRET (ids: ${KNOWN_PRESETS.join(", ")})`)
   for (const option of real) log(`  ${option.name}: register ${url}/auth/callback/${option.id} as its callback URL`)
   for (const reason of demo.skipped) log(`  skipped ${reason}`)
+  if (demo.inspectorUrl) log(`  inspector (development only): ${url}${demo.inspectorUrl}`)
   if (demo.secretGenerated) log("  note: no AUTH_SECRET set, using a random secret: sessions end when the server stops")
 
   let stopping: Promise<void> | undefined
   const stop = () => (stopping ??= Promise.all([closeServer(), idp.stop(), mailbox.stop()]).then(() => undefined))
-  return { server, url, secretGenerated: demo.secretGenerated, idp, mailbox, signInOptions: demo.signInOptions, stop }
+  return { server, url, secretGenerated: demo.secretGenerated, idp, mailbox, signInOptions: demo.signInOptions, totp: demo.totp, stop }
 }
 
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href

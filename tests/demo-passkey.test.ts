@@ -1,7 +1,8 @@
 /**
  * Passkeys in the demo app, in Chromium with a CDP virtual authenticator: register from the sign-in
  * page, see the protected page, sign out, sign in with the passkey. The demo listens on 127.0.0.1 and
- * the browser uses http://localhost:<port> (a passkey's RP ID must be a domain name).
+ * the browser uses http://localhost:<port> (a passkey's RP ID must be a domain name). Then the
+ * inspector, opened from the home page's link, as a developer sees it.
  */
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { type RunningDemo, start } from "../demo/server.js"
@@ -41,4 +42,24 @@ it("register a passkey → protected page → sign out → sign in with the pass
   await page.waitForURL(`${origin}/protected`)
   expect(await page.textContent("body")).toContain("Signed in as pat@example.test")
   expect(log.errors).toEqual([])
+}, 60_000)
+
+it("the home page's Inspector link opens the inspector: every flow drawn offline, the passkey sign-in listed", async () => {
+  const page = await browser.context.newPage()
+  const errors: string[] = []
+  page.on("pageerror", (err) => errors.push(err.message))
+  await page.goto(`${origin}/`)
+  await page.click("text=Inspector")
+  await page.waitForURL(`${origin}/auth/__inspect`)
+  for (const flow of ["credentials", "oauth", "email", "webauthn"]) {
+    await page.locator(`article.diagram[data-flow="${flow}"][data-rendered="true"] svg`).waitFor({ timeout: 20_000 })
+  }
+  // the credentials flow carries the demo's TOTP step
+  const credentialsStates = await page
+    .locator('article.diagram[data-flow="credentials"] svg g.node')
+    .evaluateAll((nodes) => nodes.map((n) => n.textContent?.trim()))
+  expect(credentialsStates).toEqual(expect.arrayContaining(["idle", "entering", "waiting", "checking", "issuing"]))
+  await page.locator('.flow-item[data-flow="webauthn"][data-status="done"]').first().waitFor()
+  expect(errors).toEqual([])
+  await page.close()
 }, 60_000)

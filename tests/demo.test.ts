@@ -5,128 +5,16 @@
  */
 import { once } from "node:events"
 import type { AddressInfo } from "node:net"
-import type { Express } from "express"
 import { createTransport } from "nodemailer"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DEMO_IDP_ACCOUNTS, DEMO_PASSWORD, DEMO_USER, type RunningDemo, createDemoApp, start } from "../demo/server.js"
-import { CookieJar, captureLogger } from "./helpers.js"
-
-const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" }
-
-function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, ref: string) => {
-    if (ref[0] === "#") return String.fromCodePoint(ref[1] === "x" ? parseInt(ref.slice(2), 16) : Number(ref.slice(1)))
-    return ENTITIES[ref.toLowerCase()] ?? whole
-  })
-}
-
-function attributes(tag: string): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const m of tag.matchAll(/([\w-]+)(?:="([^"]*)")?/g)) {
-    if (m[1]) out[m[1].toLowerCase()] = decodeEntities(m[2] ?? "")
-  }
-  return out
-}
-
-interface Form {
-  action: string
-  method: string
-  fields: Record<string, string>
-  inputs: Array<Record<string, string>>
-  /** What a person reads on the form (its text, tags removed, spaces collapsed). */
-  text: string
-}
-
-const visibleText = (html: string): string => decodeEntities(html.replace(/<[^>]*>/g, " ")).replace(/\s+/g, " ").trim()
-
-/** Every `<form>` of a page with its inputs (hidden values prefilled). */
-function forms(html: string): Form[] {
-  return [...html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)].map((m) => {
-    const form = attributes(m[1] ?? "")
-    const inputs = [...(m[2] ?? "").matchAll(/<input\b([^>]*)>/g)].map((i) => attributes(i[1] ?? ""))
-    const fields: Record<string, string> = {}
-    for (const input of inputs) if (input.name) fields[input.name] = input.value ?? ""
-    return { action: form.action ?? "", method: (form.method ?? "GET").toUpperCase(), fields, inputs, text: visibleText(m[2] ?? "") }
-  })
-}
-
-/** The one form whose text says `label`. */
-function formSaying(html: string, label: string): Form {
-  const found = forms(html).filter((f) => f.text.includes(label))
-  expect(found.map((f) => f.text)).toHaveLength(1)
-  return found[0] as Form
-}
-
-const links = (html: string): string[] => [...html.matchAll(/<a\b[^>]*href="([^"]*)"/g)].map((m) => decodeEntities(m[1] ?? ""))
-
-/** A person with a browser: one cookie jar per origin (the demo's, the IdP's), relative URLs against `origin`. */
-class Person {
-  readonly jars = new Map<string, CookieJar>()
-  constructor(readonly origin: string) {}
-
-  /** The cookie jar of `origin` (default: the demo's). */
-  jarOf(origin = this.origin): CookieJar {
-    let jar = this.jars.get(origin)
-    if (!jar) this.jars.set(origin, (jar = new CookieJar()))
-    return jar
-  }
-
-  get jar(): CookieJar {
-    return this.jarOf()
-  }
-
-  async visit(url: string, form?: Record<string, string>): Promise<Response> {
-    const target = new URL(url, this.origin)
-    const jar = this.jarOf(target.origin)
-    const headers = new Headers()
-    const cookie = jar.header()
-    if (cookie) headers.set("cookie", cookie)
-    const init: RequestInit = { headers, redirect: "manual" }
-    if (form) {
-      headers.set("content-type", "application/x-www-form-urlencoded")
-      Object.assign(init, { method: "POST", body: new URLSearchParams(form).toString() })
-    }
-    const response = await fetch(target, init)
-    jar.apply(response)
-    return response
-  }
-
-  /** Follows redirects like a browser (a 303 after a POST becomes a GET), across origins. */
-  async follow(response: Response): Promise<{ response: Response; url: string; hops: string[] }> {
-    const hops: string[] = []
-    let url = response.url
-    while (response.status === 302 || response.status === 303) {
-      url = new URL(response.headers.get("location") ?? "", url).href
-      hops.push(url)
-      response = await this.visit(url)
-    }
-    return { response, url, hops }
-  }
-}
-
-/** Serves `app` on a free loopback port for `use`, then closes it. */
-async function serving<T>(app: Express, use: (origin: string) => Promise<T>): Promise<T> {
-  const server = app.listen(0, "127.0.0.1")
-  try {
-    await once(server, "listening")
-    return await use(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)
-  } finally {
-    server.closeAllConnections()
-    server.close()
-  }
-}
+import { captureLogger } from "./helpers.js"
+import { Person, decodeEntities, formSaying, forms, links, serving, sessionShown, visibleText } from "./support/demo-person.js"
 
 /** The `<li>` items of the mailbox page, newest first: what a person reads, and the links. */
 function mailboxItems(html: string): Array<{ text: string; links: string[] }> {
   const list = /<ol class="mailbox">([\s\S]*?)<\/ol>/.exec(html)?.[1] ?? ""
   return [...list.matchAll(/<li>([\s\S]*?)<\/li>/g)].map((m) => ({ text: visibleText(m[1] ?? ""), links: links(m[1] ?? "") }))
-}
-
-/** The session the protected page prints. */
-function sessionShown(html: string): { user: Record<string, unknown>; expires: string } {
-  const pre = /<pre>([\s\S]*?)<\/pre>/.exec(html)?.[1] ?? ""
-  expect(pre).not.toContain('"')
-  return JSON.parse(decodeEntities(pre)) as { user: Record<string, unknown>; expires: string }
 }
 
 describe("demo app", () => {
