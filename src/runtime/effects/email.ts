@@ -4,7 +4,8 @@
  * the token back. `verifyLink`: consume the token (single use, not expired, same address).
  *
  * Stored tokens are `sha256(token + secret)` as in Auth.js: written with the newest secret, read with
- * every secret (and Auth.js' comma-joined list), so a pending link survives a secret rotation.
+ * every secret (and Auth.js' comma-joined list), so a pending link survives a secret rotation. With
+ * several email providers the hashed token carries the provider id: a link works only at its own callback.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto"
 import { EmailSignInError, MissingAdapter, Verification } from "../../errors.js"
@@ -43,6 +44,17 @@ export function normalizeEmail(input: string): string {
 
 function hashToken(token: string, secret: string): string {
   return createHash("sha256").update(`${token}${secret}`).digest("hex")
+}
+
+/**
+ * The token as it is hashed for storage. With several email providers it is bound to the one that mailed
+ * it, so a link of one provider is no good at another's callback (whose `signIn` rules may differ); with
+ * one, it is the token itself, as Auth.js stores it.
+ */
+function boundToken(ctx: EffectContext, provider: EmailConfig, token: string): string {
+  let emailProviders = 0
+  for (const p of ctx.config.providers.values()) if (p.type === "email") emailProviders++
+  return emailProviders > 1 ? `${token}:${provider.id}` : token
 }
 
 function secretsFor(ctx: EffectContext, provider: EmailConfig): string[] {
@@ -125,7 +137,7 @@ export const requestLink = effect<{ redirect: string }, { params: Record<string,
   url.searchParams.set("callbackUrl", ctx.callbackUrl)
   url.searchParams.set("token", token)
   url.searchParams.set("email", email)
-  const stored = { identifier: email, token: hashToken(token, secretsFor(ctx, provider)[0] as string) }
+  const stored = { identifier: email, token: hashToken(boundToken(ctx, provider, token), secretsFor(ctx, provider)[0] as string) }
   await store.create({ ...stored, expires })
   try {
     await provider.sendVerificationRequest({
@@ -156,8 +168,11 @@ export const verifyLink = effect<Identity, { params: Record<string, unknown> }>(
   const email = typeof input.params.email === "string" ? input.params.email : undefined
   if (typeof token !== "string" || token === "") throw new Verification("The link has no token.")
   let invite: VerificationToken | null = null
-  for (const secret of secretsFor(ctx, provider)) {
-    invite = await store.use(email, hashToken(token, secret))
+  // the bound token first; the plain one for links Auth.js mailed before the move
+  const candidates = [...new Set([boundToken(ctx, provider, token), token])]
+  const hashes = secretsFor(ctx, provider).flatMap((secret) => candidates.map((candidate) => hashToken(candidate, secret)))
+  for (const hash of hashes) {
+    invite = await store.use(email, hash)
     if (invite) break
   }
   const expired = invite !== null && new Date(invite.expires).getTime() < ctx.now
