@@ -148,14 +148,16 @@ function write(res: ServerResponse, out: Outgoing): void {
   pipeline(Readable.fromWeb(out.body as NodeReadableStream<Uint8Array>), res).catch(() => undefined)
 }
 
-/** The absolute URL of the request. A protocol, host or request target that makes no URL is a bad request. */
-function requestUrl(req: ExpressRequest, config: ResolvedConfig): URL {
-  const target = req.originalUrl
-  if (!target.startsWith("/")) throw new UnknownAction("The request target must be a path.")
+/**
+ * The absolute URL of `path` (default: the request's own target) on the request's origin. A protocol,
+ * host or request target that makes no URL is a bad request (`UnknownAction`).
+ */
+function requestUrl(req: ExpressRequest, config: ResolvedConfig, path: string = req.originalUrl): URL {
+  if (!path.startsWith("/")) throw new UnknownAction("The request target must be a path.")
+  const origin = originFor(req, config)
   try {
-    return new URL(`${originFor(req, config)}${target}`)
+    return new URL(`${origin}${path}`)
   } catch (err) {
-    if (err instanceof UnknownAction) throw err
     throw new UnknownAction("The request URL is not valid.", { err })
   }
 }
@@ -269,7 +271,7 @@ export async function getSession(
   }
   try {
     warnIgnoredForwarding(req, resolved)
-    const url = new URL(`${originFor(req, resolved)}${resolved.basePath}/session`)
+    const url = requestUrl(req, resolved, `${resolved.basePath}/session`)
     // always a GET /session, whatever the method of the app's own request
     const incoming = { ...toIncoming(req, url, undefined), method: "GET" }
     const { response } = await handleRequest(incoming, resolved)
