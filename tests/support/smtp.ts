@@ -1,6 +1,6 @@
 /**
- * A real SMTP server for tests (HARNESS.md §4): smtp-server on a free loopback port, no TLS, no AUTH,
- * every message parsed by mailparser's `simpleParser` and kept in `messages`.
+ * A real SMTP server for tests (HARNESS.md §4): the testing kit's mailbox (smtp-server on a free loopback
+ * port, no TLS, no AUTH, every message parsed by mailparser's `simpleParser` and kept in `messages`).
  *
  * Fault injection: `refusingSmtp()` answers every RCPT TO with 550, `silentServer()` accepts TCP and
  * never says a word (a stalled mail server), `closedPort()` is a port nothing listens on.
@@ -8,25 +8,12 @@
 import { once } from "node:events"
 import { createServer } from "node:net"
 import type { AddressInfo, Server, Socket } from "node:net"
-import { simpleParser } from "mailparser"
-import type { AddressObject, ParsedMail } from "mailparser"
 import { SMTPServer } from "smtp-server"
 import type { SMTPServerOptions } from "smtp-server"
+import { createTestMailbox, type TestMail } from "../../src/testing/mailbox.js"
 
-/** One received message, flattened for assertions. */
-export interface ParsedMessage {
-  /** Addresses of the `To` header. */
-  to: string[]
-  /** Addresses of the SMTP envelope (`RCPT TO`): who the message was really delivered to. */
-  envelopeTo: string[]
-  /** The `From` header's mailboxes, each as `Name <address>` (or the bare address). */
-  from: string
-  subject: string
-  text: string
-  html: string
-  /** Every `href` of the HTML (entities decoded), then every http(s) URL of the text part. */
-  links: string[]
-}
+/** One received message, flattened for assertions (the testing kit's mailbox message). */
+export type ParsedMessage = TestMail
 
 export interface SmtpCapture {
   port: number
@@ -59,48 +46,10 @@ const BASE_OPTIONS: SMTPServerOptions = {
   closeTimeout: 500,
 }
 
-/** Starts a capturing SMTP server on 127.0.0.1. */
+/** Starts a capturing SMTP server on 127.0.0.1: the testing kit's mailbox (`createTestMailbox`). */
 export async function startSmtp(): Promise<SmtpCapture> {
-  const messages: ParsedMessage[] = []
-  const waiters = new Set<() => void>()
-
-  const server = new SMTPServer({
-    ...BASE_OPTIONS,
-    onData(stream, session, callback) {
-      const envelopeTo = session.envelope.rcptTo.map((rcpt) => rcpt.address)
-      simpleParser(stream).then(
-        (mail) => {
-          messages.push(flatten(mail, envelopeTo))
-          for (const wake of waiters) wake()
-          callback()
-        },
-        (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
-      )
-    },
-  })
-  const port = await listen(server)
-
-  function waitForMessage(count = 1, ms = 5_000): Promise<ParsedMessage> {
-    return new Promise((resolve, reject) => {
-      const check = (): boolean => {
-        const message = messages[count - 1]
-        if (!message) return false
-        waiters.delete(wake)
-        clearTimeout(timer)
-        resolve(message)
-        return true
-      }
-      const wake = (): void => void check()
-      const timer = setTimeout(() => {
-        waiters.delete(wake)
-        reject(new Error(`SMTP test server: ${messages.length} message(s) after ${ms} ms, wanted ${count}`))
-      }, ms)
-      waiters.add(wake)
-      check()
-    })
-  }
-
-  return { port, url: `smtp://127.0.0.1:${port}`, messages, waitForMessage, stop: () => close(server) }
+  const mailbox = await createTestMailbox()
+  return { port: mailbox.port, url: mailbox.url, messages: mailbox.messages, waitForMessage: mailbox.waitForMessage, stop: mailbox.close }
 }
 
 /** Starts an SMTP server that refuses every recipient with `550 5.1.1 No such user`. */
@@ -162,38 +111,4 @@ async function listen(server: SMTPServer): Promise<number> {
 
 function close(server: SMTPServer): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()))
-}
-
-function flatten(mail: ParsedMail, envelopeTo: string[]): ParsedMessage {
-  const html = typeof mail.html === "string" ? mail.html : ""
-  const text = mail.text ?? ""
-  const hrefs = [...html.matchAll(/href\s*=\s*"([^"]*)"/gi)].map((match) => decodeEntities(match[1] ?? ""))
-  const urls = [...text.matchAll(/https?:\/\/[^\s<>"]+/gi)].map((match) => match[0])
-  return {
-    to: addressesOf(mail.to),
-    envelopeTo,
-    from: (mail.from?.value ?? []).map((a) => (a.name ? `${a.name} <${a.address ?? ""}>` : (a.address ?? ""))).join(", "),
-    subject: mail.subject ?? "",
-    text,
-    html,
-    links: [...hrefs, ...urls],
-  }
-}
-
-function addressesOf(field: AddressObject | AddressObject[] | undefined): string[] {
-  if (!field) return []
-  return [field]
-    .flat()
-    .flatMap((group) => group.value)
-    .map((entry) => entry.address ?? "")
-    .filter(Boolean)
-}
-
-function decodeEntities(value: string): string {
-  return value
-    .replaceAll("&quot;", '"')
-    .replaceAll("&#39;", "'")
-    .replaceAll("&lt;", "<")
-    .replaceAll("&gt;", ">")
-    .replaceAll("&amp;", "&")
 }
