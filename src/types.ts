@@ -19,6 +19,7 @@ import type { Route } from "./runtime/routes.js"
 import type { OAuthConfig } from "./providers/oauth-types.js"
 import type { EmailConfig } from "./providers/email-types.js"
 import type { WebAuthnConfig } from "./providers/webauthn-types.js"
+import type { AdapterSession, AdapterUser } from "./adapters/types.js"
 
 export type Awaitable<T> = T | PromiseLike<T>
 /** An ISO 8601 date string, as sent in `session.expires`. */
@@ -234,6 +235,38 @@ export interface SessionOptions {
   revocationCacheTtl?: number
 }
 
+/**
+ * The arguments of the `session` callback: Auth.js' parameter type, so a callback written for Auth.js
+ * compiles unchanged. What arrives depends on the session strategy:
+ * - `jwt`: `{ session, token }`; `session.expires` is an ISO string. On an update (`POST /session`)
+ *   also `trigger: "update"` and `newSession` (the posted `data`).
+ * - `database`: `{ session, user, newSession }`, no `token`; `session` is the adapter's session (its
+ *   `expires` a `Date`, `sessionToken`, `userId`) plus `user`. On an update also `trigger: "update"`, and
+ *   `newSession` holds the posted `data`.
+ *
+ * @example
+ * ```ts
+ * session({ session, token, user }) {
+ *   return { ...session, user: { ...session.user, id: token ? token.sub : user.id } }
+ * }
+ * ```
+ */
+export type SessionCallbackParams = ({
+  /** Database strategy: the adapter's session plus its user. */
+  session: { user: AdapterUser } & AdapterSession
+  /** Database strategy: the session's user, as the adapter returned it. */
+  user: AdapterUser
+} & {
+  /** JWT strategy: the default session built from the token. */
+  session: Session
+  /** JWT strategy: the decoded session token (after the `jwt` callback). */
+  token: JWT
+}) & {
+  /** The `data` of an update (`POST /session`). */
+  newSession: unknown
+  trigger?: "update"
+}
+
 export interface CallbacksOptions {
   /**
    * Decide whether a user may sign in: `true` to go on, `false` for `AccessDenied`, or a URL to
@@ -248,14 +281,8 @@ export interface CallbacksOptions {
   }) => Awaitable<boolean | string>
   /** Where to send the user after sign-in or sign-out. Default: same origin only. */
   redirect?: (params: { url: string; baseUrl: string }) => Awaitable<string>
-  /** Shape what `/session` returns. */
-  session?: (params: {
-    session: Session
-    token: JWT
-    user?: User
-    newSession?: unknown
-    trigger?: "update"
-  }) => Awaitable<Session | DefaultSession>
+  /** Shape what `/session` and `getSession` return. See {@link SessionCallbackParams} for the arguments. */
+  session?: (params: SessionCallbackParams) => Awaitable<Session | DefaultSession>
   /** Shape the session token. Return `null` to sign the user out. */
   jwt?: (params: {
     token: JWT

@@ -22,18 +22,19 @@ export interface OAuthUserConfig<P extends object = Profile> {
   issuer?: string
   wellKnown?: string
   authorization?: EndpointSetting
-  token?: EndpointSetting<{ conform?: (response: Response) => Awaitable<Response | undefined> }>
-  userinfo?: EndpointSetting<{ request?: (context: UserinfoRequestContext) => Awaitable<object> }>
+  token?: EndpointSetting<{ conform?(response: Response): Awaitable<Response | undefined> }>
+  userinfo?: EndpointSetting<{ request?(context: UserinfoRequestContext): Awaitable<object> }>
   client?: {
-    token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "none"
+    /** `client_secret_basic` (default with a secret), `client_secret_post` or `none`. */
+    token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "none" | (string & {})
     [metadata: string]: unknown
   }
   /** Defaults: PKCE (S256) and state for every provider, plus nonce for OIDC. */
   checks?: OAuthCheck[]
   /** Maps the provider's profile to a user. The `id` is always turned into a string. */
-  profile?: (profile: P, tokens: TokenSet) => Awaitable<User>
+  profile?(profile: P, tokens: TokenSet): Awaitable<User>
   /** Picks the token fields stored on the account. */
-  account?: (tokens: TokenSet) => Record<string, unknown> | undefined
+  account?(tokens: TokenSet): Record<string, unknown> | undefined | void
   style?: { logo?: string; bg?: string; text?: string; brandColor?: string }
   allowDangerousEmailAccountLinking?: boolean
   redirectProxyUrl?: string

@@ -6,7 +6,7 @@
  */
 import { SessionTokenError, SignOutError } from "../errors.js"
 import type { AdapterSession, AdapterUser } from "../adapters/types.js"
-import type { Session } from "../types.js"
+import type { Session, SessionCallbackParams } from "../types.js"
 import type { RequestContext } from "./context.js"
 import type { OutCookie } from "./cookies.js"
 import { adapterOf } from "./effects/link.js"
@@ -52,15 +52,16 @@ export const databaseStrategy: SessionStrategy = {
       await adapter.updateSession({ sessionToken: token, expires })
       cookies.push(cookieFor(ctx, token, expires))
     }
-    const base = publicSession(user, expires)
+    // Auth.js' arguments for this strategy: the adapter's session (expires a Date) plus user, and no token.
+    const params = {
+      session: { ...session, expires, user },
+      user,
+      newSession: update?.data,
+      ...(update !== undefined ? { trigger: "update" as const } : {}),
+    }
     const body = ctx.config.customSession
-      ? ((await ctx.config.callbacks.session({
-          session: { ...session, ...base, user } as unknown as Session,
-          user,
-          token: {},
-          ...(update !== undefined ? { newSession: update.data, trigger: "update" as const } : {}),
-        })) as Session)
-      : base
+      ? ((await ctx.config.callbacks.session(params as SessionCallbackParams)) as Session)
+      : publicSession(user, expires)
     await fireEvent(ctx, "session", { session: body })
     return { body, cookies }
   },

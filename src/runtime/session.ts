@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto"
 import { JWTSessionError, SignOutError } from "../errors.js"
-import type { Account, JWT, Profile, Session, User } from "../types.js"
+import type { Account, JWT, Profile, Session, SessionCallbackParams, User } from "../types.js"
 import type { RequestContext } from "./context.js"
 import { type OutCookie, clearChunked, readChunked, writeChunked } from "./cookies.js"
 import { fireEvent } from "./events.js"
@@ -130,7 +130,9 @@ export const jwtStrategy: SessionStrategy = {
       user: { name: token.name, email: token.email, image: token.picture },
       expires: new Date(exp * 1000).toISOString(),
     }
-    const body = (await config.callbacks.session({ session, token })) as Session
+    // Auth.js' parameter type merges both strategies' arguments; this strategy passes its own half.
+    const params = update ? { session, token, trigger: "update" as const, newSession: update.data } : { session, token }
+    const body = (await config.callbacks.session(params as SessionCallbackParams)) as Session
     await fireEvent(ctx, "session", { session: body, token })
     return { body, cookies }
   },
