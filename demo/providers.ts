@@ -75,7 +75,7 @@ export function providersFromEnv(env: DemoEnv): { providers: Provider[]; options
     }
     // passed explicitly (not left to the runtime's process.env lookup), so `env` is the one source
     const provider = preset.make({ clientId, ...(clientSecret ? { clientSecret } : {}), ...(issuer ? { issuer } : {}) })
-    const name = typeof provider === "function" ? id : provider.name
+    const name = typeof provider === "function" ? id : (provider.name ?? id)
     providers.push(provider)
     options.push({ id, name, hint: `a real account (${key}_ID)` })
   }

@@ -148,8 +148,24 @@ export interface OtherProviderConfig extends CommonProviderOptions {
 }
 
 export type ProviderConfig = CredentialsConfig | OAuthConfig<never> | EmailConfig | WebAuthnConfig | OtherProviderConfig
-/** A provider object, or a preset function called with no arguments. */
-export type Provider = ProviderConfig | ((options?: Record<string, unknown>) => ProviderConfig)
+
+/**
+ * A provider object in Auth.js' shape whose own type authchart does not know, e.g. an
+ * `@auth/core/providers/*` preset. Accepted as it is; its fields are checked at start-up, where a
+ * wrong one is a configuration error, never a crash.
+ */
+export interface ProviderLike {
+  id: string
+  type: ProviderType
+  name?: string
+}
+
+/**
+ * A provider object, or a preset function passed uncalled (`providers: [GitHub]`). Like Auth.js,
+ * authchart calls such a function with `{}` to learn its id, then with the `AUTH_<ID>_ID`,
+ * `AUTH_<ID>_SECRET`, `AUTH_<ID>_ISSUER` and `AUTH_<ID>_KEY` values that are set.
+ */
+export type Provider = ProviderConfig | ProviderLike | ((options: never) => ProviderConfig | ProviderLike)
 
 /** Options of one cookie, in the `cookie` package's vocabulary. */
 export interface CookieOption {
@@ -233,6 +249,11 @@ export interface SessionOptions {
    * reads stay cheap. Other instances see a revocation within this time. Default 5; 0 reads every time.
    */
   revocationCacheTtl?: number
+  /**
+   * authchart: let credentials sign-ins get database sessions when they are the only providers and
+   * `strategy` is `"database"` (Auth.js refuses that configuration with `UnsupportedStrategy`).
+   */
+  allowCredentials?: boolean
 }
 
 /**

@@ -3,19 +3,7 @@
  * providers, callbacks with defaults, flows, and the configuration error (if any), logged once.
  * Nothing here changes per request, and the user's object is never mutated.
  */
-import {
-  AuthError,
-  DuplicateConditionalUI,
-  ExperimentalFeatureNotEnabled,
-  InvalidEndpoints,
-  InvalidProvider,
-  MissingAdapter,
-  MissingAdapterMethods,
-  MissingAuthorize,
-  MissingSecret,
-  MissingWebAuthnAutocomplete,
-  UntrustedHost,
-} from "../errors.js"
+import { type AuthError, InvalidProvider } from "../errors.js"
 import type {
   AuthConfig,
   CallbacksOptions,
@@ -25,12 +13,11 @@ import type {
   PagesOptions,
   JWT,
   ProviderConfig,
+  ProviderLike,
   Session,
   Theme,
 } from "../types.js"
-import type { Adapter } from "../adapters/types.js"
-import type { WebAuthnConfig } from "../providers/webauthn-types.js"
-import { DATABASE_SESSION_METHODS, EMAIL_METHODS, OAUTH_LINKING_METHODS, WEBAUTHN_METHODS, missingMethods } from "./adapter.js"
+import { assertConfig } from "./config-assert.js"
 import { defaultCookies, mergeCookies } from "./cookies.js"
 import { mergeOptions } from "../providers/oauth.js"
 import { type Env, withEnvDefaults } from "./env.js"
@@ -47,8 +34,6 @@ import { memoryServerState, type ServerState } from "./server-state.js"
 /** Markers compared by identity, as in Auth.js. */
 export const raw: unique symbol = Symbol("return-type-raw")
 export const skipCSRFCheck: unique symbol = Symbol("skip-csrf-check")
-
-export const MIN_SECRET_LENGTH = 32
 
 export interface ResolvedProvider {
   readonly id: string
@@ -134,11 +119,10 @@ function normalizeBasePath(path: string | undefined): string {
   return trimmed.startsWith("/") ? trimmed : `/${trimmed}`
 }
 
-function resolveProviders(config: AuthConfig): { map: Map<string, ResolvedProvider>; error: AuthError | null } {
+function resolveProviders(entries: readonly (ProviderConfig | ProviderLike)[]): { map: Map<string, ResolvedProvider>; error: AuthError | null } {
   const map = new Map<string, ResolvedProvider>()
   let error: AuthError | null = null
-  for (const entry of config.providers) {
-    const provider = typeof entry === "function" ? entry() : entry
+  for (const provider of entries) {
     const options = (provider as { options?: Record<string, unknown> }).options
     const merged = mergeOptions(provider as object, (options ?? {}) as object) as ProviderConfig
     if (map.has(merged.id)) error ??= new InvalidProvider(`Two providers share the id "${merged.id}".`)
@@ -153,82 +137,17 @@ function resolveProviders(config: AuthConfig): { map: Map<string, ResolvedProvid
   return { map, error }
 }
 
-/** At most one WebAuthn provider offers conditional UI, and it has a field with `webauthn` autocomplete. */
-function assertWebAuthn(providers: ReadonlyMap<string, ResolvedProvider>): AuthError | null {
-  const conditional = [...providers.values()]
-    .map((p) => p.config)
-    .filter((c): c is WebAuthnConfig => c.type === "webauthn" && c.enableConditionalUI === true)
-  if (conditional.length > 1) {
-    return new DuplicateConditionalUI("Only one WebAuthn provider may set `enableConditionalUI`.")
+/**
+ * The config with its environment defaults. A preset function that throws when called (Auth.js'
+ * Nodemailer without a `server`, say) is a configuration error, not a crash: the rest still resolves.
+ */
+function loadConfig(env: Env, input: AuthConfig, logger: LoggerInstance) {
+  try {
+    return { config: withEnvDefaults(env, input, logger), presetError: null }
+  } catch (err) {
+    if (!(err instanceof InvalidProvider)) throw err
+    return { config: withEnvDefaults(env, { ...input, providers: [] }, logger), presetError: err }
   }
-  const [provider] = conditional
-  const fields = Object.values(provider?.formFields ?? {})
-  if (provider && !fields.some((f) => String(f.autocomplete ?? "").includes("webauthn"))) {
-    return new MissingWebAuthnAutocomplete(
-      `Provider "${provider.id}" sets \`enableConditionalUI\`, but none of its formFields has "webauthn" in its autocomplete.`,
-    )
-  }
-  return null
-}
-
-function assertConfig(config: AuthConfig, resolved: Omit<ResolvedConfig, "configError">): AuthError | null {
-  if (!resolved.trustHost) {
-    return new UntrustedHost(
-      "The host is not trusted. Set `trustHost: true`, AUTH_TRUST_HOST=true or AUTH_URL in production.",
-    )
-  }
-  if (resolved.secrets.length === 0) {
-    return new MissingSecret(
-      "Please define a `secret` (or AUTH_SECRET). Generate one with: openssl rand -base64 33",
-    )
-  }
-  if (resolved.secrets.some((s) => s.length < MIN_SECRET_LENGTH)) {
-    return new MissingSecret(
-      `Every secret must be at least ${MIN_SECRET_LENGTH} characters long. Generate one with: openssl rand -base64 33`,
-    )
-  }
-  for (const provider of resolved.providers.values()) {
-    const p = provider.config as Record<string, unknown>
-    if (provider.type === "credentials" && typeof p.authorize !== "function") {
-      return new MissingAuthorize(`The credentials provider "${provider.id}" needs an \`authorize\` function.`)
-    }
-    if ((provider.type === "oauth" || provider.type === "oidc") && !p.issuer) {
-      const missing = ["authorization", "token", "userinfo"].filter((k) => !p[k])
-      if (missing.length > 0) {
-        return new InvalidEndpoints(`Provider "${provider.id}" has no issuer and lacks: ${missing.join(", ")}.`)
-      }
-    }
-    if (provider.type === "webauthn" && !resolved.experimental.enableWebAuthn) {
-      return new ExperimentalFeatureNotEnabled("WebAuthn is experimental: set `experimental.enableWebAuthn: true`.")
-    }
-  }
-  const webauthnError = assertWebAuthn(resolved.providers)
-  if (webauthnError) return webauthnError
-  const hasEmail = [...resolved.providers.values()].some((p) => p.type === "email")
-  if (hasEmail && !config.adapter && !resolved.flowStore.tokens) {
-    return new MissingAdapter("Email sign-in needs an adapter, or a flow store that keeps tokens (RedisFlowStore).")
-  }
-  const hasWebAuthn = [...resolved.providers.values()].some((p) => p.type === "webauthn")
-  if (hasWebAuthn && !config.adapter) {
-    return new MissingAdapter("WebAuthn needs an adapter to keep users and passkeys.")
-  }
-  if (config.session?.strategy === "database" && !config.adapter) {
-    return new MissingAdapter("The database session strategy needs an adapter.")
-  }
-  const adapter = config.adapter as Adapter | undefined
-  if (adapter) {
-    const required = new Set<string>()
-    if (resolved.session.strategy === "database") DATABASE_SESSION_METHODS.forEach((m) => required.add(m))
-    const types = [...resolved.providers.values()].map((p) => p.type)
-    if (types.includes("oauth") || types.includes("oidc")) OAUTH_LINKING_METHODS.forEach((m) => required.add(m))
-    if (types.includes("email")) EMAIL_METHODS.forEach((m) => required.add(m))
-    if (types.includes("webauthn")) WEBAUTHN_METHODS.forEach((m) => required.add(m))
-    const missing = missingMethods(adapter, required)
-    if (missing.length > 0) {
-      return new MissingAdapterMethods(`The adapter lacks methods the enabled flows call: ${missing.join(", ")}.`)
-    }
-  }
-  return null
 }
 
 /**
@@ -237,9 +156,11 @@ function assertConfig(config: AuthConfig, resolved: Omit<ResolvedConfig, "config
  */
 export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
   const logger = createLogger(input.logger, !!input.debug)
-  const config = withEnvDefaults(env, input, logger)
+  const { config, presetError } = loadConfig(env, input, logger)
   if (config.debug) logger.warn("debug-enabled")
-  const { map: providers, error: providerError } = resolveProviders(config)
+  const resolvedProviders = resolveProviders(config.providers)
+  const { map: providers } = resolvedProviders
+  const providerError = presetError ?? resolvedProviders.error
   const { policy: origin, error: originError } = originPolicy(config, input, env)
   const secret = config.secret
   const secrets = Object.freeze(secret === undefined ? [] : Array.isArray(secret) ? [...secret] : [secret])

@@ -2,7 +2,8 @@
  * Environment defaults (`AUTH_*` variables) and action URLs. Pure functions over an env record; the
  * exported `setEnvDefaults` keeps Auth.js' mutate-in-place signature for compatibility.
  */
-import type { AuthConfig, LoggerInstance, Provider } from "../types.js"
+import { InvalidProvider } from "../errors.js"
+import type { AuthConfig, LoggerInstance, Provider, ProviderConfig, ProviderLike } from "../types.js"
 import { createLogger } from "./logger.js"
 import { trustFromEnv } from "./origin.js"
 
@@ -51,9 +52,20 @@ export function secretsFromEnv(env: Env): string[] {
   )
 }
 
-function providerWithEnv(provider: Provider, env: Env): Provider {
-  const base = typeof provider === "function" ? undefined : provider
-  const id = base?.id ?? (typeof provider === "function" ? provider().id : "")
+type PresetFunction = (options: Record<string, string>) => ProviderConfig | ProviderLike
+
+/** Calls a preset passed uncalled; a throw becomes `InvalidProvider` naming the preset. */
+function callPreset(preset: Provider & ((options: never) => unknown), options: Record<string, string>): ProviderConfig | ProviderLike {
+  try {
+    return (preset as unknown as PresetFunction)(options)
+  } catch (err) {
+    throw new InvalidProvider(`The provider preset ${preset.name || "(anonymous)"} threw when called with ${JSON.stringify(Object.keys(options))}: pass it called, with its options.`, { err })
+  }
+}
+
+/** The provider with its `AUTH_<ID>_*` values; a preset function is called with `{}` for its id, then with them. */
+function providerWithEnv(provider: Provider, env: Env): ProviderConfig | ProviderLike {
+  const id = typeof provider === "function" ? callPreset(provider, {}).id : provider.id
   const key = id.toUpperCase().replace(/-/g, "_")
   const fromEnv = {
     clientId: env[`AUTH_${key}_ID`],
@@ -61,16 +73,17 @@ function providerWithEnv(provider: Provider, env: Env): Provider {
     issuer: env[`AUTH_${key}_ISSUER`],
     apiKey: env[`AUTH_${key}_KEY`],
   }
-  const resolved = typeof provider === "function" ? provider(stripUndefined(fromEnv)) : { ...provider }
+  const resolved: Record<string, unknown> & ProviderLike = {
+    ...(typeof provider === "function" ? callPreset(provider, stripUndefined(fromEnv)) : provider),
+  }
   if (resolved.type === "oauth" || resolved.type === "oidc") {
-    const r = resolved as Record<string, unknown>
-    const own = (r.options ?? {}) as Record<string, unknown>
-    r.clientId ??= fromEnv.clientId
-    r.clientSecret ??= fromEnv.clientSecret
+    const own = (resolved.options ?? {}) as Record<string, unknown>
+    resolved.clientId ??= fromEnv.clientId
+    resolved.clientSecret ??= fromEnv.clientSecret
     // A preset's default issuer gives way to AUTH_<ID>_ISSUER; an issuer the app passed does not.
-    if (fromEnv.issuer && own.issuer === undefined) r.issuer = fromEnv.issuer
+    if (fromEnv.issuer && own.issuer === undefined) resolved.issuer = fromEnv.issuer
   } else if (resolved.type === "email") {
-    ;(resolved as Record<string, unknown>).apiKey ??= fromEnv.apiKey
+    resolved.apiKey ??= fromEnv.apiKey
   }
   return resolved
 }
@@ -87,8 +100,12 @@ function stripUndefined(o: Record<string, string | undefined>): Record<string, s
  * stands in for `AUTH_URL` when given. `AUTH_TRUST_HOST` is `true`/`false` (`0`, `no`, `off`) or a
  * comma-separated allow-list of hosts.
  */
-export function withEnvDefaults(env: Env, config: AuthConfig, logger?: Pick<LoggerInstance, "warn">): AuthConfig {
-  const out: AuthConfig = { ...config }
+export function withEnvDefaults(
+  env: Env,
+  config: AuthConfig,
+  logger?: Pick<LoggerInstance, "warn">,
+): AuthConfig & { providers: (ProviderConfig | ProviderLike)[] } {
+  const out: AuthConfig & { providers: (ProviderConfig | ProviderLike)[] } = { ...config, providers: [] }
   const envUrl = config.url ?? env.AUTH_URL
   if (envUrl) {
     if (config.basePath) logger?.warn("env-url-basepath-redundant")

@@ -1,0 +1,164 @@
+/**
+ * Start-up checks of a resolved config: Auth.js' `assertConfig`, in its order, plus the checks authchart
+ * adds (short secrets, unparsable endpoint URLs, every adapter method a flow calls). The first failure is
+ * the configuration error every request answers with; it is logged once.
+ *
+ * Each message starts with Auth.js' own text, word for word (apps and log alerts grep for it), and goes
+ * on with how to fix it.
+ */
+import {
+  type AuthError,
+  DuplicateConditionalUI,
+  ExperimentalFeatureNotEnabled,
+  InvalidEndpoints,
+  MissingAdapter,
+  MissingAdapterMethods,
+  MissingAuthorize,
+  MissingSecret,
+  MissingWebAuthnAutocomplete,
+  UnsupportedStrategy,
+  UntrustedHost,
+} from "../errors.js"
+import type { Adapter } from "../adapters/types.js"
+import type { WebAuthnConfig } from "../providers/webauthn-types.js"
+import type { AuthConfig } from "../types.js"
+import { DATABASE_SESSION_METHODS, EMAIL_METHODS, OAUTH_LINKING_METHODS, WEBAUTHN_METHODS, missingMethods } from "./adapter.js"
+import type { ResolvedConfig, ResolvedProvider } from "./config.js"
+
+export const MIN_SECRET_LENGTH = 32
+
+const GENERATE_SECRET = "Generate one with: openssl rand -base64 33"
+
+/** The text of each configuration error: Auth.js' sentence, then authchart's hint. */
+export const configMessages = {
+  untrustedHost: (url?: string) =>
+    `Host must be trusted.${url ? ` URL was: ${url}.` : ""} Set AUTH_URL to the app's public URL, or \`trustHost: true\` (AUTH_TRUST_HOST=true) when a proxy you control sets the Host header.`,
+  missingSecret: () => `Please define a \`secret\`. Set AUTH_SECRET (or \`secret\`) to ${MIN_SECRET_LENGTH}+ random characters. ${GENERATE_SECRET}`,
+  shortSecret: () =>
+    `Please define a \`secret\` of at least ${MIN_SECRET_LENGTH} characters: authchart refuses any secret under that length, old rotation secrets included. ${GENERATE_SECRET}`,
+  invalidEndpoints: (id: string, key: string) =>
+    `Provider "${id}" is missing both \`issuer\` and \`${key}\` endpoint config. At least one of them is required. Set \`issuer\` (or AUTH_${envKey(id)}_ISSUER) for discovery, or give \`${key}\` as a URL or \`{ url }\`.`,
+  invalidEndpointUrl: (id: string, key: string, value: string) =>
+    `Provider "${id}" has an invalid \`${key}\` URL: ${JSON.stringify(value)}. Give an absolute https URL; a preset that builds its URLs from \`issuer\` needs \`issuer\` (or AUTH_${envKey(id)}_ISSUER).`,
+  missingAuthorize: (id: string) =>
+    `Must define an authorize() handler to use credentials authentication provider. Give provider "${id}" an \`authorize(credentials, request)\` that returns the user or null.`,
+  unsupportedStrategy: () =>
+    "Signing in with credentials only supported if JWT strategy is enabled. authchart can give credentials users database sessions: set `session.allowCredentials: true` to opt in, or use `session.strategy: \"jwt\"`.",
+  experimentalWebAuthn: () =>
+    "WebAuthn is an experimental feature. To enable it, set `experimental.enableWebAuthn` to `true` in your config.",
+  emailAdapter: () =>
+    "Email login requires an adapter. Pass `adapter`, or a flow store that keeps tokens (`RedisFlowStore`) for email sign-in with JWT sessions.",
+  databaseAdapter: () => "Database session requires an adapter. Pass `adapter`, or use `session.strategy: \"jwt\"`.",
+  webauthnAdapter: () => "WebAuthn requires an adapter. Pass an `adapter` with the authenticator methods (the memory and Redis adapters have them).",
+  missingAdapterMethods: (missing: readonly string[]) =>
+    `Required adapter methods were missing: ${missing.join(", ")}. The enabled flows call them; add them to the adapter or turn the flow off.`,
+  duplicateConditionalUI: () =>
+    "Multiple webauthn providers have 'enableConditionalUI' set to True. Only one provider can have this option enabled at a time. Set it on one provider only.",
+  missingWebAuthnAutocomplete: (id: string) =>
+    `Provider "${id}" has 'enableConditionalUI' set to True, but none of its formFields have 'webauthn' in their autocomplete param. Add "webauthn" to a field's autocomplete, e.g. "username webauthn".`,
+} as const
+
+function envKey(id: string): string {
+  return id.toUpperCase().replace(/-/g, "_")
+}
+
+type Endpoint = "authorization" | "token" | "userinfo"
+const ENDPOINTS: readonly Endpoint[] = ["authorization", "token", "userinfo"]
+
+/** An endpoint's URL as configured: the string itself, or an object's `url`. */
+function endpointUrl(value: unknown): string | undefined {
+  if (typeof value === "string") return value
+  if (typeof value === "object" && value !== null) {
+    const url = (value as { url?: unknown }).url
+    if (typeof url === "string") return url
+    if (url instanceof URL) return url.href
+  }
+  return undefined
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    return /^https?:$/.test(new URL(value).protocol)
+  } catch {
+    return false
+  }
+}
+
+/** OAuth / OIDC endpoints: Auth.js' rule (no issuer ⇒ all three URLs), and every URL given must parse. */
+function assertEndpoints(provider: ResolvedProvider): AuthError | null {
+  const p = provider.config as Record<string, unknown>
+  const options = p.options as Record<string, unknown> | undefined
+  const issuer = p.issuer ?? options?.issuer
+  if (!issuer) {
+    const missing = ENDPOINTS.find((key) => endpointUrl(p[key]) === undefined)
+    if (missing) return new InvalidEndpoints(configMessages.invalidEndpoints(provider.id, missing))
+  }
+  const urls: [string, unknown][] = [["issuer", issuer], ["wellKnown", p.wellKnown], ...ENDPOINTS.map((k) => [k, endpointUrl(p[k])] as [string, unknown])]
+  for (const [key, value] of urls) {
+    if (value === undefined) continue
+    if (typeof value !== "string" || !isHttpUrl(value)) {
+      return new InvalidEndpoints(configMessages.invalidEndpointUrl(provider.id, key, String(value)))
+    }
+  }
+  return null
+}
+
+/** At most one WebAuthn provider offers conditional UI, and it has a field with `webauthn` autocomplete. */
+function assertConditionalUI(providers: readonly ResolvedProvider[]): AuthError | null {
+  const conditional = providers
+    .map((p) => p.config)
+    .filter((c): c is WebAuthnConfig => c.type === "webauthn" && c.enableConditionalUI === true)
+  if (conditional.length > 1) return new DuplicateConditionalUI(configMessages.duplicateConditionalUI())
+  const [provider] = conditional
+  const fields = Object.values(provider?.formFields ?? {})
+  if (provider && !fields.some((f) => String(f.autocomplete ?? "").includes("webauthn"))) {
+    return new MissingWebAuthnAutocomplete(configMessages.missingWebAuthnAutocomplete(provider.id))
+  }
+  return null
+}
+
+/** Credentials: an `authorize`, and a database strategy only when the app opted in (Auth.js refuses it). */
+function assertCredentials(config: AuthConfig, providers: readonly ResolvedProvider[]): AuthError | null {
+  const credentials = providers.filter((p) => p.type === "credentials")
+  if (credentials.length === 0) return null
+  const onlyCredentials = credentials.length === providers.length
+  if (config.session?.strategy === "database" && onlyCredentials && config.session.allowCredentials !== true) {
+    return new UnsupportedStrategy(configMessages.unsupportedStrategy())
+  }
+  const noAuthorize = credentials.find((p) => typeof (p.config as { authorize?: unknown }).authorize !== "function")
+  return noAuthorize ? new MissingAuthorize(configMessages.missingAuthorize(noAuthorize.id)) : null
+}
+
+/** The adapter each flow needs, and every method the enabled flows call. */
+function assertAdapter(config: AuthConfig, resolved: Omit<ResolvedConfig, "configError">): AuthError | null {
+  const types = new Set([...resolved.providers.values()].map((p) => p.type))
+  const adapter = config.adapter as Adapter | undefined
+  if (types.has("email") && !adapter && !resolved.flowStore.tokens) return new MissingAdapter(configMessages.emailAdapter())
+  if (resolved.session.strategy === "database" && !adapter) return new MissingAdapter(configMessages.databaseAdapter())
+  if (types.has("webauthn")) {
+    if (!resolved.experimental.enableWebAuthn) return new ExperimentalFeatureNotEnabled(configMessages.experimentalWebAuthn())
+    if (!adapter) return new MissingAdapter(configMessages.webauthnAdapter())
+  }
+  if (!adapter) return null
+  const required = new Set<string>()
+  if (resolved.session.strategy === "database") DATABASE_SESSION_METHODS.forEach((m) => required.add(m))
+  if (types.has("oauth") || types.has("oidc")) OAUTH_LINKING_METHODS.forEach((m) => required.add(m))
+  if (types.has("email")) EMAIL_METHODS.forEach((m) => required.add(m))
+  if (types.has("webauthn")) WEBAUTHN_METHODS.forEach((m) => required.add(m))
+  const missing = missingMethods(adapter, required)
+  return missing.length > 0 ? new MissingAdapterMethods(configMessages.missingAdapterMethods(missing)) : null
+}
+
+/** The first configuration error of a resolved config, in Auth.js' order, or null. */
+export function assertConfig(config: AuthConfig, resolved: Omit<ResolvedConfig, "configError">): AuthError | null {
+  if (!resolved.trustHost) return new UntrustedHost(configMessages.untrustedHost())
+  if (resolved.secrets.length === 0) return new MissingSecret(configMessages.missingSecret())
+  if (resolved.secrets.some((s) => s.length < MIN_SECRET_LENGTH)) return new MissingSecret(configMessages.shortSecret())
+  const providers = [...resolved.providers.values()]
+  for (const provider of providers) {
+    if (provider.type !== "oauth" && provider.type !== "oidc") continue
+    const error = assertEndpoints(provider)
+    if (error) return error
+  }
+  return assertConditionalUI(providers) ?? assertCredentials(config, providers) ?? assertAdapter(config, resolved)
+}
