@@ -59,7 +59,11 @@ function callPreset(preset: Provider & ((options: never) => unknown), options: R
   try {
     return (preset as unknown as PresetFunction)(options)
   } catch (err) {
-    throw new InvalidProvider(`The provider preset ${preset.name || "(anonymous)"} threw when called with ${JSON.stringify(Object.keys(options))}: pass it called, with its options.`, { err })
+    const given = Object.keys(options)
+    throw new InvalidProvider(
+      `The provider preset ${preset.name || "(anonymous)"} threw when called with ${given.length ? `{ ${given.join(", ")} }` : "{}"}: pass it called, with the options it needs.`,
+      { err },
+    )
   }
 }
 
