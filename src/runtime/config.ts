@@ -18,6 +18,8 @@ import type {
   Theme,
 } from "../types.js"
 import { assertConfig } from "./config-assert.js"
+
+export { MIN_SECRET_LENGTH } from "./config-assert.js"
 import { defaultCookies, mergeCookies } from "./cookies.js"
 import { mergeOptions } from "../providers/oauth.js"
 import { type Env, withEnvDefaults } from "./env.js"
