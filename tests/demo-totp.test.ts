@@ -104,7 +104,7 @@ describe("the demo's two-step (TOTP) user", () => {
 })
 
 describe("the demo's inspector", () => {
-  it("loads from the home page's link, draws the two-step flow and has followed the sign-ins", async () => {
+  it("its page draws the two-step flow, and its state has followed the two-step sign-in", async () => {
     const person = new Person(origin)
     const page = await person.visit("/auth/__inspect")
     expect(page.status).toBe(200)
