@@ -14,11 +14,11 @@
  * ```
  * @packageDocumentation
  */
-import { randomBytes } from "node:crypto"
 import type { Handled, RequestContext, ResponseInternal } from "../runtime/context.js"
 import { isAuthAction } from "../runtime/env.js"
 import type { FlowDefinition } from "../runtime/flow.js"
 import type { Inspector } from "../runtime/inspect.js"
+import { pageHeaders, pageNonce } from "../runtime/pages/csp.js"
 import { json } from "../runtime/respond.js"
 import type { Route } from "../runtime/routes.js"
 import { type ConsoleInspectorOptions, consoleInspector } from "./console.js"
@@ -61,26 +61,12 @@ export interface InspectorHandle {
 
 const NOT_FOUND: ResponseInternal = { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" }, body: "Not Found" }
 
-function pageHeaders(nonce: string): Record<string, string> {
-  return {
-    "Content-Type": "text/html; charset=utf-8",
-    "Content-Security-Policy": [
-      "default-src 'none'",
-      `script-src 'self' 'nonce-${nonce}'`,
-      // Mermaid writes <style> elements into the SVGs it draws
-      "style-src 'self' 'unsafe-inline'",
-      "img-src 'self' data:",
-      "font-src 'self' data:",
-      "connect-src 'self'",
-      "base-uri 'none'",
-      "form-action 'none'",
-      "frame-ancestors 'none'",
-    ].join("; "),
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "private, no-cache, no-store",
-  }
+/**
+ * The page's security headers: its style and script by nonce, the live feed from its own origin, no
+ * form, never framed. Mermaid's SVGs position with `style` attributes, which cannot carry a nonce.
+ */
+function inspectorHeaders(nonce: string): Record<string, string> {
+  return pageHeaders({ nonce, connect: ["'self'"], styleAttributes: true })
 }
 
 /**
@@ -123,7 +109,7 @@ export function createInspector(options: InspectorOptions = {}): InspectorHandle
     async (ctx: RequestContext): Promise<Handled> => ({ response: enabled() ? await handle(ctx) : NOT_FOUND })
 
   const page = async (ctx: RequestContext): Promise<ResponseInternal> => {
-    const nonce = randomBytes(16).toString("base64")
+    const nonce = pageNonce()
     const url = (suffix: string) => `${ctx.basePath}/${path}${suffix}`
     const html = renderPage({
       diagrams: flowsOf(ctx).map(diagramOf),
@@ -132,7 +118,7 @@ export function createInspector(options: InspectorOptions = {}): InspectorHandle
       mermaidUrl: mermaidBundlePath() ? url("-mermaid") : undefined,
       nonce,
     })
-    return { status: 200, headers: pageHeaders(nonce), body: html }
+    return { status: 200, headers: inspectorHeaders(nonce), body: html }
   }
   const events = async (): Promise<ResponseInternal> => {
     connections++

@@ -68,6 +68,28 @@ export const PAGE_SCRIPT = `
     return state.split(",").map(function (s) { return map.get(diagram.ids[s]); }).filter(Boolean);
   }
 
+  // The page's policy takes style elements by nonce only. While Mermaid draws, its style elements get
+  // this script's nonce: the one it creates, and the one in the drawn SVG it sanitises (DOMPurify parses
+  // the SVG with DOMParser, which Chromium checks against the page's policy) and answers.
+  var nonce = document.currentScript ? document.currentScript.nonce : "";
+  function withNonce(render) {
+    var create = document.createElement;
+    var parse = DOMParser.prototype.parseFromString;
+    document.createElement = function (name, options) {
+      var element = create.call(document, name, options);
+      if (String(name).toLowerCase() === "style") element.nonce = nonce;
+      return element;
+    };
+    DOMParser.prototype.parseFromString = function (text, type) {
+      var svg = /<svg[^>]*\\sid="flow-diagram-/.test(String(text));
+      return parse.call(this, svg ? String(text).replace(/<style(?=[\\s>])/g, '<style nonce="' + nonce + '"') : text, type);
+    };
+    return render().finally(function () {
+      document.createElement = create;
+      DOMParser.prototype.parseFromString = parse;
+    });
+  }
+
   function renderDiagrams() {
     var m = window.mermaid;
     if (!m) {
@@ -81,7 +103,7 @@ export const PAGE_SCRIPT = `
       chain = chain.then(function () {
         var article = document.querySelector('article.diagram[data-index="' + i + '"]');
         var box = article.querySelector(".svg");
-        return m.render("flow-diagram-" + i, d.mermaid).then(function (out) {
+        return withNonce(function () { return m.render("flow-diagram-" + i, d.mermaid); }).then(function (out) {
           box.innerHTML = out.svg;
           var svg = box.querySelector("svg");
           if (svg) indexNodes(d.id, svg);

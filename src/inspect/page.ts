@@ -98,7 +98,7 @@ export function renderPage(input: PageInput): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>authchart inspector</title>
-<style>${STYLE}</style>
+<style nonce="${nonce}">${STYLE}</style>
 </head>
 <body>
 <header><h1>authchart inspector</h1><span class="hint">development only · redacted events · <a href="${escapeHtml(input.stateUrl)}">JSON</a></span><span id="status" data-state="connecting">connecting…</span></header>
