@@ -3,28 +3,18 @@
  * their bodies) alone, the config is validated once at start-up, and a proxy's `X-Forwarded-*` that
  * Express ignores (`trust proxy` off) is warned about once. Express 4 and 5, over real HTTP.
  */
-import { createRequire } from "node:module"
 import express, { type Request as Req, type Response as Res } from "express"
-import { afterEach, describe, expect, it, vi } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { Auth } from "../src/index.js"
 import { ExpressAuth, getSession, type ExpressAuthConfig } from "../src/integration/express.js"
 import Credentials from "../src/providers/credentials.js"
 import { SECRET, captureLogger } from "./helpers.js"
-import { type Listening, listenRaw, withEnv } from "./support/raw-http.js"
-
-type ExpressFactory = typeof express
-const express4 = createRequire(import.meta.url)("express4") as ExpressFactory
-const versions = [
-  { name: "Express 4", factory: express4 },
-  { name: "Express 5", factory: express },
-] as const
+import { expressVersions as versions, servesApps } from "./support/express-apps.js"
+import { withEnv } from "./support/raw-http.js"
 
 const USER = { id: "u1", name: "Ada", email: "ada@example.test" }
 
-const apps: Listening[] = []
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close()
-})
+const listen = servesApps()
 
 function makeConfig(extra: Partial<ExpressAuthConfig> = {}) {
   const log = captureLogger()
@@ -43,12 +33,6 @@ function makeConfig(extra: Partial<ExpressAuthConfig> = {}) {
   return { config, log }
 }
 
-async function track(listening: Promise<Listening>): Promise<Listening> {
-  const app = await listening
-  apps.push(app)
-  return app
-}
-
 const types = (errors: Error[]) => errors.map((e) => (e as { type?: string }).type ?? e.name)
 
 describe.each(versions)("$name: app.use(ExpressAuth(config)) at the root", ({ factory }) => {
@@ -58,7 +42,7 @@ describe.each(versions)("$name: app.use(ExpressAuth(config)) at the root", ({ fa
     app.use(ExpressAuth(config))
     app.get("/hello", (_req: Req, res: Res) => void res.send("hello"))
     app.post("/echo", factory.json(), (req: Req, res: Res) => void res.json(req.body))
-    return { app: await track(listenRaw(app)), log }
+    return { app: await listen(app), log }
   }
 
   it("serves basePath and passes every other path (and its body) to the app", async () => {
@@ -107,7 +91,7 @@ describe.each(versions)("$name: X-Forwarded-* ignored because trust proxy is off
     app.get("/me", (req: Req, res: Res) => {
       getSession(req, config).then((session) => res.json({ session }), () => res.status(500).end())
     })
-    return { app: await track(listenRaw(app)), log }
+    return { app: await listen(app), log }
   }
   const forwarded = { "x-forwarded-proto": "https", "x-forwarded-host": "app.example.test" }
 
@@ -157,7 +141,7 @@ describe("configuration errors are found at start-up and logged once", () => {
     app.use("/auth", ExpressAuth(config))
     expect(types(log.errors)).toEqual(["MissingSecret"])
     expect(log.errors[0]?.message).toMatch(/at least 32 characters/)
-    const listening = await track(listenRaw(app))
+    const listening = await listen(app)
     for (let i = 0; i < 3; i++) {
       const res = await listening.send("/auth/session")
       expect(res.status).toBe(500)

@@ -7,7 +7,7 @@
  * production only when it is on the `trustHost` allow-list. Real HTTP (Express) and a real SMTP server.
  */
 import express from "express"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MemoryAdapter } from "../../src/adapters/memory.js"
 import { Auth } from "../../src/index.js"
 import { ExpressAuth, getSession, type ExpressAuthConfig } from "../../src/integration/express.js"
@@ -16,7 +16,8 @@ import OAuth from "../../src/providers/oauth.js"
 import { hostAllowed } from "../../src/runtime/origin.js"
 import { withEnvDefaults } from "../../src/runtime/env.js"
 import { SECRET, captureLogger } from "../helpers.js"
-import { type Listening, type RawResponse, listenRaw, withEnv } from "../support/raw-http.js"
+import { servesApps } from "../support/express-apps.js"
+import { type Listening, type RawResponse, withEnv } from "../support/raw-http.js"
 import { startSmtp, type SmtpCapture } from "../support/smtp.js"
 
 const PUBLIC = "https://app.example.test"
@@ -29,10 +30,7 @@ beforeAll(async () => {
 })
 afterAll(() => smtp?.stop())
 
-const apps: Listening[] = []
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close()
-})
+const listen = servesApps()
 
 function makeConfig(extra: Partial<ExpressAuthConfig> = {}) {
   const log = captureLogger()
@@ -73,9 +71,7 @@ async function serve({ config, trustProxy = false, env = {} }: Mount): Promise<L
       (err: Error) => res.status(500).json({ message: err.message }),
     )
   })
-  const listening = await listenRaw(app)
-  apps.push(listening)
-  return listening
+  return listen(app)
 }
 
 const cookieHeader = (responses: RawResponse[]): string =>

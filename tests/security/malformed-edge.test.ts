@@ -5,26 +5,16 @@
  * answer), `getSession` answers `null`, and nothing ever reaches Express' error handler or crashes the
  * process, on Express 4 and 5, with the README's `res.locals.session` middleware in front of the app.
  */
-import { createRequire } from "node:module"
-import express, { type NextFunction, type Request as Req, type Response as Res } from "express"
-import { afterEach, describe, expect, it } from "vitest"
+import type { NextFunction, Request as Req, Response as Res } from "express"
+import { describe, expect, it } from "vitest"
 import { Auth } from "../../src/index.js"
 import { ExpressAuth, getSession, type ExpressAuthConfig } from "../../src/integration/express.js"
 import Credentials from "../../src/providers/credentials.js"
 import { SECRET, captureLogger } from "../helpers.js"
-import { type Listening, listenRaw, withEnv } from "../support/raw-http.js"
+import { expressVersions as versions, servesApps } from "../support/express-apps.js"
+import { withEnv } from "../support/raw-http.js"
 
-type ExpressFactory = typeof express
-const express4 = createRequire(import.meta.url)("express4") as ExpressFactory
-const versions = [
-  { name: "Express 4", factory: express4 },
-  { name: "Express 5", factory: express },
-] as const
-
-const apps: Listening[] = []
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close()
-})
+const listen = servesApps()
 
 function makeConfig(): ExpressAuthConfig & { log: ReturnType<typeof captureLogger> } {
   const log = captureLogger()
@@ -81,9 +71,7 @@ describe.each(versions)("$name: malformed request input never escapes as a 5xx",
       forwarded.push(err)
       res.status(599).end()
     })
-    const listening = await listenRaw(app)
-    apps.push(listening)
-    return { app: listening, config, forwarded }
+    return { app: await listen(app), config, forwarded }
   }
 
   it.each(badOrigins)("%s: auth routes 400 UnknownAction, getSession null", async (_name, headers) => {
