@@ -56,7 +56,10 @@ for (const subpath of ${JSON.stringify(subpaths)}) {
 console.log(JSON.stringify({ reachable, imported }))
 `
 
-/** An email provider in a project without nodemailer: what is logged, and what the email sign-in answers. */
+/**
+ * An email provider in a project without nodemailer: what is logged, and what the email sign-in answers;
+ * and the testing kit's mailbox without smtp-server and mailparser.
+ */
 const missingPeerScript = `
 import { Auth } from "authchart"
 import Nodemailer from "authchart/providers/nodemailer"
@@ -70,7 +73,8 @@ const config = {
 const signIn = await Auth(new Request("http://x.test/auth/signin/nodemailer", {
   method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" },
   body: new URLSearchParams({ email: "pat@example.test" }) }), config)
-console.log(JSON.stringify({ logged, signIn: [signIn.status, (await signIn.json()).message] }))
+const mailbox = await import("authchart/testing").then((kit) => kit.createTestMailbox()).then(() => "started", (e) => e.message)
+console.log(JSON.stringify({ logged, signIn: [signIn.status, (await signIn.json()).message], mailbox }))
 `
 
 describe("npm pack", () => {
@@ -114,7 +118,7 @@ describe("npm pack", () => {
     expect(packed.listing.filter((path) => path.startsWith("package/tests/"))).toEqual([])
   })
 
-  it("names a configured provider's missing optional package at start-up; its sign-in answers the configuration error", () => {
+  it("names a missing optional package: at start-up for a configured provider (its sign-in answers the configuration error), and in the testing kit", () => {
     const result = JSON.parse(packed.runScript("missing-peer.js", missingPeerScript)) as Record<string, unknown>
     expect(result).toEqual({
       logged: [
@@ -124,6 +128,8 @@ describe("npm pack", () => {
         ],
       ],
       signIn: [500, "There was a problem with the server configuration. Check the server logs for more information."],
+      mailbox:
+        'createTestMailbox() receives mail with the packages "smtp-server" and "mailparser": npm install -D smtp-server mailparser',
     })
   })
 

@@ -14,10 +14,12 @@ export async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   return new URLSearchParams(body)
 }
 
+/** A plain-text (or `type`) answer that no cache keeps. */
 export function send(res: ServerResponse, status: number, body: string, type = "text/plain; charset=utf-8"): void {
   res.writeHead(status, { "content-type": type, "cache-control": "no-store" }).end(body)
 }
 
+/** A JSON answer that no cache keeps. */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   send(res, status, JSON.stringify(body), "application/json")
 }
