@@ -1,7 +1,8 @@
 /**
  * The published Auth.js PostgreSQL adapter (`@auth/pg-adapter`) through the same conformance suite, on
- * a real PostgreSQL started by this file: evidence that the suite is the Auth.js contract and not
- * shaped to authchart's own adapters. The options record where `@auth/pg-adapter` 1.x differs:
+ * a real PostgreSQL started by this file (`pgBackend` in tests/support/backends.ts): evidence that the
+ * suite is the Auth.js contract and not shaped to authchart's own adapters. Its quirks record where
+ * `@auth/pg-adapter` 1.x differs:
  *
  * - ids are `SERIAL` integers: `createUser` ignores the id it is given, and ids come back as numbers;
  * - rows carry an extra serial `id` column (sessions, accounts);
@@ -16,45 +17,12 @@ import PostgresAdapter from "@auth/pg-adapter"
 import pg from "pg"
 import { describe, expect, it } from "vitest"
 import type { Adapter } from "../../src/adapters/types.js"
-import { PG_ADAPTER_SCHEMA as SCHEMA } from "../support/pg-schema.js"
-import { startPostgres } from "../support/postgres.js"
+import { pgBackend } from "../support/backends.js"
 import { runAdapterConformance } from "./conformance.js"
 
-runAdapterConformance(
-  "@auth/pg-adapter",
-  async () => {
-    const server = await startPostgres()
-    const pool = new pg.Pool({ connectionString: server.connectionString, max: 4 })
-    // pg requires an error listener: idle clients are told "terminating connection" at server shutdown.
-    pool.on("error", () => {})
-    try {
-      await pool.query(SCHEMA)
-    } catch (err) {
-      await pool.end()
-      await server.stop()
-      throw err
-    }
-    return {
-      // @auth/pg-adapter types itself against @auth/core's Adapter: the same interface, declared twice.
-      adapter: PostgresAdapter(pool) as Adapter,
-      async teardown() {
-        await pool.end()
-        await server.stop()
-      },
-    }
-  },
-  {
-    keepsUserId: false,
-    extraColumns: true,
-    returnsRecords: false,
-    tokenWithoutIdentifier: false,
-    rejectsDuplicates: false,
-    webauthn: false,
-    deleteUserSessions: false,
-  },
-)
+runAdapterConformance(pgBackend.name, () => pgBackend.setup(), pgBackend.quirks)
 
-describe("@auth/pg-adapter quirks the options above stand for", () => {
+describe("@auth/pg-adapter quirks its backend entry records", () => {
   it("its Adapter type is assignable to authchart's", () => {
     const typed: (client: pg.Pool) => Adapter = PostgresAdapter
     expect(typed).toBeTypeOf("function")
