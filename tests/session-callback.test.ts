@@ -76,6 +76,21 @@ describe("session callback, database strategy", () => {
     expect((token as SessionCallbackParams["token"] | undefined) ? token.sub : argUser.id).toBe("u-1")
   })
 
+  it("session.expires is the expiry just written when the read refreshed it (Auth.js passes the old one: differs on purpose)", async () => {
+    const adapter = MemoryAdapter()
+    await adapter.createUser({ id: "u-2", name: "Old", email: "old@example.test", emailVerified: null })
+    const stale = new Date(Date.now() + 3600 * 1000) // well past updateAge: the read extends it
+    await adapter.createSession({ sessionToken: "token-2", userId: "u-2", expires: stale })
+    const { calls, authchart, authjs } = recording({ adapter, session: { strategy: "database" } })
+    await Auth(request("/auth/session", "authjs.session-token=token-2"), authchart)
+    const written = (await adapter.getSessionAndUser("token-2"))?.session.expires as Date
+    expect(written.getTime()).toBeGreaterThan(stale.getTime())
+    expect((calls.authchart[0]?.session as { expires: Date }).expires).toEqual(written)
+    await adapter.updateSession({ sessionToken: "token-2", expires: stale })
+    await AuthJs(request("/auth/session", "authjs.session-token=token-2"), authjs as never)
+    expect((calls.authjs[0]?.session as { expires: Date }).expires).toEqual(stale)
+  })
+
   it("an update adds trigger \"update\" and the posted data as newSession, as in Auth.js", async () => {
     const { adapter } = await seeded()
     const { calls, authchart, authjs } = recording({ adapter, session: { strategy: "database" } })

@@ -32,7 +32,7 @@ const GENERATE_SECRET = "Generate one with: openssl rand -base64 33"
 /** The text of each configuration error: Auth.js' sentence, then authchart's hint. */
 export const configMessages = {
   untrustedHost: (url?: string) =>
-    `Host must be trusted.${url ? ` URL was: ${url}.` : ""} Set AUTH_URL to the app's public URL, or \`trustHost: true\` (AUTH_TRUST_HOST=true) when a proxy you control sets the Host header.`,
+    `Host must be trusted.${url ? ` URL was: ${url}.` : ""} Set AUTH_URL (or \`url\`) to the app's public URL, or list the host in \`trustHost\` (\`true\` trusts any Host: only behind a proxy you control).`,
   missingSecret: () => `Please define a \`secret\`. Set AUTH_SECRET (or \`secret\`) to ${MIN_SECRET_LENGTH}+ random characters. ${GENERATE_SECRET}`,
   shortSecret: () =>
     `Please define a \`secret\` of at least ${MIN_SECRET_LENGTH} characters: authchart refuses any secret under that length, old rotation secrets included. ${GENERATE_SECRET}`,
@@ -93,7 +93,7 @@ function assertEndpoints(provider: ResolvedProvider): AuthError | null {
     const missing = ENDPOINTS.find((key) => endpointUrl(p[key]) === undefined)
     if (missing) return new InvalidEndpoints(configMessages.invalidEndpoints(provider.id, missing))
   }
-  const urls: [string, unknown][] = [["issuer", issuer], ["wellKnown", p.wellKnown], ...ENDPOINTS.map((k) => [k, endpointUrl(p[k])] as [string, unknown])]
+  const urls: [string, unknown][] = [...ENDPOINTS.map((k) => [k, endpointUrl(p[k])] as [string, unknown]), ["issuer", issuer], ["wellKnown", p.wellKnown]]
   for (const [key, value] of urls) {
     if (value === undefined) continue
     if (typeof value !== "string" || !isHttpUrl(value)) {

@@ -7,6 +7,7 @@
  *   `trustHost` is not configured (as Auth.js).
  */
 import { UnknownAction, UntrustedHost } from "../errors.js"
+import { configMessages } from "./config-assert.js"
 import type { AuthConfig } from "../types.js"
 import type { Env } from "./env.js"
 
@@ -109,9 +110,7 @@ export function resolveOrigin(requestUrl: URL, policy: OriginPolicy): RequestOri
   if (!trusted) {
     return {
       ok: false,
-      error: new UntrustedHost(
-        `Host "${requestUrl.host}" is not trusted. Set AUTH_URL (or \`url\`) to the app's public URL, or list the host in \`trustHost\`.`,
-      ),
+      error: new UntrustedHost(configMessages.untrustedHost(`${requestUrl.origin}${requestUrl.pathname}`)),
     }
   }
   return { ok: true, origin: requestUrl.origin, secure: requestUrl.protocol === "https:", pinnedPath: undefined }
