@@ -8,6 +8,7 @@ import type { RequestListener, Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Session } from "../types.js"
 import { TestCookieJar } from "./cookie-jar.js"
+import { type PageForm, postFormIn } from "./html-form.js"
 import type { TestMailbox } from "./mailbox.js"
 
 /** Options of {@link createTestClient}. */
@@ -57,6 +58,11 @@ export interface TestClient {
     /** Starts the OAuth/OIDC flow and signs in at the test IdP as `account` (a `sub` or email; default the first). */
     oauth(options?: SignInOptions & { account?: string; deny?: boolean }): Promise<SignInResult>
   }
+  /**
+   * Submits the form of the page a sign-in stopped at (a step such as TOTP: `ok` false, `error` null),
+   * with its hidden fields (`step`, `csrfToken`) and `fields`, and goes on with the flow.
+   */
+  submit(stoppedAt: SignInResult, fields: Record<string, string>): Promise<SignInResult>
   /** Signs out (POST `<basePath>/signout` with a CSRF token). */
   signOut(): Promise<void>
   /** Stops the server started for an app (nothing for a URL). */
@@ -136,7 +142,7 @@ export async function createTestClient(app: RequestListener | string | URL, opti
       }
       const login = response.ok ? await idpLoginForm(response.clone()) : null
       if (!login) return ended(response, url, basePath)
-      const form = { ...login.fields, ...chosen(login.accounts, account, deny) }
+      const form = { ...login.hidden, ...chosen(login, account, deny) }
       url = new URL(login.action, url)
       response = await send(url, { method: "POST", form })
     }
@@ -173,6 +179,12 @@ export async function createTestClient(app: RequestListener | string | URL, opti
         const form = { ...withDefaults(options), csrfToken: await csrfToken() }
         return finish(await send(url, { method: "POST", form }), url, options?.account, options?.deny)
       },
+    },
+    async submit(stoppedAt, fields) {
+      const form = postFormIn(await stoppedAt.response.clone().text())
+      if (!form) throw new Error(`The page at ${stoppedAt.url} has no form to submit (status ${stoppedAt.response.status})`)
+      const url = new URL(form.action, stoppedAt.url)
+      return finish(await send(url, { method: "POST", form: { ...form.hidden, ...fields } }), url)
     },
     async signOut() {
       await send(authPath("/signout"), { method: "POST", form: { csrfToken: await csrfToken() } })
@@ -212,32 +224,17 @@ function ended(response: Response, url: URL, basePath: string): SignInResult {
   return { ok: redirected && error === null && !toAuthPage, url: url.href, error, code, response }
 }
 
-interface LoginForm {
-  action: string
-  fields: Record<string, string>
-  accounts: { sub: string; label: string }[]
-}
-
-/** The test IdP's login page (its hidden `interaction` field and one button per account), or null. */
-async function idpLoginForm(response: Response): Promise<LoginForm | null> {
+/** The test IdP's login page (a form with a hidden `interaction` and a button per account), or null. */
+async function idpLoginForm(response: Response): Promise<PageForm | null> {
   if (!(response.headers.get("content-type") ?? "").startsWith("text/html")) return null
-  const html = await response.text()
-  const action = /<form method="post" action="([^"]+)"><input type="hidden" name="interaction" value="([^"]+)">/.exec(html)
-  if (!action) return null
-  const accounts = [...html.matchAll(/<button name="account" value="([^"]+)">([^<]*)<\/button>/g)].map((m) => ({
-    sub: unescapeHtml(m[1] ?? ""),
-    label: unescapeHtml(m[2] ?? ""),
-  }))
-  return { action: unescapeHtml(action[1] ?? ""), fields: { interaction: unescapeHtml(action[2] ?? "") }, accounts }
+  const form = postFormIn(await response.text())
+  return form && "interaction" in form.hidden ? form : null
 }
 
-function chosen(accounts: LoginForm["accounts"], account: string | undefined, deny: boolean | undefined): Record<string, string> {
+function chosen(form: PageForm, account: string | undefined, deny: boolean | undefined): Record<string, string> {
   if (deny) return { deny: "1" }
-  const match = account === undefined ? accounts[0] : accounts.find((a) => a.sub === account || a.label.includes(`(${account})`))
-  if (!match) throw new Error(`The test IdP has no account "${account ?? ""}" (it has: ${accounts.map((a) => a.sub).join(", ")})`)
-  return { account: match.sub }
-}
-
-function unescapeHtml(value: string): string {
-  return value.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)))
+  const accounts = form.buttons.filter((b) => b.name === "account")
+  const match = account === undefined ? accounts[0] : accounts.find((a) => a.value === account || a.label.includes(`(${account})`))
+  if (!match) throw new Error(`The test IdP has no account "${account ?? ""}" (it has: ${accounts.map((a) => a.value).join(", ")})`)
+  return { account: match.value }
 }

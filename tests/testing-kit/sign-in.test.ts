@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestClient, getSessionFrom } from "authchart/testing"
 import type { TestClient } from "authchart/testing"
-import { createApp } from "./app.js"
+import { totpCode } from "authchart/steps/totp"
+import { KAY_TOTP_SECRET, createApp } from "./app.js"
 import { useTestServers } from "./servers.js"
 
 const servers = useTestServers()
@@ -36,6 +37,19 @@ describe.each(["jwt", "database"] as const)("the example app with %s sessions", 
     expect(result).toMatchObject({ ok: false, error: "CredentialsSignin", code: "credentials" })
     expect(new URL(result.url).pathname).toBe("/auth/signin")
     expect(await getSessionFrom(client)).toBeNull()
+  })
+
+  it("signs in with a password, then submits the TOTP step's page (a wrong code first)", async () => {
+    const asked = await client.signIn.credentials({ email: "kay@example.test", password: "battery staple" })
+    expect(asked).toMatchObject({ ok: false, error: null })
+    expect(asked.response.status).toBe(200)
+    const retry = await client.submit(asked, { code: totpCode(KAY_TOTP_SECRET, Date.now() + 600_000) })
+    expect(retry).toMatchObject({ ok: false, error: null })
+    expect(await getSessionFrom(client)).toBeNull()
+    const done = await client.submit(retry, { code: totpCode(KAY_TOTP_SECRET) })
+    expect(done).toMatchObject({ ok: true, url: `${client.baseUrl}/` })
+    expect((await getSessionFrom(client))?.user?.email).toBe("kay@example.test")
+    await client.signOut()
   })
 
   it("signs in with the link of the email the app sent, landing on the callbackUrl", async () => {
