@@ -62,7 +62,7 @@ describe("session fixation with JWT sessions", () => {
 describe("session fixation with database sessions", () => {
   function site() {
     const adapter = MemoryAdapter()
-    return { adapter, config: { adapter, session: { strategy: "database" as const } } }
+    return { adapter, config: { adapter, session: { strategy: "database" as const, allowCredentials: true } } }
   }
 
   it("session fixation: a made-up token planted before sign-in is not the session after it", async () => {
