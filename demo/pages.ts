@@ -29,7 +29,7 @@ export function page(title: string, session: Session | null, body: string): stri
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · authchart demo</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}
-nav a{margin-right:1rem}pre{background:#f4f4f5;padding:1rem;overflow:auto}</style></head>
+nav a{margin-right:1rem}pre{background:#f4f4f5;padding:1rem;overflow:auto}.mailbox a{overflow-wrap:anywhere}</style></head>
 <body><nav><a href="/">Home</a><a href="/auth/signin">Sign in</a><a href="/protected">Protected page</a><a href="/account">Account</a><a href="/auth/signout">Sign out</a></nav>
 <p>${who}</p>
 <h1>${escapeHtml(title)}</h1>

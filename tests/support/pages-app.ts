@@ -8,7 +8,7 @@
 import { once } from "node:events"
 import type { Server } from "node:http"
 import express from "express"
-import { MemoryAdapter } from "../../src/adapters/memory.js"
+import { type CompleteAdapter, MemoryAdapter } from "../../src/adapters/memory.js"
 import { type AuthConfig, credentialsFlow, extendFlow, oauthFlow } from "../../src/index.js"
 import { type InspectorHandle, createInspector } from "../../src/inspect/index.js"
 import { ExpressAuth, type ExpressAuthConfig } from "../../src/integration/express.js"
@@ -39,6 +39,7 @@ export interface PagesApp {
   readonly idp: OidcServer
   readonly smtp: SmtpCapture
   readonly inspector: InspectorHandle
+  readonly adapter: CompleteAdapter
   readonly log: ReturnType<typeof captureLogger>
   readonly config: ExpressAuthConfig
   stop(): Promise<void>
@@ -54,11 +55,12 @@ export async function startPagesApp(): Promise<PagesApp> {
     clients: [{ client_id: "pages", client_secret: "pages-secret", redirect_uris: [`${base}/auth/callback/idp`] }],
   })
   const inspector = createInspector()
+  const adapter = MemoryAdapter()
   const totp = totpStep({ secretFor: (user) => (WITH_TOTP.has(user.email ?? "") ? TOTP_SECRET : null) })
   const config: ExpressAuthConfig = {
     secret: SECRET,
     trustHost: true,
-    adapter: MemoryAdapter(),
+    adapter,
     session: { strategy: "jwt" },
     logger: log.logger,
     theme: { brandColor: BRAND_COLOR },
@@ -90,6 +92,7 @@ export async function startPagesApp(): Promise<PagesApp> {
     idp,
     smtp,
     inspector,
+    adapter,
     log,
     config,
     async stop() {
