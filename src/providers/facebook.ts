@@ -29,7 +29,7 @@ export default function Facebook(options: OAuthUserConfig<FacebookProfile> = {})
     type: "oauth",
     authorization: { url: "https://www.facebook.com/v19.0/dialog/oauth", params: { scope: "email" } },
     token: "https://graph.facebook.com/oauth/access_token",
-    userinfo: "https://graph.facebook.com/me?fields=id,name,email,picture",
+    userinfo: { url: "https://graph.facebook.com/me?fields=id,name,email,picture" },
     profile(profile) {
       return {
         id: String(profile.id),

@@ -45,7 +45,7 @@ export default function GitLab(options: GitLabOptions = {}): OAuthConfig<GitLabP
     id: "gitlab",
     name: "GitLab",
     type: "oauth",
-    authorization: { url: `${baseUrl}/oauth/authorize`, params: { scope: "read_user" } },
+    authorization: `${baseUrl}/oauth/authorize?scope=read_user`,
     token: `${baseUrl}/oauth/token`,
     userinfo: `${baseUrl}/api/v4/user`,
     profile(profile) {

@@ -31,7 +31,6 @@ export default function LinkedIn(options: OAuthUserConfig<LinkedInProfile> = {})
     name: "LinkedIn",
     type: "oidc",
     issuer: "https://www.linkedin.com/oauth",
-    authorization: { params: { scope: "openid profile email" } },
     client: { token_endpoint_auth_method: "client_secret_post" },
     checks: ["state"],
     profile: defaultProfile,

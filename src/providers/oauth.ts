@@ -83,12 +83,16 @@ export function mergeOptions<T extends object>(preset: T, options: Partial<T>): 
   return mergeRecords(preset as Record<string, unknown>, options as Record<string, unknown>) as T
 }
 
-function mergeRecords(base: Record<string, unknown>, override: Record<string, unknown>): Record<string, unknown> {
+const ENDPOINT_KEYS: ReadonlySet<string> = new Set(["authorization", "token", "userinfo"])
+
+function mergeRecords(base: Record<string, unknown>, override: Record<string, unknown>, depth = 0): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...base }
   for (const [key, value] of Object.entries(override)) {
     if (value === undefined || key === "__proto__") continue
-    const current = merged[key]
-    merged[key] = isPlainObject(current) && isPlainObject(value) ? mergeRecords(current, value) : value
+    let current = merged[key]
+    // An endpoint given as a URL string still takes `{ params }` (or `{ url }`) from the user's options.
+    if (depth === 0 && ENDPOINT_KEYS.has(key) && typeof current === "string" && isPlainObject(value)) current = { url: current }
+    merged[key] = isPlainObject(current) && isPlainObject(value) ? mergeRecords(current, value, depth + 1) : value
   }
   return merged
 }

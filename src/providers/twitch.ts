@@ -34,7 +34,7 @@ export default function Twitch(options: OAuthUserConfig<TwitchProfile> = {}): OI
     name: "Twitch",
     type: "oidc",
     issuer: "https://id.twitch.tv/oauth2",
-    authorization: { params: { scope: "openid user:read:email", claims: JSON.stringify(idTokenClaims) } },
+    authorization: { params: { scope: "openid user:read:email", claims: idTokenClaims } },
     token: { conform: conformTwitchTokenResponse },
     client: { token_endpoint_auth_method: "client_secret_post" },
     profile: defaultProfile,

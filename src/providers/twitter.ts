@@ -35,10 +35,7 @@ export default function Twitter(options: OAuthUserConfig<TwitterProfile> = {}): 
     id: "twitter",
     name: "Twitter",
     type: "oauth",
-    authorization: {
-      url: "https://x.com/i/oauth2/authorize",
-      params: { scope: "users.read tweet.read offline.access" },
-    },
+    authorization: "https://x.com/i/oauth2/authorize?scope=users.read tweet.read offline.access",
     token: "https://api.x.com/2/oauth2/token",
     userinfo: "https://api.x.com/2/users/me?user.fields=profile_image_url",
     profile({ data }) {
