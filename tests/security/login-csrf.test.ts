@@ -7,23 +7,14 @@
  * secret all end as `MissingCSRF`, and nothing happens: no session, no flow, no mail.
  */
 import { createHash } from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { MemoryAdapter } from "../../src/adapters/memory.js"
 import Credentials from "../../src/providers/credentials.js"
 import Nodemailer from "../../src/providers/nodemailer.js"
 import type { AuthClient } from "../helpers.js"
-import type { OidcServer } from "../support/oidc-provider.js"
-import { type SmtpCapture, startSmtp } from "../support/smtp.js"
-import { ORIGIN, browser, errorTypes, expectRefused, flowCookie, oidcAt, startIdp } from "./support.js"
+import { ORIGIN, browser, errorTypes, expectRefused, flowCookie, idpAndSmtp, oidcAt } from "./support.js"
 
-let idp: OidcServer
-let smtp: SmtpCapture
-beforeAll(async () => {
-  ;[idp, smtp] = await Promise.all([startIdp(["idp"]), startSmtp()])
-})
-afterAll(async () => {
-  await Promise.all([idp?.stop(), smtp?.stop()])
-})
+const peers = idpAndSmtp(["idp"])
 
 /** The attacker's own account: valid credentials, which the attacker wants the victim signed in with. */
 const mallory = Credentials({
@@ -32,7 +23,7 @@ const mallory = Credentials({
 })
 
 function victim() {
-  return browser([oidcAt(idp, "idp"), mallory, Nodemailer({ server: smtp.url })], { adapter: MemoryAdapter() })
+  return browser([oidcAt(peers.idp, "idp"), mallory, Nodemailer({ server: peers.smtp.url })], { adapter: MemoryAdapter() })
 }
 
 const MISSING_CSRF = `${ORIGIN}/auth/signin?error=MissingCSRF`
@@ -53,7 +44,7 @@ const posts: Array<[string, string, Record<string, string>]> = [
 async function expectNothingHappened(client: AuthClient, res: Response, mailsBefore: number) {
   await expectRefused(client, res, MISSING_CSRF)
   expect(client.jar.get(flowCookie("idp"))).toBeUndefined()
-  expect(smtp.messages).toHaveLength(mailsBefore)
+  expect(peers.smtp.messages).toHaveLength(mailsBefore)
 }
 
 describe("login CSRF: every sign-in POST needs the browser's own token", () => {
@@ -68,7 +59,7 @@ describe("login CSRF: every sign-in POST needs the browser's own token", () => {
   it.each(posts)("login CSRF: %s without a token → MissingCSRF, nothing happens", async (_, path, form) => {
     const { client, log } = victim()
     await client.csrf() // the victim has a csrf cookie; the attacker's form cannot know its token
-    const before = smtp.messages.length
+    const before = peers.smtp.messages.length
     await expectNothingHappened(client, await client.send(path, { form }), before)
     expect(errorTypes(log)).toEqual(["MissingCSRF"])
   })
@@ -77,7 +68,7 @@ describe("login CSRF: every sign-in POST needs the browser's own token", () => {
     const { client, log } = victim()
     const real = await client.csrf()
     const wrong = `${real.slice(0, -1)}${real.endsWith("0") ? "1" : "0"}`
-    const before = smtp.messages.length
+    const before = peers.smtp.messages.length
     await expectNothingHappened(client, await client.send(path, { form: { ...form, csrfToken: wrong } }), before)
     expect(errorTypes(log)).toEqual(["MissingCSRF"])
   })
@@ -85,7 +76,7 @@ describe("login CSRF: every sign-in POST needs the browser's own token", () => {
   it.each(posts)("login CSRF: %s with the token in the query string only → MissingCSRF", async (_, path, form) => {
     const { client } = victim()
     const csrfToken = await client.csrf()
-    const before = smtp.messages.length
+    const before = peers.smtp.messages.length
     await expectNothingHappened(client, await client.send(`${path}?csrfToken=${csrfToken}`, { form }), before)
   })
 
@@ -93,7 +84,7 @@ describe("login CSRF: every sign-in POST needs the browser's own token", () => {
     const { client, log } = victim()
     const token = "a".repeat(64)
     client.jar.cookies.set("authjs.csrf-token", csrfCookie(token, "the-attackers-own-deployment-secret-0123456789"))
-    const before = smtp.messages.length
+    const before = peers.smtp.messages.length
     const res = await client.send(path, { form: { ...form, csrfToken: token } })
     await expectNothingHappened(client, res, before)
     expect(errorTypes(log)).toEqual(["MissingCSRF"])

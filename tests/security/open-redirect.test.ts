@@ -5,16 +5,14 @@
  * to `X-Auth-Return-Redirect`) is driven with each payload of one table of tricks browsers and URL
  * parsers disagree on. Whatever comes out is an absolute URL on the site's own origin.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { MemoryAdapter } from "../../src/adapters/memory.js"
 import Credentials from "../../src/providers/credentials.js"
 import Nodemailer from "../../src/providers/nodemailer.js"
 import Passkey from "../../src/providers/passkey.js"
 import { defaultRedirect } from "../../src/runtime/config.js"
 import { AuthClient } from "../helpers.js"
-import type { OidcServer } from "../support/oidc-provider.js"
-import { type SmtpCapture, startSmtp } from "../support/smtp.js"
-import { ORIGIN, answerUrl, beginSignIn, browser, deliver, oidcAt, startIdp } from "./support.js"
+import { ORIGIN, answerUrl, beginSignIn, browser, deliver, idpAndSmtp, oidcAt } from "./support.js"
 
 /** 40+ ways to say "somewhere else" (ORIGIN is http://app.test). */
 const PAYLOADS: readonly string[] = [
@@ -103,19 +101,12 @@ async function expectResponseOnSite(res: Response, where: string): Promise<strin
   return location ?? cookie
 }
 
-let idp: OidcServer
-let smtp: SmtpCapture
-beforeAll(async () => {
-  ;[idp, smtp] = await Promise.all([startIdp(["idp"]), startSmtp()])
-})
-afterAll(async () => {
-  await Promise.all([idp?.stop(), smtp?.stop()])
-})
+const peers = idpAndSmtp(["idp"])
 
 const anyone = Credentials({ credentials: { username: {} }, authorize: ({ username }) => ({ id: String(username), name: String(username) }) })
 
 function app(extra: Parameters<typeof browser>[1] = {}) {
-  return browser([anyone, oidcAt(idp, "idp"), Nodemailer({ server: smtp.url }), Passkey()], {
+  return browser([anyone, oidcAt(peers.idp, "idp"), Nodemailer({ server: peers.smtp.url }), Passkey()], {
     adapter: MemoryAdapter(),
     session: { strategy: "jwt" },
     experimental: { enableWebAuthn: true },
@@ -187,20 +178,20 @@ const sinks: Array<[string, Sink, (readonly string[])?]> = [
     const { client } = app()
     const csrfToken = await client.csrf()
     const res = await client.send("/auth/signin/idp", { form: { csrfToken, callbackUrl: payload } })
-    expect(new URL(res.headers.get("location") as string).origin).toBe(idp.issuer)
+    expect(new URL(res.headers.get("location") as string).origin).toBe(peers.idp.issuer)
     return cookieSet(res, "authjs.callback-url") ?? (await expectResponseOnSite(res, "OAuth start"))
   }],
   ["the OAuth flow, to its end", async (payload) => {
     const { client } = app()
     const authz = await beginSignIn(client, "idp", { callbackUrl: payload })
-    return expectResponseOnSite(await deliver(client, answerUrl(await idp.authorize(authz.href))), "OAuth callback")
+    return expectResponseOnSite(await deliver(client, answerUrl(await peers.idp.authorize(authz.href))), "OAuth callback")
   }, SAMPLE],
   ["the email flow, pages.newUser, and a link edited by the attacker", async (payload) => {
     const { client, config } = app({ pages: { newUser: "/welcome" } })
-    const before = smtp.messages.length
+    const before = peers.smtp.messages.length
     const csrfToken = await client.csrf()
     await client.send("/auth/signin/nodemailer", { form: { csrfToken, email: `x${before}@example.test`, callbackUrl: payload } })
-    const link = new URL((await smtp.waitForMessage(before + 1)).links.find((l) => l.includes("/callback/nodemailer")) as string)
+    const link = new URL((await peers.smtp.waitForMessage(before + 1)).links.find((l) => l.includes("/callback/nodemailer")) as string)
     expectOnSite(link.searchParams.get("callbackUrl"), "callbackUrl in the mailed link")
     link.searchParams.set("callbackUrl", payload)
     const res = await new AuthClient(config).send(`${link.pathname}${link.search}`)

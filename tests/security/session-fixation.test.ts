@@ -24,6 +24,19 @@ async function signIn(client: AuthClient, username: string): Promise<void> {
   expect(res.status).toBe(303)
 }
 
+/** The attacker signs in (as mallory), plants that session cookie in the victim's browser, and the victim signs in as ada. */
+async function plantedThenSignedIn(config: Parameters<typeof browser>[1]) {
+  const attacker = browser([people], config).client
+  await signIn(attacker, "mallory")
+  const planted = attacker.jar.get(NAME) as string
+  const victim = browser([people], config).client
+  victim.jar.cookies.set(NAME, planted)
+  await signIn(victim, "ada")
+  expect(victim.jar.get(NAME)).not.toBe(planted)
+  expect((await sessionOf(victim))?.user.name).toBe("ada")
+  return { victim, planted }
+}
+
 /** A browser that carries exactly this session cookie (the attacker's copy of a token). */
 async function holderOf(config: Parameters<typeof browser>[1], cookies: Record<string, string>) {
   const { client } = browser([people], config)
@@ -35,14 +48,7 @@ describe("session fixation with JWT sessions", () => {
   const jwt = { session: { strategy: "jwt" as const } }
 
   it("session fixation: the attacker's own session token planted in the victim's browser is replaced at sign-in", async () => {
-    const attacker = browser([people], jwt).client
-    await signIn(attacker, "mallory")
-    const planted = attacker.jar.get(NAME) as string
-    const victim = browser([people], jwt).client
-    victim.jar.cookies.set(NAME, planted)
-    await signIn(victim, "ada")
-    expect(victim.jar.get(NAME)).not.toBe(planted)
-    expect((await sessionOf(victim))?.user.name).toBe("ada")
+    const { planted } = await plantedThenSignedIn(jwt)
     expect((await holderOf(jwt, { [NAME]: planted }))?.user.name).toBe("mallory")
   })
 
@@ -80,14 +86,7 @@ describe("session fixation with database sessions", () => {
 
   it("session fixation: the attacker's own live session planted in the victim's browser stays the attacker's", async () => {
     const { config, adapter } = site()
-    const attacker = browser([people], config).client
-    await signIn(attacker, "mallory")
-    const planted = attacker.jar.get(NAME) as string
-    const victim = browser([people], config).client
-    victim.jar.cookies.set(NAME, planted)
-    await signIn(victim, "ada")
-    expect(victim.jar.get(NAME)).not.toBe(planted)
-    expect((await sessionOf(victim))?.user.name).toBe("ada")
+    const { victim, planted } = await plantedThenSignedIn(config)
     const held = await holderOf(config, { [NAME]: planted })
     expect(held?.user.name ?? null).not.toBe("ada")
     expect((await adapter.getSessionAndUser(victim.jar.get(NAME) as string))?.user.name).toBe("ada")

@@ -3,10 +3,11 @@
  * pointing at it, an in-process client per "browser" (cookie jar, captured log), and the few steps every
  * OAuth attack needs (start a sign-in, let the provider answer, deliver the answer to our callback).
  */
-import { expect } from "vitest"
+import { afterAll, beforeAll, expect } from "vitest"
 import type { AuthConfig } from "../../src/index.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger } from "../helpers.js"
 import { type AuthorizeResult, type OidcServer, type TestClient, startOidcProvider } from "../support/oidc-provider.js"
+import { type SmtpCapture, startSmtp } from "../support/smtp.js"
 
 export { ORIGIN, SECRET }
 
@@ -37,6 +38,21 @@ export function startIdp(ids: readonly string[], options: { issParameter?: boole
     ],
     ...(options.issParameter === undefined ? {} : { issParameter: options.issParameter }),
   })
+}
+
+/**
+ * A real OpenID provider (callbacks for `ids`) and a real SMTP server for the calling test file: started
+ * before its tests, stopped after. Read them off the returned object inside tests.
+ */
+export function idpAndSmtp(ids: readonly string[]): { idp: OidcServer; smtp: SmtpCapture } {
+  const peers = {} as { idp: OidcServer; smtp: SmtpCapture }
+  beforeAll(async () => {
+    ;[peers.idp, peers.smtp] = await Promise.all([startIdp(ids), startSmtp()])
+  })
+  afterAll(async () => {
+    await Promise.all([peers.idp?.stop(), peers.smtp?.stop()])
+  })
+  return peers
 }
 
 /** An authchart OIDC provider `id` at `server` (discovery), with `extra` options on top. */
