@@ -1,7 +1,7 @@
 /**
  * The README's TypeScript snippets as files of a user's project, type-checked with `tsc` under `strict`.
  *
- * Every ```ts (or ```typescript) block at the start of a line is one module. A snippet that assumes
+ * Every ```ts (or ```typescript) block is one module (also one indented in a list item). A snippet that assumes
  * helpers of the reader's app (a `db`, a `checkPassword`, the `app` of an earlier block) declares them
  * in a hidden preamble: an HTML comment right before the block, invisible on the rendered page (the
  * rest of the opening line is a description, the declarations start on the next line):
@@ -26,27 +26,25 @@ export interface Snippet {
   code: string
 }
 
-const OPEN = /^```(?:ts|typescript)\s*$/
+const FENCE = /^(\s*)(`{3,}|~{3,})\s*([\w-]*)/
 const PREAMBLE_START = /^<!--\s*ts-preamble\b(.*)$/
 
 /** Every TypeScript block of a Markdown text, with its hidden preamble. */
 export function readmeSnippets(markdown: string): Snippet[] {
   const lines = markdown.split("\n")
   const snippets: Snippet[] = []
-  let fence: string | null = null
   for (let i = 0; i < lines.length; i++) {
-    const text = lines[i] ?? ""
-    if (fence !== null) {
-      if (text.trimEnd() === fence) fence = null
-      continue
-    }
-    const opening = /^(`{3,}|~{3,})/.exec(text)
+    const opening = FENCE.exec(lines[i] ?? "")
     if (!opening) continue
-    fence = opening[1] ?? "```"
-    if (!OPEN.test(text)) continue
-    const end = lines.findIndex((l, j) => j > i && l.trimEnd() === fence)
+    // a block may sit in a list item: its fence and lines are indented alike
+    const [, indent = "", fence = "```", lang = ""] = opening
+    const end = lines.findIndex((l, j) => j > i && l.trim() === fence)
     if (end === -1) throw new Error(`README line ${i + 1}: unclosed code block`)
-    snippets.push({ line: i + 2, preamble: preambleBefore(lines, i), code: lines.slice(i + 1, end).join("\n") })
+    if (lang === "ts" || lang === "typescript") {
+      const code = lines.slice(i + 1, end).map((l) => (l.startsWith(indent) ? l.slice(indent.length) : l))
+      snippets.push({ line: i + 2, preamble: preambleBefore(lines, i), code: code.join("\n") })
+    }
+    i = end
   }
   return snippets
 }
