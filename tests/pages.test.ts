@@ -13,6 +13,8 @@ import {
   type PageProvider,
   type SignInPageProps,
 } from "../src/runtime/pages/index.js"
+import { contentSecurityPolicy, pageNonce } from "../src/runtime/pages/csp.js"
+import { renderStepCard } from "../src/runtime/pages/step.js"
 
 const XSS = `x"><img src=x onerror=alert(1)><script>alert(1)</script>'`
 const ESCAPED = "x&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&lt;script&gt;alert(1)&lt;/script&gt;&#39;"
@@ -334,5 +336,79 @@ describe("renderError", () => {
     expect(renderError({ homeUrl: XSS, signInUrl: XSS, theme: {}, nonce: NONCE }).html).toContain(
       `<a class="site" href="${ESCAPED}">${ESCAPED}</a>`,
     )
+  })
+})
+
+describe("contentSecurityPolicy", () => {
+  it("allows nothing but the page's nonce, its form targets, its images and fetches", () => {
+    expect(
+      contentSecurityPolicy({ nonce: NONCE, formAction: ["https://app.example", "https://idp.example"], images: ["https://cdn.example"], connect: ["https://app.example"] }),
+    ).toBe(
+      `default-src 'none'; script-src 'nonce-${NONCE}'; style-src 'nonce-${NONCE}'; img-src 'self' https://cdn.example; connect-src https://app.example; form-action 'self' https://app.example https://idp.example; frame-ancestors 'none'; base-uri 'none'`,
+    )
+  })
+
+  it("a page without forms allows none; style attributes only when asked (the inspector)", () => {
+    const policy = contentSecurityPolicy({ nonce: NONCE, styleAttributes: true })
+    expect(policy).toContain("form-action 'none'")
+    expect(policy).not.toContain("connect-src")
+    expect(policy).toContain(`style-src-elem 'nonce-${NONCE}'; style-src-attr 'unsafe-inline'`)
+  })
+
+  it("pageNonce: 128 random bits, fresh each time", () => {
+    const nonces = new Set(Array.from({ length: 50 }, pageNonce))
+    expect(nonces.size).toBe(50)
+    for (const nonce of nonces) expect(Buffer.from(nonce, "base64")).toHaveLength(16)
+  })
+})
+
+describe("field labels on a page with several email fields", () => {
+  const withEmail = (label: string) => ({ email: { label, type: "email" }, password: { label: "Password", type: "password" } })
+  const passkey = provider("passkey", "webauthn", {
+    webauthn: { optionsUrl: `${origin}/webauthn-options/passkey`, formFields: { email: { label: "Email" } }, conditionalUI: false },
+  })
+  const labels = (page: string) => [...page.matchAll(/<label[^>]*>([^<]*)<\/label>/g)].map((m) => m[1])
+
+  it("credentials, email and passkeys: each says its method", () => {
+    const page = renderSignIn({ ...base, providers: [provider("credentials", "credentials", { credentials: withEmail("Email") }), provider("email", "email"), passkey] })
+    expect(labels(page)).toEqual(["Email for password sign-in", "Password", "Email for a sign-in link", "Email for your passkey"])
+  })
+
+  it("a label no other form uses stays as configured", () => {
+    expect(labels(renderSignIn({ ...base, providers: [provider("email", "email")] }))).toEqual(["Email"])
+    const page = renderSignIn({ ...base, providers: [provider("credentials", "credentials", { credentials: withEmail("Work email") }), passkey] })
+    expect(labels(page)).toEqual(["Work email", "Password", "Email"])
+  })
+})
+
+describe("renderStepCard", () => {
+  const props = {
+    title: "Code",
+    fields: '<input name="code">',
+    submitLabel: "Verify",
+    action: `${origin}/callback/credentials`,
+    step: "totp",
+    csrfToken: "c1",
+    attempt: 0,
+    maxAttempts: 5,
+    cancelUrl: `${origin}/signin`,
+    theme: {},
+    nonce: NONCE,
+  }
+
+  it("says how many attempts are left after a wrong answer only", () => {
+    expect(renderStepCard(props)).not.toContain("left.")
+    expect(renderStepCard({ ...props, attempt: 1 })).toContain(">4 attempts left.</p>")
+    expect(renderStepCard({ ...props, attempt: 4 })).toContain(">1 attempt left.</p>")
+  })
+
+  it("escapes everything but the app's own fields", () => {
+    const page = renderStepCard({ ...props, title: XSS, message: XSS, action: XSS, step: XSS, csrfToken: XSS, cancelUrl: XSS, submitLabel: XSS })
+    expect(page).not.toContain("<script")
+    expect(page).toContain(`<h1>${ESCAPED}</h1>`)
+    expect(page).toContain(`<div class="error" role="alert"><p>${ESCAPED}</p></div>`)
+    expect(page).toContain(`action="${ESCAPED}"`)
+    expect(page).toContain(`<a href="${ESCAPED}">Cancel and start over</a>`)
+    expect(page).toContain('<input name="code">')
   })
 })
