@@ -127,6 +127,13 @@ describe.each(versions)("$name: X-Forwarded-* ignored because trust proxy is off
     expect(log.warnings).toEqual([])
   })
 
+  it("with trust proxy, X-Forwarded-Proto is read case-insensitively (HTTPS → secure cookie names)", async () => {
+    const { app } = await serve({ trustProxy: true })
+    const csrf = await app.send("/auth/csrf", { headers: { "x-forwarded-proto": "HTTPS" } })
+    expect(csrf.status).toBe(200)
+    expect(csrf.setCookies.map((c) => c.split("=")[0])).toEqual(["__Host-authjs.csrf-token"])
+  })
+
   it("no warning without forwarded headers", async () => {
     const { app, log } = await serve()
     await app.send("/auth/session")

@@ -70,7 +70,7 @@ const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::\d{1,5})?$/
 function requestOrigin(req: ExpressRequest): string {
   const forwarded = trustsProxy(req) ? req.get("x-forwarded-host")?.split(",")[0]?.trim() : undefined
   const host = forwarded || req.get("host") || "localhost"
-  const protocol = req.protocol
+  const protocol = req.protocol.toLowerCase()
   if ((protocol !== "http" && protocol !== "https") || !HOST.test(host)) {
     throw new UnknownAction("The request's protocol or host is not valid.")
   }
