@@ -2,10 +2,12 @@
  * Fuzzing: a property-based fuzzer (fast-check) drives the mounted Express app over real HTTP (a server
  * on 127.0.0.1, a real OpenID provider, a real SMTP server) with random and adversarial requests
  * (tests/security/fuzz-inputs.ts). For every request:
- *  - never a 5xx, never a hang, never a crash or an unhandled rejection;
+ *  - never a 5xx (with an allow-list of hosts: only the documented `UntrustedHost` answer for another
+ *    host, without redirect or cookie), never a hang, never a crash or an unhandled rejection;
  *  - `getSession` for the same request answers null or a session, never throws;
  *  - with a pinned origin (`url`), a redirect (Location or X-Auth-Return-Redirect `url`) never leaves
- *    the app's origin (the provider's authorization endpoint aside); with a trusted proxy, it is http(s);
+ *    the app's origin (the provider's authorization endpoint aside); with an allow-list, never to a host
+ *    off the list; with a trusted proxy (any host), it is http(s);
  *  - no page carries the injected marker `<x-fz>` raw;
  *  - no body and no log line carries the secret, the client secret, a session token or a PKCE verifier.
  *
@@ -31,7 +33,7 @@ import { type FuzzRequest, MARK, type NearValid, fuzzRequest } from "./fuzz-inpu
 import { CLIENT, SECRET, oidcAt, startIdp } from "./support.js"
 
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31))
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1000)
+const RUNS = Number(process.env.FUZZ_RUNS ?? 700)
 const REQUEST_TIMEOUT_MS = 10_000
 /** Per fuzz test: generous for the CI default, and growing with FUZZ_RUNS for long runs. */
 const TEST_TIMEOUT_MS = Math.max(120_000, RUNS * 100)
@@ -45,7 +47,8 @@ interface Reply {
 interface FuzzApp {
   origin: string
   host: string
-  pinned: boolean
+  /** How the origin is decided: pinned `url`, any host behind a trusted proxy, or an allow-list of hosts. */
+  mode: Mode
   /** What getSession did for the last request (reset before each). */
   last: { threw?: unknown; ran: boolean }
   stop(): Promise<void>
@@ -65,6 +68,7 @@ const onCrash = (reason: unknown) => void crashes.push(reason)
 let idp: OidcServer
 let smtp: SmtpCapture
 let pinned: FuzzApp
+let allowListed: FuzzApp
 let proxied: FuzzApp
 let real: NearValid
 
@@ -75,14 +79,16 @@ function listen(server: Server): Promise<number> {
   })
 }
 
-async function startApp(pin: boolean): Promise<FuzzApp> {
+type Mode = "pinned" | "proxy" | "allow-list"
+
+async function startApp(mode: Mode): Promise<FuzzApp> {
   const server = createServer()
   const port = await listen(server)
   const origin = `http://127.0.0.1:${port}`
   const config: ExpressAuthConfig = {
     secret: SECRET,
     debug: true,
-    ...(pin ? { url: `${origin}/auth` } : { trustHost: true }),
+    ...(mode === "pinned" ? { url: `${origin}/auth` } : { trustHost: mode === "proxy" ? true : [`127.0.0.1:${port}`] }),
     adapter: MemoryAdapter(),
     session: { strategy: "jwt" },
     experimental: { enableWebAuthn: true },
@@ -95,7 +101,7 @@ async function startApp(pin: boolean): Promise<FuzzApp> {
   }
   const last: FuzzApp["last"] = { ran: false }
   const app = express()
-  if (!pin) app.set("trust proxy", true)
+  if (mode !== "pinned") app.set("trust proxy", true)
   app.use(async (req, _res, next) => {
     last.ran = true
     try {
@@ -111,7 +117,7 @@ async function startApp(pin: boolean): Promise<FuzzApp> {
   return {
     origin,
     host: `127.0.0.1:${port}`,
-    pinned: pin,
+    mode,
     last,
     stop: () => new Promise<void>((resolve) => {
       server.closeAllConnections()
@@ -175,13 +181,23 @@ function redirectTargets(reply: Reply): string[] {
 /** The properties, for one request and its reply. Throws (and fast-check shrinks) on the first broken one. */
 function check(app: FuzzApp, req: FuzzRequest, reply: Reply, newLogs: string[]): void {
   const what = `${req.method} ${req.path.slice(0, 300)} ${JSON.stringify(req.headers).slice(0, 300)}`
-  expect(reply.status, `never a 5xx: ${what}`).toBeLessThan(500)
+  if (app.mode === "allow-list" && reply.status === 500) {
+    // the documented answer to a host outside the allow-list: UntrustedHost, no redirect, no cookie
+    expect(newLogs.some((line) => line.includes("UntrustedHost")), `a 5xx is only UntrustedHost: ${what}`).toBe(true)
+    expect(reply.headers.location, `UntrustedHost redirects nowhere: ${what}`).toBeUndefined()
+    expect(reply.headers["set-cookie"], `UntrustedHost sets no cookie: ${what}`).toBeUndefined()
+  } else {
+    expect(reply.status, `never a 5xx: ${what}`).toBeLessThan(500)
+  }
   expect(app.last.threw, `getSession never throws: ${what}`).toBeUndefined()
   for (const target of redirectTargets(reply)) {
     const resolved = new URL(target, app.origin)
     expect(["http:", "https:"], `a redirect is http(s): ${target} for ${what}`).toContain(resolved.protocol)
-    if (app.pinned) {
+    if (app.mode === "pinned") {
       expect([app.origin, idp.issuer], `never a redirect off the origin: ${target} for ${what}`).toContain(resolved.origin)
+    }
+    if (app.mode === "allow-list") {
+      expect([app.host, new URL(idp.issuer).host], `never a redirect to a host off the list: ${target} for ${what}`).toContain(resolved.host)
     }
   }
   if (!String(reply.headers["content-type"]).includes("application/json")) {
@@ -232,7 +248,7 @@ beforeAll(async () => {
     vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logLines.push(args.map(String).join(" ")))
   }
   ;[idp, smtp] = await Promise.all([startIdp(["idp"]), startSmtp()])
-  ;[pinned, proxied] = await Promise.all([startApp(true), startApp(false)])
+  ;[pinned, proxied, allowListed] = await Promise.all([startApp("pinned"), startApp("proxy"), startApp("allow-list")])
   real = await nearValid(pinned)
   process.stdout.write(`fuzz seed ${SEED} (replay with FUZZ_SEED=${SEED}), ${RUNS} requests per app\n`)
 })
@@ -241,7 +257,7 @@ afterAll(async () => {
   process.off("unhandledRejection", onCrash)
   process.off("uncaughtException", onCrash)
   vi.restoreAllMocks()
-  await Promise.all([pinned?.stop(), proxied?.stop(), idp?.stop(), smtp?.stop()])
+  await Promise.all([pinned?.stop(), proxied?.stop(), allowListed?.stop(), idp?.stop(), smtp?.stop()])
 })
 
 async function fuzz(target: FuzzApp): Promise<void> {
@@ -265,6 +281,10 @@ describe("fuzzing the mounted Express app over HTTP", () => {
 
   it("fuzz: a trusted proxy (trust proxy, X-Forwarded-* honoured): no 5xx, http(s) redirects only, no raw reflection, no secret leaked, getSession never throws", async () => {
     await fuzz(proxied)
+  }, TEST_TIMEOUT_MS)
+
+  it("fuzz: an allow-listed host behind a trusted proxy: other hosts get only UntrustedHost, no redirect to a host off the list, no raw reflection, no secret leaked, getSession never throws", async () => {
+    await fuzz(allowListed)
   }, TEST_TIMEOUT_MS)
 
   it("fuzz: no crash and no unhandled rejection during the runs; the secrets checked include issued tokens and PKCE verifiers", () => {
