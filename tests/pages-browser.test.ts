@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunningDemo, start } from "../demo/server.js"
 import { AuthClient, captureLogger } from "./helpers.js"
 import { type Browser, launchBrowser } from "./support/browser.js"
-import { PASSWORD, type PagesApp, TOTP_USERS, startPagesApp } from "./support/pages-app.js"
+import { type PagesApp, TOTP_USERS, startPagesApp, submitCredentials } from "./support/pages-app.js"
 
 let browser: Browser
 beforeAll(async () => {
@@ -42,10 +42,7 @@ describe("the sign-in page and its neighbours", () => {
     await page.goto(`${app.base}/auth/signout`)
     expect(await cardWidth(page)).toBe(plain)
     // the TOTP step
-    await page.goto(`${app.base}/auth/signin`)
-    await page.fill("#input-email-for-credentials-provider", TOTP_USERS[0])
-    await page.fill("#input-password-for-credentials-provider", PASSWORD)
-    await page.click("text=Sign in with Credentials")
+    await submitCredentials(page, app.base, TOTP_USERS[0])
     await page.locator("#totp-code").waitFor()
     expect(await cardWidth(page)).toBe(plain)
     await page.close()

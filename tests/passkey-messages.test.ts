@@ -5,6 +5,7 @@
  * email that has no passkey says so, instead of "cancelled or timed out". Also: the start-up warning of
  * the experimental feature is a sentence, not a bare code.
  */
+import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Auth } from "../src/index.js"
 import Passkey from "../src/providers/passkey.js"
@@ -29,11 +30,17 @@ describe("passkey messages in Chromium", () => {
     await app?.stop()
   })
 
-  it("registering with the email of an existing account: what happened and what to do; logged once as AccountNotLinked", async () => {
+  /** A fresh browser (no cookies) with a virtual authenticator, on the sign-in page. */
+  async function signInPage(): Promise<Page> {
     await browser.context.clearCookies()
     const page = await authenticatorTab(browser)
-    const errorsBefore = app.log.errors.length
     await page.goto(`${app.base}/auth/signin`)
+    return page
+  }
+
+  it("registering with the email of an existing account: what happened and what to do; logged once as AccountNotLinked", async () => {
+    const errorsBefore = app.log.errors.length
+    const page = await signInPage()
     await page.fill(EMAIL_FIELD, "known@example.test")
     await page.click("text=Register with Passkey")
     const status = page.locator(STATUS)
@@ -49,9 +56,7 @@ describe("passkey messages in Chromium", () => {
   }, 60_000)
 
   it("signing in with an email that has no passkey says so, not 'cancelled or timed out'", async () => {
-    await browser.context.clearCookies()
-    const page = await authenticatorTab(browser)
-    await page.goto(`${app.base}/auth/signin`)
+    const page = await signInPage()
     for (const email of ["known@example.test", "nobody@example.test"]) {
       await page.fill(EMAIL_FIELD, email)
       await page.click("text=Sign in with Passkey")
@@ -69,9 +74,7 @@ describe("passkey messages in Chromium", () => {
   }, 60_000)
 
   it("signing in without an email and without a passkey on the device: no passkey was used, and why it may be", async () => {
-    await browser.context.clearCookies()
-    const page = await authenticatorTab(browser)
-    await page.goto(`${app.base}/auth/signin`)
+    const page = await signInPage()
     await page.click("text=Sign in with Passkey")
     await expect.poll(() => page.locator(STATUS).textContent(), { timeout: 20_000 }).toBe(
       "No passkey was used: the request was cancelled or timed out, or this device has no passkey for this site.",

@@ -16,7 +16,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Auth } from "../../src/index.js"
 import { AuthClient, SECRET } from "../helpers.js"
 import { type Browser, authenticatorTab, launchBrowser } from "../support/browser.js"
-import { BOB, PASSWORD, type PagesApp, TOTP_USERS, startPagesApp } from "../support/pages-app.js"
+import { totpCode } from "../../src/steps/totp.js"
+import {
+  BOB,
+  PASSWORD,
+  type PagesApp,
+  TOTP_SECRET,
+  TOTP_USERS,
+  sessionEmail,
+  startPagesApp,
+  submitCredentials,
+} from "../support/pages-app.js"
 
 let app: PagesApp
 beforeAll(async () => {
@@ -152,8 +162,12 @@ describe("clickjacking and CSP in Chromium", () => {
     attacker?.close()
   })
 
-  /** A tab recording every policy violation (the event, and Chromium's console report). */
-  async function watchedTab(page?: Page): Promise<{ page: Page; violations: () => Promise<string[]> }> {
+  /**
+   * A tab (with no cookies in the browser) recording every policy violation: the event, and Chromium's
+   * console report. `done()` expects none and closes the tab.
+   */
+  async function watchedTab(page?: Page): Promise<{ page: Page; violations: () => Promise<string[]>; done: () => Promise<void> }> {
+    await browser.context.clearCookies()
     const tab = page ?? (await browser.context.newPage())
     const reported: string[] = []
     tab.on("console", (msg) => {
@@ -164,15 +178,16 @@ describe("clickjacking and CSP in Chromium", () => {
       ;(window as unknown as { __violations: string[] }).__violations = seen
       document.addEventListener("securitypolicyviolation", (e) => seen.push(`${e.effectiveDirective} ${e.blockedURI}`))
     })
-    return {
-      page: tab,
-      violations: async () => [...reported, ...(await tab.evaluate(() => (window as unknown as { __violations: string[] }).__violations))],
+    const violations = async () => [...reported, ...(await tab.evaluate(() => (window as unknown as { __violations: string[] }).__violations))]
+    const done = async () => {
+      expect(await violations()).toEqual([])
+      await tab.close()
     }
+    return { page: tab, violations, done }
   }
 
   it("every page renders styled, with no policy violation", async () => {
-    await browser.context.clearCookies()
-    const { page, violations } = await watchedTab()
+    const { page, done } = await watchedTab()
     for (const path of ["/auth/signin", "/auth/signout", "/auth/verify-request", "/auth/error?error=Verification", "/auth/signin?error=OAuthCallbackError"]) {
       await page.goto(`${app.base}${path}`)
       // the page's own stylesheet applied: the card has the built-in border radius
@@ -181,17 +196,12 @@ describe("clickjacking and CSP in Chromium", () => {
     // the passkey script loaded (by nonce) and set its form up
     await page.goto(`${app.base}/auth/signin`)
     expect(await page.evaluate(() => typeof (window as unknown as { SimpleWebAuthnBrowser?: unknown }).SimpleWebAuthnBrowser)).toBe("object")
-    expect(await violations()).toEqual([])
-    await page.close()
+    await done()
   }, 60_000)
 
   it("a step page renders and works: wrong code, reload, right code, with no policy violation", async () => {
-    await browser.context.clearCookies()
-    const { page, violations } = await watchedTab()
-    await page.goto(`${app.base}/auth/signin`)
-    await page.fill("#input-email-for-credentials-provider", TOTP_USERS[2])
-    await page.fill("#input-password-for-credentials-provider", PASSWORD)
-    await page.click("text=Sign in with Credentials")
+    const { page, done } = await watchedTab()
+    await submitCredentials(page, app.base, TOTP_USERS[2])
     await page.locator("h1", { hasText: "Enter your authentication code" }).waitFor()
     expect(await page.locator(".card").evaluate((el) => getComputedStyle(el).borderTopLeftRadius)).toBe("8px")
     await page.fill("#totp-code", "000000")
@@ -199,31 +209,24 @@ describe("clickjacking and CSP in Chromium", () => {
     await page.locator('[role="alert"]', { hasText: "That code is not valid" }).waitFor()
     await page.goto(page.url())
     await page.locator("h1", { hasText: "Enter your authentication code" }).waitFor()
-    const { totpCode } = await import("../../src/steps/totp.js")
-    const { TOTP_SECRET } = await import("../support/pages-app.js")
     await page.fill("#totp-code", totpCode(TOTP_SECRET))
     await page.click("#submitButton")
     await page.waitForURL(`${app.base}/`)
-    expect(await violations()).toEqual([])
-    await page.close()
+    await done()
   }, 60_000)
 
   it("the passkey script works under the policy: registering from the page signs in", async () => {
-    await browser.context.clearCookies()
-    const { page, violations } = await watchedTab(await authenticatorTab(browser))
+    const { page, done } = await watchedTab(await authenticatorTab(browser))
     await page.goto(`${app.base}/auth/signin`)
     await page.fill("#input-email-for-passkey-provider", "csp-passkey@example.test")
     await page.click("text=Register with Passkey")
     await page.waitForURL(`${app.base}/`)
-    const session = await (await page.context().request.get(`${app.base}/auth/session`)).json()
-    expect(session.user.email).toBe("csp-passkey@example.test")
-    expect(await violations()).toEqual([])
-    await page.close()
+    expect(await sessionEmail(page, app.base)).toBe("csp-passkey@example.test")
+    await done()
   }, 60_000)
 
   it("an OAuth sign-in from the page reaches the provider on another origin and back (form-action holds the redirect)", async () => {
-    await browser.context.clearCookies()
-    const { page, violations } = await watchedTab()
+    const { page, done } = await watchedTab()
     await page.goto(`${app.base}/auth/signin`)
     await page.click("text=Sign in with IdP")
     await page.waitForURL(`${app.idp.issuer}/interaction/**`)
@@ -232,19 +235,16 @@ describe("clickjacking and CSP in Chromium", () => {
     await page.locator('form[data-prompt="consent"]').waitFor()
     await page.click('button[value="allow"]')
     await page.waitForURL(`${app.base}/`)
-    const session = await (await page.context().request.get(`${app.base}/auth/session`)).json()
-    expect(session.user.email).toBe(BOB)
-    expect(await violations()).toEqual([])
-    await page.close()
+    expect(await sessionEmail(page, app.base)).toBe(BOB)
+    await done()
   }, 60_000)
 
   it("the inspector draws its diagrams and follows flows live, with no policy violation", async () => {
-    const { page, violations } = await watchedTab()
+    const { page, done } = await watchedTab()
     await page.goto(`${app.base}/auth/__inspect`)
     await page.locator('article.diagram[data-flow="credentials"][data-rendered="true"] svg').waitFor({ timeout: 30_000 })
     await page.locator('#status[data-state="live"]').waitFor()
-    expect(await violations()).toEqual([])
-    await page.close()
+    await done()
   }, 60_000)
 
   it("markup injected into a page runs no script, no handler and no style", async () => {

@@ -8,6 +8,7 @@
 import { once } from "node:events"
 import type { Server } from "node:http"
 import express from "express"
+import type { Page } from "playwright-core"
 import { type CompleteAdapter, MemoryAdapter } from "../../src/adapters/memory.js"
 import { type AuthConfig, credentialsFlow, extendFlow, oauthFlow } from "../../src/index.js"
 import { type InspectorHandle, createInspector } from "../../src/inspect/index.js"
@@ -101,4 +102,18 @@ export async function startPagesApp(): Promise<PagesApp> {
       await Promise.all([idp.stop(), smtp.stop()])
     },
   }
+}
+
+/** In a browser tab: the built-in sign-in page, the credentials form filled for `email` and sent. */
+export async function submitCredentials(page: Page, base: string, email: string): Promise<void> {
+  await page.goto(`${base}/auth/signin`)
+  await page.fill("#input-email-for-credentials-provider", email)
+  await page.fill("#input-password-for-credentials-provider", PASSWORD)
+  await page.click("text=Sign in with Credentials")
+}
+
+/** The email of the session the app sees for this tab's cookies, if any. */
+export async function sessionEmail(page: Page, base: string): Promise<string | undefined> {
+  const session = (await (await page.context().request.get(`${base}/auth/session`)).json()) as { user?: { email?: string } } | null
+  return session?.user?.email
 }
