@@ -15,6 +15,7 @@ import { type AuthAction, isAuthAction } from "./env.js"
 import type { FlowRoute } from "./flow.js"
 import { NO_CACHE, errorResponse, json, redirect } from "./respond.js"
 import { sessionStrategy } from "./session.js"
+import { signOutEverywhere, wantsEverywhere } from "./sign-out-everywhere.js"
 import { clearCookie } from "./cookies.js"
 
 /**
@@ -64,6 +65,7 @@ async function toSignInPage(ctx: RequestContext): Promise<Handled> {
 
 async function signOut(ctx: RequestContext): Promise<Handled> {
   const callback = await resolveCallbackUrl(ctx)
+  if (wantsEverywhere(ctx)) await signOutEverywhere(ctx)
   const cookies = await sessionStrategy(ctx).destroy(ctx)
   return { response: redirect(callback.url, cookies) }
 }

@@ -12,6 +12,7 @@ import type { OutCookie } from "./cookies.js"
 import { adapterOf } from "./effects/link.js"
 import { fireEvent } from "./events.js"
 import { type SessionStrategy, clearSession } from "./session.js"
+import { isRevoked } from "./revocation.js"
 
 function tokenOf(ctx: RequestContext): string | undefined {
   return ctx.req.cookies[ctx.cookies.sessionToken.name] || undefined
@@ -24,6 +25,21 @@ function cookieFor(ctx: RequestContext, token: string, expires: Date): OutCookie
 
 function publicSession(user: AdapterUser, expires: Date): Session {
   return { user: { name: user.name, email: user.email, image: user.image }, expires: expires.toISOString() }
+}
+
+/**
+ * A session of a revoked user (`revokeSessions` with an adapter that cannot delete sessions): deleted,
+ * its cookie cleared. Its last refresh (`expires - maxAge`) is its issue time. Null when it stands.
+ */
+async function revokedSession(ctx: RequestContext, token: string, userId: string, issuedAt: number, fresh: boolean) {
+  try {
+    if (!(await isRevoked(ctx, userId, issuedAt, fresh))) return null
+  } catch (err) {
+    ctx.config.logger.error(new SessionTokenError("Session revocation could not be checked.", { err }))
+    return { body: null, cookies: [] }
+  }
+  await adapterOf(ctx)?.deleteSession(token).catch(() => null)
+  return { body: null, cookies: clearSession(ctx) }
 }
 
 export const databaseStrategy: SessionStrategy = {
@@ -46,8 +62,11 @@ export const databaseStrategy: SessionStrategy = {
       return { body: null, cookies: clearSession(ctx) }
     }
     let expires = session.expires
+    const refresh = update !== undefined || expires.getTime() - maxAge * 1000 + updateAge * 1000 <= ctx.now
+    const revoked = await revokedSession(ctx, token, user.id, expires.getTime() - maxAge * 1000, refresh)
+    if (revoked) return revoked
     const cookies: OutCookie[] = []
-    if (update !== undefined || expires.getTime() - maxAge * 1000 + updateAge * 1000 <= ctx.now) {
+    if (refresh) {
       expires = new Date(ctx.now + maxAge * 1000)
       await adapter.updateSession({ sessionToken: token, expires })
       cookies.push(cookieFor(ctx, token, expires))

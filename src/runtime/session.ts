@@ -5,7 +5,6 @@
  * JWT sessions are re-encrypted only when the `jwt` callback changed the token, the token is older than
  * `session.updateAge`, or the client asked for an update; `exp` and the cookie's `Expires` always agree.
  */
-import { randomUUID } from "node:crypto"
 import { JWTSessionError, SignOutError } from "../errors.js"
 import type { Account, JWT, Profile, Session, SessionCallbackParams, User } from "../types.js"
 import type { RequestContext } from "./context.js"
@@ -13,6 +12,7 @@ import { type OutCookie, clearChunked, readChunked, writeChunked } from "./cooki
 import { fireEvent } from "./events.js"
 import { CLOCK_TOLERANCE, decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.js"
 import { databaseStrategy } from "./session-database.js"
+import { isRevoked, tokenIssuedAt, uuidv7 } from "./revocation.js"
 
 export interface SessionRead {
   readonly body: Session | null
@@ -83,13 +83,29 @@ async function encodeToken(ctx: RequestContext, token: JWT, salt: string): Promi
     return { value, exp }
   }
   const [newest] = config.secrets
-  const claims = { ...token, iat, exp, jti: randomUUID() }
+  const claims = { ...token, iat, exp, jti: uuidv7(ctx.now) }
   return { value: encryptJwt(claims, deriveKey(newest as string, salt, "A256CBC-HS512")), exp }
 }
 
 function sessionCookies(ctx: RequestContext, value: string, exp: number): OutCookie[] {
   const { name, options } = ctx.cookies.sessionToken
   return writeChunked(ctx.req.cookies, name, value, { ...options, expires: new Date(exp * 1000) })
+}
+
+/**
+ * The answer for a revoked session token (no session, cookies cleared), or null when it stands. When the
+ * server-state port cannot answer, the session is treated as absent but its cookies are kept.
+ */
+async function revokedToken(ctx: RequestContext, payload: JWT, fresh: boolean): Promise<SessionRead | null> {
+  if (typeof payload.sub !== "string" || payload.sub === "") return null
+  try {
+    if (!(await isRevoked(ctx, payload.sub, tokenIssuedAt(payload), fresh))) return null
+  } catch (err) {
+    ctx.config.logger.error(new JWTSessionError("Session revocation could not be checked.", { err }))
+    return { body: null, cookies: [] }
+  }
+  ctx.config.logger.debug("session-revoked", { strategy: "jwt" })
+  return { body: null, cookies: clearSession(ctx) }
 }
 
 /** Clears every chunk of the session cookie the request carried. */
@@ -112,6 +128,8 @@ export const jwtStrategy: SessionStrategy = {
       return { body: null, cookies: clearSession(ctx) }
     }
     if (!decoded) return { body: null, cookies: clearSession(ctx) }
+    const revoked = await revokedToken(ctx, decoded.payload, false)
+    if (revoked) return revoked
     const token = await config.callbacks.jwt(
       update ? { token: decoded.payload, trigger: "update", session: update.data } : { token: decoded.payload },
     )
@@ -122,6 +140,8 @@ export const jwtStrategy: SessionStrategy = {
     let exp = typeof token.exp === "number" ? token.exp : Math.floor(ctx.now / 1000) + config.jwt.maxAge
     let cookies: OutCookie[] = []
     if (changed) {
+      const stale = await revokedToken(ctx, decoded.payload, true)
+      if (stale) return stale
       const encoded = await encodeToken(ctx, token, name)
       exp = encoded.exp
       cookies = sessionCookies(ctx, encoded.value, exp)

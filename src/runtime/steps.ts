@@ -28,6 +28,7 @@ import { AWAITING_INPUT } from "../machines/types.js"
 import type { FlowContext, StepState } from "../machines/setup.js"
 import type { Account, Awaitable, Theme, User } from "../types.js"
 import { effect } from "./effects/effect.js"
+import { type ServerState, stateKey } from "./server-state.js"
 import { type EffectContext, type FlowDefinition, type FlowRoute, defineFlow } from "./flow.js"
 import type { SafeHtml } from "./pages/html.js"
 import { renderStepCard } from "./pages/step.js"
@@ -42,6 +43,11 @@ export interface StepArgs {
   readonly data: Record<string, unknown>
   /** The request being served (headers, URL), for steps that need it. */
   readonly request: { readonly url: URL; readonly method: string }
+  /**
+   * The config's server-state port (shared by every instance when it is `RedisServerState`): for steps
+   * that need single use or counts across instances, e.g. a one-time code.
+   */
+  readonly serverState: ServerState
 }
 
 /** What `submit` answers: pass, stay on the page (with a message), or fail the flow. */
@@ -136,8 +142,14 @@ export interface StepDefinition {
   readonly page?: (props: StepPageProps) => StepPageContent
   /** For steps that wait: check what the form sent. */
   readonly submit?: (args: StepArgs & { params: Readonly<Record<string, unknown>>; attempt: number }) => Awaitable<StepVerdict>
-  /** Wrong answers allowed before the flow fails. Default 5. */
+  /**
+   * Wrong answers allowed per user within `attemptWindow` before the step refuses. Counted on the server
+   * (the config's `serverState`), so neither a new sign-in nor a replayed cookie starts it again; the
+   * attempt after the last allowed one is refused even with the right answer. Default 5.
+   */
   readonly maxAttempts?: number
+  /** Seconds a user's wrong answers are counted for (from the first). Default 900 (15 minutes). */
+  readonly attemptWindow?: number
 }
 
 /** A failed step: the flow ends, no session. Shown as `error=AccessDenied`. */
@@ -164,6 +176,7 @@ function argsOf(ctx: EffectContext, identity: Identity, state: StepState | undef
     provider: ctx.providerId as string,
     data: state?.data ?? {},
     request: { url: ctx.req.url, method: ctx.req.method },
+    serverState: ctx.config.serverState,
   }
 }
 
@@ -178,6 +191,19 @@ interface SubmitOutput {
   data: Record<string, unknown>
 }
 
+/**
+ * Counts one answer of the user at this step in the server-state port (a window of `attemptWindow`),
+ * keyed by user, not by flow: a new sign-in or a replayed flow cookie does not start it again.
+ */
+async function countAttempt(ctx: EffectContext, step: StepDefinition, identity: Identity) {
+  const user = identity.user as User
+  const owner = user.id ?? user.email
+  if (!owner) return undefined
+  const key = stateKey("attempts", String(owner), step.id)
+  const { count } = await ctx.config.serverState.count(key, (step.attemptWindow ?? 900) * 1000)
+  return { key, count }
+}
+
 function stepActors(step: StepDefinition) {
   const enter = effect<EnterOutput, { identity: Identity; state?: StepState }>(async (ctx, input) => {
     const args = argsOf(ctx, input.identity, input.state)
@@ -190,13 +216,19 @@ function stepActors(step: StepDefinition) {
   })
   const submit = effect<SubmitOutput, { identity: Identity; state?: StepState; params: Record<string, unknown> }>(
     async (ctx, input) => {
-      const attempt = (input.state?.attempts ?? 0) + 1
+      const max = step.maxAttempts ?? 5
+      const counted = await countAttempt(ctx, step, input.identity)
+      const attempt = Math.max((input.state?.attempts ?? 0) + 1, counted?.count ?? 0)
+      if (attempt > max) throw new StepFailed(`The ${step.id} step refused attempt ${attempt} (at most ${max}).`)
       const args = { ...argsOf(ctx, input.identity, input.state), params: input.params, attempt }
       const verdict = await (step.submit as NonNullable<StepDefinition["submit"]>)(args)
       const normal = typeof verdict === "boolean" ? { result: verdict ? ("pass" as const) : ("retry" as const) } : verdict
       const data = { ...(input.state?.data ?? {}), ...(normal.data ?? {}) }
-      if (normal.result === "pass") return { result: "pass", data }
-      if (normal.result === "fail" || attempt >= (step.maxAttempts ?? 5)) {
+      if (normal.result === "pass") {
+        if (counted) await ctx.config.serverState.reset(counted.key)
+        return { result: "pass", data }
+      }
+      if (normal.result === "fail" || attempt >= max) {
         throw new StepFailed(`The ${step.id} step failed after ${attempt} attempt(s).`)
       }
       return { result: "retry", data, ...(normal.message ? { message: normal.message } : {}) }

@@ -7,11 +7,14 @@
  * import { totpStep } from "authchart/steps/totp"
  * const flows = [extendFlow(credentialsFlow, [totpStep({ secretFor: (user) => db.totpSecret(user.id) })])]
  * ```
- * Verification accepts the current 30-second step and one on either side, counts wrong codes (the flow
- * fails at `maxAttempts`), and refuses a code whose time step was already used by the same user.
+ * Verification accepts the current 30-second step and one on either side, counts wrong codes per user
+ * on the server (`maxAttempts` within `attemptWindow`, across flows and instances), and refuses a code
+ * whose time step was already used by the same user (RFC 6238 §5.2): a claim in the config's
+ * server-state port, so with `RedisServerState` a code used on one instance is refused on every other.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import type { Awaitable, User } from "../types.js"
+import { stateKey } from "../runtime/server-state.js"
 import { type StepDefinition, type StepPageContent, type StepPageProps, defineStep } from "../runtime/steps.js"
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
@@ -116,13 +119,21 @@ export function createTotpEnrollment(options: { accountName: string; issuer: str
   }
 }
 
-/** Remembers used time steps per user so a code cannot be used twice within its window. */
+/**
+ * Remembers used time steps per user so a code cannot be used twice within its window.
+ * @deprecated Used codes go through the config's `serverState` port by default (shared across
+ * instances with `RedisServerState`); pass `usedCodes` only to keep them somewhere else.
+ */
 export interface UsedCodes {
   /** True when the step was not yet used (and marks it used). */
   claim(userKey: string, step: number): Awaitable<boolean>
 }
 
-/** An in-process registry of used steps (one instance; use a shared store when running several). */
+/**
+ * An in-process registry of used steps (one instance only).
+ * @deprecated The default is now the config's `serverState` port; this registry is not shared between
+ * instances. Remove the `usedCodes` option to use the port.
+ */
 export function memoryUsedCodes(): UsedCodes {
   const used = new Map<string, number>()
   return {
@@ -138,11 +149,16 @@ export function memoryUsedCodes(): UsedCodes {
 export interface TotpStepOptions {
   /** The user's base32 TOTP secret, or null when they have none (the step is then skipped). */
   secretFor: (user: User) => Awaitable<string | null | undefined>
-  /** Wrong codes allowed before the flow fails. Default 5. */
+  /** Wrong codes allowed per user within `attemptWindow` before the step refuses. Default 5. */
   maxAttempts?: number
+  /** Seconds the wrong codes of a user are counted for. Default 900 (15 minutes). */
+  attemptWindow?: number
   /** Steps accepted on either side of now. Default 1. */
   window?: number
-  /** Where used steps are remembered. Default: in this process. */
+  /**
+   * Where used steps are remembered. Default: the config's `serverState` port.
+   * @deprecated Leave it out; the port is shared across instances when it is `RedisServerState`.
+   */
   usedCodes?: UsedCodes
   /** The page; default {@link defaultTotpPage}: a 6-digit field named `code` in the themed card. */
   page?: (props: StepPageProps) => StepPageContent
@@ -164,21 +180,27 @@ export function defaultTotpPage(_props: StepPageProps): StepPageContent {
 
 /** The TOTP step: after sign-in identifies the user, before the session is issued. */
 export function totpStep(options: TotpStepOptions): StepDefinition {
-  const usedCodes = options.usedCodes ?? memoryUsedCodes()
   const now = options.now ?? Date.now
+  const window = options.window ?? 1
   return defineStep({
     id: "totp",
     maxAttempts: options.maxAttempts ?? 5,
+    ...(options.attemptWindow !== undefined ? { attemptWindow: options.attemptWindow } : {}),
     when: async ({ user }) => Boolean(await options.secretFor(user)),
     page: options.page ?? defaultTotpPage,
-    async submit({ user, params }) {
+    async submit({ user, params, serverState }) {
       const secret = await options.secretFor(user)
       const code = typeof params.code === "string" ? params.code.trim() : ""
-      const step = secret ? verifyTotp(secret, code, now(), options.window ?? 1) : null
+      const at = now()
+      const step = secret ? verifyTotp(secret, code, at, window) : null
       if (step === null) return { result: "retry", message: "That code is not valid. Try again." }
-      if (!(await usedCodes.claim(String(user.id ?? user.email), step))) {
-        return { result: "retry", message: "That code was already used. Wait for the next one." }
-      }
+      const userKey = String(user.id ?? user.email)
+      // the code stays acceptable until its step leaves the window: claim it that long
+      const validFor = (step + window + 1) * 30_000 - at
+      const fresh = options.usedCodes
+        ? await options.usedCodes.claim(userKey, step)
+        : await serverState.claim(stateKey("totp", userKey, step), validFor)
+      if (!fresh) return { result: "retry", message: "That code was already used. Wait for the next one." }
       return true
     },
   })

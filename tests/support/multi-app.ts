@@ -9,20 +9,25 @@
  * - `SESSIONS`: `database` (default, `RedisAdapter` on the same Redis) or `jwt` (no adapter)
  * - `OIDC_ISSUER`, `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET`: an OIDC provider with id `idp`
  * - `SMTP_URL`: a Nodemailer provider (needs `SESSIONS=database` or `FLOW_STORE=redis`)
+ * - `SERVER_STATE`: `redis` (default, `RedisServerState`: single use, attempt counts and revocation
+ *   shared by the instances) or `memory` (each instance its own)
+ * - `TOTP=1`: the credentials provider with a TOTP step (tests/fixtures/credentials-with-totp.ts)
  *
  * Every error the library logs is one stderr line `auth-error <type>: <message>`. `GET /__health`
- * answers `{ pid, redis: <client ready> }`; `GET /me` is the session through `getSession`.
+ * answers `{ pid, redis: <client ready> }`; `GET /me` is the session through `getSession`;
+ * `POST /__revoke/<userId>` calls `revokeSessions` (what an admin page or a password change would do).
  */
 import express from "express"
 import type { Request, Response } from "express"
 import { createClient } from "redis"
 import type { Adapter } from "../../src/adapters/types.js"
 import { RedisAdapter } from "../../src/adapters/redis.js"
-import type { AuthConfig } from "../../src/index.js"
+import { type AuthConfig, revokeSessions } from "../../src/index.js"
 import { ExpressAuth, getSession } from "../../src/integration/express.js"
 import Nodemailer from "../../src/providers/nodemailer.js"
 import { cookieFlowStore } from "../../src/runtime/store.js"
-import { RedisFlowStore, failFastRedisOptions } from "../../src/stores/redis.js"
+import { RedisFlowStore, RedisServerState, failFastRedisOptions } from "../../src/stores/redis.js"
+import { appConfig } from "../fixtures/credentials-with-totp.js"
 
 function required(name: string): string {
   const value = process.env[name]
@@ -49,12 +54,16 @@ async function main(): Promise<void> {
     })
   }
   if (process.env.SMTP_URL) providers.push(Nodemailer({ server: process.env.SMTP_URL, from: "authchart <auth@example.test>" }))
+  const totp = process.env.TOTP === "1" ? appConfig(required("AUTH_SECRET")) : undefined
+  if (totp) providers.push(...totp.providers)
 
   const config: AuthConfig = {
     secret: required("AUTH_SECRET"),
     trustHost: true,
     providers: providers as AuthConfig["providers"],
     flowStore: (process.env.FLOW_STORE ?? "redis") === "redis" ? RedisFlowStore(redis, { prefix: "app:flow:" }) : cookieFlowStore(),
+    ...((process.env.SERVER_STATE ?? "redis") === "redis" ? { serverState: RedisServerState(redis, { prefix: "app:state:" }) } : {}),
+    ...(totp ? { flows: totp.flows } : {}),
     ...(database ? { adapter: RedisAdapter(redis, { prefix: "app:" }) as Adapter, session: { strategy: "database" as const } } : {}),
     logger: {
       error: (error) => process.stderr.write(`auth-error ${(error as { type?: string }).type ?? error.name}: ${error.message}\n`),
@@ -68,6 +77,14 @@ async function main(): Promise<void> {
   app.use("/auth", ExpressAuth(config))
   app.get("/__health", (_req: Request, res: Response) => {
     res.json({ pid: process.pid, redis: redis.isReady })
+  })
+  app.post("/__revoke/:userId", async (req: Request, res: Response, next) => {
+    try {
+      await revokeSessions(String(req.params.userId), config)
+      res.json({ revoked: req.params.userId })
+    } catch (err) {
+      next(err)
+    }
   })
   app.get("/me", async (req: Request, res: Response, next) => {
     try {

@@ -1,7 +1,8 @@
 /**
  * The email flow's effects. `requestLink`: normalise and validate the address, ask the `signIn`
  * callback (`email.verificationRequest`), store the token's hash, send the link; a send failure takes
- * the token back. `verifyLink`: consume the token (single use, not expired, same address).
+ * the token back. `verifyLink`: consume the token (single use, not expired, same address); the use is
+ * also claimed in the server-state port, so a store that does not delete cannot let a link in twice.
  *
  * Stored tokens are `sha256(token + secret)` as in Auth.js: written with the newest secret, read with
  * every secret (and Auth.js' comma-joined list), so a pending link survives a secret rotation. With
@@ -20,6 +21,7 @@ import { adapterOf } from "./link.js"
 import { askSignIn } from "./tail.js"
 import { stableUserId } from "./oauth.js"
 import type { FlowStore } from "../store.js"
+import { stateKey } from "../server-state.js"
 
 const DEFAULT_MAX_AGE_S = 24 * 60 * 60
 
@@ -168,16 +170,24 @@ export const verifyLink = effect<Identity, { params: Record<string, unknown> }>(
   const email = typeof input.params.email === "string" ? input.params.email : undefined
   if (typeof token !== "string" || token === "") throw new Verification("The link has no token.")
   let invite: VerificationToken | null = null
+  let hashed = ""
   // the bound token first; the plain one for links Auth.js mailed before the move
   const candidates = [...new Set([boundToken(ctx, provider, token), token])]
   const hashes = secretsFor(ctx, provider).flatMap((secret) => candidates.map((candidate) => hashToken(candidate, secret)))
   for (const hash of hashes) {
+    hashed = hash
     invite = await store.use(email, hash)
     if (invite) break
   }
   const expired = invite !== null && new Date(invite.expires).getTime() < ctx.now
   if (!invite || expired || (email !== undefined && invite.identifier !== email)) {
     throw new Verification("The sign-in link is invalid, used or expired.", { hasInvite: !!invite, expired })
+  }
+  // Single use whatever the store does (an adapter whose useVerificationToken does not delete, or two
+  // clicks raced on instances): the first use claims the token for the rest of its lifetime.
+  const lifetime = new Date(invite.expires).getTime() - ctx.now
+  if (!(await ctx.config.serverState.claim(stateKey("email", invite.identifier, hashed), lifetime))) {
+    throw new Verification("The sign-in link was already used.")
   }
   const identifier = invite.identifier
   const user = (await store.getUserByEmail(identifier)) ?? newEmailUser(ctx, provider, identifier)

@@ -8,6 +8,7 @@ import type { RelayingParty, WebAuthnConfig } from "../../providers/webauthn-typ
 import type { SafeAdapter } from "../adapter.js"
 import type { RequestContext } from "../context.js"
 import { adapterOf } from "./link.js"
+import { stateKey } from "../server-state.js"
 
 type SimpleWebAuthnServer = typeof import("@simplewebauthn/server")
 
@@ -66,18 +67,12 @@ export function requireUserVerification(explicit: boolean | undefined, requested
   return explicit ?? requested === "required"
 }
 
-const answered = new WeakMap<object, Map<string, number>>()
-
 /**
- * Marks a challenge answered; false when it already was. The flow store forgets a used flow, but a
- * sealed cookie could be sent again: this makes every challenge single use in this process too, for
- * authenticators whose signature counter stays 0. Entries live as long as a challenge can.
+ * Marks a challenge answered in the config's server-state port; false when it already was (on any
+ * instance sharing the port). The flow snapshot that carries the challenge resumes once already; this
+ * keeps each challenge single use on its own too, for authenticators whose signature counter stays 0.
+ * The claim lives as long as a challenge can be answered.
  */
-export function consumeChallenge(ctx: RequestContext, challenge: string): boolean {
-  let seen = answered.get(ctx.config)
-  if (!seen) answered.set(ctx.config, (seen = new Map()))
-  for (const [value, expires] of seen) if (expires <= ctx.now) seen.delete(value)
-  if (seen.has(challenge)) return false
-  seen.set(challenge, ctx.now + CHALLENGE_TTL_S * 1000)
-  return true
+export function consumeChallenge(ctx: RequestContext, challenge: string): Promise<boolean> {
+  return ctx.config.serverState.claim(stateKey("webauthn", challenge), CHALLENGE_TTL_S * 1000)
 }

@@ -179,7 +179,7 @@ export const webauthnVerify = effect<Identity, VerifyInput>(async (ctx, input) =
   if (action !== issued.action) {
     throw new WebAuthnVerificationError(`A "${action}" response does not answer the "${issued.action}" options issued.`)
   }
-  if (!consumeChallenge(ctx, issued.challenge)) throw new WebAuthnVerificationError("This challenge was already answered.")
+  if (!(await consumeChallenge(ctx, issued.challenge))) throw new WebAuthnVerificationError("This challenge was already answered.")
   return action === "authenticate"
     ? authenticate(ctx, response, issued.challenge)
     : register(ctx, response, issued.challenge, input.user)

@@ -1,0 +1,39 @@
+/**
+ * `POST /signout` with `everywhere=true` (urlencoded or JSON, CSRF-checked like every sign-out): before
+ * the usual sign-out, revoke every session of the signed-in user on every instance (see
+ * `revokeSessions`). A failure is logged as `SignOutError`; this browser is signed out regardless.
+ */
+import { SignOutError } from "../errors.js"
+import type { RequestContext } from "./context.js"
+import { readChunked } from "./cookies.js"
+import { adapterOf } from "./effects/link.js"
+import { revokeUser } from "./revocation.js"
+import { decodeSessionToken } from "./session.js"
+
+/** Whether the sign-out asks to end the user's sessions everywhere. */
+export function wantsEverywhere(ctx: RequestContext): boolean {
+  const value = ctx.req.body?.everywhere
+  return value === true || value === "true"
+}
+
+async function signedInUserId(ctx: RequestContext): Promise<string | undefined> {
+  const { name } = ctx.cookies.sessionToken
+  if (ctx.config.session.strategy === "database") {
+    const token = ctx.req.cookies[name]
+    const found = token ? await adapterOf(ctx)?.getSessionAndUser(token) : null
+    return found?.user.id
+  }
+  const raw = readChunked(ctx.req.cookies, name)
+  const sub = raw ? (await decodeSessionToken(ctx, raw, name))?.payload.sub : undefined
+  return typeof sub === "string" && sub !== "" ? sub : undefined
+}
+
+/** Revokes every session of the user signed in on this request, if any. Never throws. */
+export async function signOutEverywhere(ctx: RequestContext): Promise<void> {
+  try {
+    const userId = await signedInUserId(ctx)
+    if (userId) await revokeUser(ctx.config, userId, ctx.now)
+  } catch (err) {
+    ctx.config.logger.error(new SignOutError("The sessions could not be revoked everywhere.", { err }))
+  }
+}
