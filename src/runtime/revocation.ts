@@ -10,8 +10,7 @@
  * the start of that second, so a revocation covers every token of the second it happened in.
  */
 import { randomBytes } from "node:crypto"
-import type { AuthConfig } from "../types.js"
-import { type ResolvedConfig, resolvedFor } from "./config.js"
+import type { ResolvedConfig } from "./config.js"
 import type { RequestContext } from "./context.js"
 
 interface Cached {
@@ -79,7 +78,7 @@ export function tokenIssuedAt(token: { readonly iat?: unknown; readonly jti?: un
   return iat * 1000
 }
 
-/** Revokes the user's sessions as of `now` (ms) for a resolved config; see {@link revokeSessions}. */
+/** Revokes the user's sessions as of `now` (ms) for a resolved config; see `revokeSessions`. */
 export async function revokeUser(config: ResolvedConfig, userId: string, now: number): Promise<void> {
   const keepFor = Math.max(config.jwt.maxAge, config.session.maxAge) * 1000
   await config.serverState.setNotBefore(userId, now, keepFor)
@@ -88,27 +87,4 @@ export async function revokeUser(config: ResolvedConfig, userId: string, now: nu
   if (config.session.strategy === "database" && typeof adapter?.deleteUserSessions === "function") {
     await adapter.deleteUserSessions(userId)
   }
-}
-
-/**
- * Ends every session of a user, on every instance sharing the config's `serverState`: "sign out
- * everywhere", after a password change, or from an admin page. JWT sessions issued until now are
- * refused at their next read (other instances notice within `session.revocationCacheTtl`, default 5 s);
- * database sessions are deleted when the adapter has `deleteUserSessions` (memory and Redis adapters),
- * and refused by the same "not before" otherwise. Sessions made after the call are not affected.
- *
- * `POST /signout` with `everywhere=true` (CSRF-checked like any sign-out) does this for the signed-in user.
- *
- * @example
- * ```ts
- * import { revokeSessions } from "authchart"
- * app.post("/account/password", async (req, res) => {
- *   await changePassword(user, req.body.password)
- *   await revokeSessions(user.id, authConfig)
- * })
- * ```
- */
-export async function revokeSessions(userId: string, config: AuthConfig): Promise<void> {
-  if (!userId) throw new TypeError("revokeSessions: a user id is required")
-  await revokeUser(resolvedFor(config), userId, Date.now())
 }
