@@ -92,7 +92,7 @@ const SWEEP_EVERY_MS = 60_000
  */
 export function memoryServerState(options: MemoryServerStateOptions = {}): ServerState {
   const max = Math.max(1, options.maxEntries ?? 100_000)
-  const clock = options.now ?? Date.now
+  const clock = options.now ?? (() => Date.now())
   const entries = new Map<string, Entry>()
   let nextSweep = clock() + SWEEP_EVERY_MS
 

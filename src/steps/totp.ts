@@ -180,7 +180,7 @@ export function defaultTotpPage(_props: StepPageProps): StepPageContent {
 
 /** The TOTP step: after sign-in identifies the user, before the session is issued. */
 export function totpStep(options: TotpStepOptions): StepDefinition {
-  const now = options.now ?? Date.now
+  const now = options.now ?? (() => Date.now())
   const window = options.window ?? 1
   return defineStep({
     id: "totp",
