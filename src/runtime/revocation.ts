@@ -7,7 +7,8 @@
  *
  * A session token's issue time: authchart's own tokens carry a UUIDv7 `jti` (a standard UUID whose first
  * 48 bits are the millisecond it was made); any other Auth.js token is judged by its `iat` second, from
- * the start of that second, so a revocation covers every token of the second it happened in.
+ * the start of that second, so a revocation covers every such token of the second it happened in. A
+ * session is revoked when it was issued before the "not before" moment (strictly).
  */
 import { randomBytes } from "node:crypto"
 import type { ResolvedConfig } from "./config.js"
@@ -49,7 +50,7 @@ async function notBefore(config: ResolvedConfig, userId: string, now: number, fr
  */
 export async function isRevoked(ctx: RequestContext, userId: string, issuedAt: number, fresh = false): Promise<boolean> {
   const at = await notBefore(ctx.config, userId, ctx.now, fresh)
-  return at !== null && issuedAt <= at
+  return at !== null && issuedAt < at
 }
 
 /** A UUIDv7 (RFC 9562 §5.7) for the millisecond `at`: 48-bit time, version 7, variant 10, random rest. */
