@@ -5,9 +5,10 @@
  * inspector, opened from the home page's link, as a developer sees it.
  */
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { type RunningDemo, start } from "../demo/server.js"
+import { DEMO_PASSWORD, DEMO_TOTP_USER, type RunningDemo, start } from "../demo/server.js"
 import { captureLogger } from "./helpers.js"
 import { type Browser, authenticatorTab, launchBrowser } from "./support/browser.js"
+import { Person, forms } from "./support/demo-person.js"
 
 let demo: RunningDemo
 let browser: Browser
@@ -44,7 +45,7 @@ it("register a passkey → protected page → sign out → sign in with the pass
   expect(log.errors).toEqual([])
 }, 60_000)
 
-it("the home page's Inspector link opens the inspector: every flow drawn offline, the passkey sign-in listed", async () => {
+it("the home page's Inspector link opens the inspector: every flow drawn offline, sign-ins listed, a resting two-step flow highlighted", async () => {
   const page = await browser.context.newPage()
   const errors: string[] = []
   page.on("pageerror", (err) => errors.push(err.message))
@@ -60,6 +61,17 @@ it("the home page's Inspector link opens the inspector: every flow drawn offline
     .evaluateAll((nodes) => nodes.map((n) => n.textContent?.trim()))
   expect(credentialsStates).toEqual(expect.arrayContaining(["idle", "entering", "waiting", "checking", "issuing"]))
   await page.locator('.flow-item[data-flow="webauthn"][data-status="done"]').first().waitFor()
+
+  // the two-step user's password is accepted: the flow rests in the TOTP step, highlighted inside its box
+  const person = new Person(demo.url)
+  const { response } = await person.follow(await person.visit("/protected"))
+  const [form] = forms(await response.text()).filter((f) => "password" in f.fields)
+  const asked = await person.visit(form?.action ?? "", { ...form?.fields, email: DEMO_TOTP_USER.email, password: DEMO_PASSWORD })
+  expect(asked.status).toBe(200)
+  await page.locator('.flow-item[data-flow="credentials"][data-status="resting"]').click()
+  const credentials = page.locator('article.diagram[data-flow="credentials"]')
+  await expect.poll(() => credentials.getAttribute("data-current")).toBe("totp.waiting")
+  await expect.poll(() => credentials.locator("g.node.current").textContent()).toBe("waiting")
   expect(errors).toEqual([])
   await page.close()
 }, 60_000)
