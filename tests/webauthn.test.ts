@@ -132,12 +132,22 @@ describe.each(backends)("passkeys with the $name adapter", (backend) => {
     return { fields: Object.fromEntries(new URLSearchParams(body)), cookie }
   }
 
-  /** A captured sign-in response for a fresh user's passkey (registered, then signed out). */
-  async function capturedSignIn(email: string) {
+  /**
+   * A captured sign-in response for a fresh user's passkey (registered, then signed out). `asAuthJs`:
+   * the options request carries no `callbackUrl`, as from Auth.js' `signIn("passkey")` client.
+   */
+  async function capturedSignIn(email: string, { asAuthJs = false } = {}) {
     const { page } = await tab({ autofill: false })
     await register(page, email)
     await page.waitForURL(`${base}/`)
     await signOut(page)
+    if (asAuthJs) {
+      await page.route("**/auth/webauthn-options/**", (route) => {
+        const url = new URL(route.request().url())
+        url.searchParams.delete("callbackUrl")
+        return route.continue({ url: url.href })
+      })
+    }
     await page.goto(`${base}/auth/signin`)
     const captured = await capture(page, () => page.click("text=Sign in with Passkey"))
     await page.close()
@@ -222,6 +232,20 @@ describe.each(backends)("passkeys with the $name adapter", (backend) => {
     expect(await session(page)).toBeNull()
     expect(await adapter.getUserByEmail?.("later@example.test")).toBeNull()
     await page.close()
+  }, 60_000)
+
+  it("a callbackUrl posted with the response (Auth.js' passkey client) is honoured when the options request named none; another origin falls back to the site", async () => {
+    const first = await capturedSignIn("posted-callback@example.test", { asAuthJs: true })
+    const honoured = await post(first.cookie, { ...first.fields, callbackUrl: `${base}/after?tab=passkeys` })
+    expect(honoured.status).toBe(303)
+    expect(honoured.headers.get("location")).toBe(`${base}/after?tab=passkeys`)
+    expect(sessionCookie(honoured)).toBeDefined()
+
+    const second = await capturedSignIn("posted-elsewhere@example.test", { asAuthJs: true })
+    const elsewhere = await post(second.cookie, { ...second.fields, callbackUrl: "https://attacker.example/steal" })
+    expect(elsewhere.status).toBe(303)
+    expect(elsewhere.headers.get("location")).toBe(base)
+    expect(sessionCookie(elsewhere)).toBeDefined()
   }, 60_000)
 
   it("a response answers its challenge once: resent as is → FlowStateError (the snapshot resumes once), without the flow state → FlowStateError", async () => {

@@ -8,7 +8,7 @@ import { type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, create
 import { AuthError, FlowStateError } from "../errors.js"
 import { AWAITING_INPUT, type FlowOutput, type Reply } from "../machines/types.js"
 import { resolveCallbackUrl } from "./callback-url.js"
-import type { Handled, RequestContext } from "./context.js"
+import { type Handled, type RequestContext, param } from "./context.js"
 import type { OutCookie } from "./cookies.js"
 import { bindEffectContext } from "./effects/effect.js"
 import { csrfState } from "./csrf.js"
@@ -100,6 +100,11 @@ function keptCallbackUrl(envelope: FlowEnvelope | null, origin: string): string 
   }
 }
 
+/** Whether the request names a callback URL as a parameter (not just the ambient callback-url cookie). */
+function callbackUrlNamed(ctx: RequestContext): boolean {
+  return param(ctx.req, "callbackUrl") !== undefined
+}
+
 /** Whether the flow rests on a page it renders itself (an extra step's page). */
 function restsOnPage(snapshot: AnyMachineSnapshot, flow: FlowDefinition): boolean {
   const reply = (snapshot.context as { reply?: Reply | null }).reply
@@ -166,11 +171,14 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
     flowId = envelope?.flowId ?? randomUUID()
     emit?.({ ...base(), at: Date.now(), type: "request", method: ctx.req.method, action: ctx.action, event: route.event })
     const kept = keptCallbackUrl(envelope, ctx.origin)
+    // A flow whose start named no callbackUrl resolves it when it resumes, as Auth.js does: Auth.js'
+    // passkey client posts it with the response. Validated like any other (same origin).
     const callback = kept ? { url: kept } : await resolveCallbackUrl(ctx)
     const ectx: EffectContext = { ...ctx, callbackUrl: callback.url }
     const provided = providedMachine(flow)
     const machine = flow.effects ? provided.provide({ actors: flow.effects(ectx) }) : provided
-    const input = { provider: ctx.providerId as string, now: ctx.now, callbackUrl: callback.url }
+    const named = callbackUrlNamed(ctx)
+    const input = { provider: ctx.providerId as string, now: ctx.now, ...(named ? { callbackUrl: callback.url } : {}) }
     try {
       const inspect = emit || raw ? { inspect: xstateObserver(emit, raw, base) } : {}
       actor = createActor(machine, envelope ? { snapshot: envelope.snapshot as never, input, ...inspect } : { input, ...inspect })
