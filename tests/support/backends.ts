@@ -6,8 +6,8 @@
  * on PostgreSQL, `@auth/unstorage-adapter` with unstorage's Redis driver. The PostgreSQL ones share one
  * server per test file, a database each (`pg-databases.ts`).
  *
- * An entry is everything a suite needs: how to start it, how its adapter departs from the full
- * contract (`quirks`, the conformance options) and, when passkeys cannot run on it, why.
+ * An entry is everything a suite needs: how to start it and how its adapter departs from the full
+ * contract (`quirks`, the conformance options; `noPasskeys()` reads the WebAuthn gap from them).
  */
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -41,15 +41,16 @@ export interface Backend {
   readonly name: string
   /** Where the adapter departs from the full contract; the conformance suite's options. */
   readonly quirks: ConformanceOptions
-  /** Why passkeys cannot run on this adapter; absent when they can. */
-  readonly noPasskeys?: string
   /** Starts what the backend needs (schema included) and returns a fresh adapter. */
   setup(): Promise<BackendSetup>
   /** A fresh adapter without setup (memory only). */
   make?(): Adapter
 }
 
-const NO_WEBAUTHN_METHODS = "the adapter has no getAccount and no authenticator methods"
+/** Why passkeys cannot run on a backend (its adapter lacks the WebAuthn methods); undefined when they can. */
+export function noPasskeys(backend: Backend): string | undefined {
+  return backend.quirks.webauthn === false ? "the adapter has no getAccount and no authenticator methods" : undefined
+}
 
 /**
  * What every published Auth.js adapter here does short of the full contract: `createUser` draws its own
@@ -105,7 +106,6 @@ export const redisBackend: Backend = {
 export const pgBackend: Backend = {
   name: "@auth/pg-adapter",
   quirks: { ...AUTHJS_ADAPTER, extraColumns: true, rejectsDuplicates: false, webauthn: false },
-  noPasskeys: NO_WEBAUTHN_METHODS,
   async setup() {
     const db = await openDatabase("pg_adapter")
     return guarded(db.close, async () => {
@@ -155,7 +155,6 @@ export const drizzleSqliteBackend: Backend = {
 export const kyselyBackend: Backend = {
   name: "@auth/kysely-adapter (PostgreSQL)",
   quirks: { ...AUTHJS_ADAPTER, extraColumns: true, rejectsDuplicates: false, webauthn: false, updatesUnknownSession: false },
-  noPasskeys: NO_WEBAUTHN_METHODS,
   async setup() {
     const db = await openDatabase("kysely")
     // Kysely ends the pool it was given when it is destroyed.
