@@ -40,6 +40,8 @@ export type ErrorType =
   | "OAuthCallbackError"
   | "OAuthProfileParseError"
   | "OAuthSignInError"
+  | "RateLimited"
+  | "RateLimitUnavailable"
   | "AccountNotLinked"
   | "SessionTokenError"
   | "SignOutError"
@@ -246,6 +248,18 @@ export class ExperimentalFeatureNotEnabled extends AuthError {
   static override type: ErrorType = "ExperimentalFeatureNotEnabled"
 }
 
+/**
+ * A rate limit refused the request (README "Limits"). Client-safe: the sign-in page says "Too many
+ * attempts. Try again in N minutes." and never whether the account exists.
+ */
+export class RateLimited extends SignInError {
+  static override type: ErrorType = "RateLimited"
+}
+/** The server-state port failed while counting a rule that fails closed (password attempts). */
+export class RateLimitUnavailable extends AuthError {
+  static override type: ErrorType = "RateLimitUnavailable"
+}
+
 /** The error types whose name may be shown to the client in `?error=`; the rest become `Configuration`. */
 export const clientSafeErrorTypes: ReadonlySet<ErrorType> = new Set<ErrorType>([
   "CredentialsSignin",
@@ -258,6 +272,7 @@ export const clientSafeErrorTypes: ReadonlySet<ErrorType> = new Set<ErrorType>([
   "WebAuthnVerificationError",
   "EmailSignInError",
   "FlowStateError",
+  "RateLimited",
 ])
 
 /** True when `error`'s type may appear in a URL or page. */

@@ -9,12 +9,13 @@
  * ```
  * @packageDocumentation
  */
-export { Auth } from "./runtime/auth.js"
+export { Auth, type AuthOptions } from "./runtime/auth.js"
 export { raw, skipCSRFCheck } from "./runtime/config.js"
 export { createActionURL, isAuthAction, setEnvDefaults, type AuthAction } from "./runtime/env.js"
 export { defineFlow, type FlowDefinition, type FlowDefinitionInput, type FlowRoute, type EffectContext } from "./runtime/flow.js"
 export type { FlowStore, FlowEnvelope, FlowStoreIO } from "./runtime/store.js"
 export { revokeSessions } from "./runtime/revoke-sessions.js"
+export { resetRateLimit } from "./runtime/rate-limit-reset.js"
 export { memoryServerState, stateKey, type MemoryServerStateOptions, type ServerState, type WindowCount } from "./runtime/server-state.js"
 export { credentialsFlow, emailFlow, oauthFlow, webauthnFlow } from "./runtime/flows.js"
 export {

@@ -328,6 +328,66 @@ export interface EventCallbacks {
   updateUser?: (message: { user: User }) => Awaitable<void>
   linkAccount?: (message: { user: User; account: Account; profile: User }) => Awaitable<void>
   session?: (message: { session: Session; token?: JWT }) => Awaitable<void>
+  /**
+   * A rate limit started refusing (once per lockout, not per refused request). `account` is the
+   * identifier's keyed hash, never the identifier itself.
+   */
+  rateLimited?: (message: RateLimitedEvent) => Awaitable<void>
+}
+
+/** The limits authchart applies (README "Limits"); each can be tuned or turned off in `rateLimit.rules`. */
+export type RateLimitRuleName =
+  | "passwordAccount"
+  | "passwordClient"
+  | "passwordAccounts"
+  | "emailAddress"
+  | "emailClient"
+  | "webauthnClient"
+  | "oauthClient"
+  | "client"
+
+/** At most `max` hits in a fixed window of `window` seconds (the window starts at the first hit). */
+export interface RateLimitRule {
+  window: number
+  max: number
+}
+
+/** What the `rateLimit.key` and `rateLimit.skip` hooks see of a request about to be counted. */
+export interface RateLimitRequest {
+  readonly rule: RateLimitRuleName
+  /** The client as counted: the integration's client IP (IPv6 per /64), or undefined when none was given. */
+  readonly client: string | undefined
+  readonly method: string
+  readonly action: string
+  readonly providerId: string | undefined
+  readonly headers: { get(name: string): string | null }
+}
+
+/** The `rateLimited` event's message. */
+export interface RateLimitedEvent {
+  readonly rule: RateLimitRuleName
+  readonly client: string | undefined
+  /** Keyed hash of the account or address (per-account rules only). */
+  readonly account: string | undefined
+  /** Seconds until the rule admits requests again. */
+  readonly retryAfter: number
+}
+
+/** `rateLimit` in the config (README "Limits"). */
+export interface RateLimitConfig {
+  /** Default: true when `NODE_ENV` is `production`. */
+  enabled?: boolean
+  /** Per-rule overrides merged over the defaults; `false` turns one rule off. */
+  rules?: { [K in RateLimitRuleName]?: Partial<RateLimitRule> | false }
+  /** The client key to count under instead of the IP (an API key, a tenant); undefined keeps the IP. */
+  key?: (request: RateLimitRequest) => string | undefined
+  /** True to not count this request under this rule (health checks, internal IPs). */
+  skip?: (request: RateLimitRequest) => boolean
+  /**
+   * Rules that refuse the request when the server-state port fails (Redis down); the others let it
+   * through. Default: the three password rules.
+   */
+  failClosed?: readonly RateLimitRuleName[]
 }
 
 export type WarningCode =
@@ -391,6 +451,11 @@ export interface AuthConfig {
    * instances need a shared one (`RedisServerState` from `authchart/stores/redis`).
    */
   serverState?: ServerState
+  /**
+   * Brute-force and abuse limits, counted in `serverState`. Default: on when `NODE_ENV` is
+   * `production`, off otherwise; `false` turns them off, `{ enabled: true }` on (README "Limits").
+   */
+  rateLimit?: boolean | RateLimitConfig
   /** Extra flows, or replacements of built-in ones, by `defineFlow`. */
   flows?: FlowDefinition[]
   /** Upper bound in milliseconds for one flow step (all its effects). Default 15 000. */

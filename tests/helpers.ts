@@ -53,6 +53,8 @@ export interface SendOptions {
   json?: unknown
   headers?: Record<string, string>
   body?: string
+  /** The client IP `Auth` is told about (rate limits). */
+  clientIp?: string
 }
 
 /** Sends requests to `Auth(config)` in-process, carrying cookies like a browser. */
@@ -76,7 +78,8 @@ export class AuthClient {
       body = JSON.stringify(options.json)
     }
     const method = options.method ?? (body !== undefined ? "POST" : "GET")
-    const response = await Auth(new Request(`${this.origin}${path}`, { method, headers, body }), this.config)
+    const request = new Request(`${this.origin}${path}`, { method, headers, body })
+    const response = await Auth(request, this.config, options.clientIp ? { clientIp: options.clientIp } : {})
     this.jar.apply(response)
     return response
   }

@@ -103,6 +103,8 @@ function toIncoming(req: ExpressRequest, url: URL, body: Record<string, unknown>
     cookies: parseCookies(req.headers.cookie),
     body,
     headerEntries: () => headerEntries(req.headers),
+    // Express's client address: `trust proxy` decides whether X-Forwarded-For is believed
+    ...(req.ip ? { clientIp: req.ip } : {}),
   }
 }
 

@@ -139,6 +139,12 @@ export function finish(handled: Handled, req: Pick<IncomingRequest, "method" | "
   return toOutgoing(handled.response, req.method, returnRedirect)
 }
 
+/** Per-request options of {@link Auth}. */
+export interface AuthOptions {
+  /** The client's IP address, for the per-client rate limits (never taken from `X-Forwarded-For`). */
+  clientIp?: string
+}
+
 /**
  * Handles an auth request: `GET|POST <basePath>/<action>[/<provider>]`.
  *
@@ -149,15 +155,17 @@ export function finish(handled: Handled, req: Pick<IncomingRequest, "method" | "
  * const response = await Auth(request, { providers: [Credentials({ authorize })], secret })
  * ```
  * With `raw` in the config the internal response object is returned instead, and `AuthError`s are
- * thrown (unless the request asked for `X-Auth-Return-Redirect`).
+ * thrown (unless the request asked for `X-Auth-Return-Redirect`). Pass `{ clientIp }` (an address your
+ * server or proxy vouches for) so the per-client rate limits apply; without it only the per-account ones do.
  */
-export async function Auth(request: Request, config: AuthConfig & { raw: symbol }): Promise<ResponseInternal>
-export async function Auth(request: Request, config: AuthConfig): Promise<Response>
-export async function Auth(request: Request, config: AuthConfig): Promise<Response | ResponseInternal> {
+export async function Auth(request: Request, config: AuthConfig & { raw: symbol }, options?: AuthOptions): Promise<ResponseInternal>
+export async function Auth(request: Request, config: AuthConfig, options?: AuthOptions): Promise<Response>
+export async function Auth(request: Request, config: AuthConfig, options: AuthOptions = {}): Promise<Response | ResponseInternal> {
   const resolved = resolvedFor(config)
   let handled: Handled
   try {
-    const incoming = await fromWebRequest(request)
+    const parsed = await fromWebRequest(request)
+    const incoming = options.clientIp ? { ...parsed, clientIp: options.clientIp } : parsed
     handled = await handleRequest(incoming, resolved)
   } catch (err) {
     handled =

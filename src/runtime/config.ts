@@ -32,6 +32,7 @@ import { missingOptionalPeers } from "./optional-peers.js"
 import { canServe, type OriginPolicy, originPolicy } from "./origin.js"
 import { cookieFlowStore, type FlowStore } from "./store.js"
 import { memoryServerState, type ServerState } from "./server-state.js"
+import { type ResolvedRateLimit, resolveRateLimit } from "./rate-limit-rules.js"
 
 /** Markers compared by identity, as in Auth.js. */
 export const raw: unique symbol = Symbol("return-type-raw")
@@ -91,6 +92,8 @@ export interface ResolvedConfig {
   readonly flowStore: FlowStore
   /** Single-use claims, attempt counts and revocations (one memory port per config by default). */
   readonly serverState: ServerState
+  /** The rate limits in force, or null when they are off (README "Limits"). */
+  readonly rateLimit: ResolvedRateLimit | null
   /** Flows by id: the built-ins, replaced or extended by `config.flows`. */
   readonly flows: ReadonlyMap<string, FlowDefinition>
   readonly flowTimeout: number
@@ -205,6 +208,7 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
     experimental: Object.freeze({ enableWebAuthn: !!config.experimental?.enableWebAuthn }),
     flowStore: config.flowStore ?? cookieFlowStore(),
     serverState: config.serverState ?? memoryServerState(),
+    rateLimit: resolveRateLimit(config.rateLimit, env),
     flows,
     flowTimeout: config.flowTimeout ?? 15_000,
     inspectors: Object.freeze(inspectorsOf(config.inspect)),

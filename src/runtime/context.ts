@@ -23,6 +23,11 @@ export interface IncomingRequest {
   readonly body: Readonly<Record<string, unknown>> | undefined
   /** All request headers, for building a web `Request` when user code asks for one. */
   headerEntries(): Iterable<[string, string]>
+  /**
+   * The client's IP as the integration determined it (Express: `req.ip`, so `trust proxy` decides), for
+   * rate limits. Never read from `X-Forwarded-For` here.
+   */
+  readonly clientIp?: string
 }
 
 export interface RequestContext {

@@ -149,6 +149,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   400: "Bad Request",
   403: "Forbidden",
   404: "Not Found",
+  429: "Too Many Requests",
   500: "Internal Server Error",
 }
 

@@ -17,6 +17,7 @@ import { NO_CACHE, errorResponse, json, redirect } from "./respond.js"
 import { sessionStrategy } from "./session.js"
 import { signOutEverywhere, wantsEverywhere } from "./sign-out-everywhere.js"
 import { clearCookie } from "./cookies.js"
+import { rateLimitGate } from "./rate-limit.js"
 
 /**
  * A row of the route table. Besides the nine Auth.js actions, authchart serves a few of its own
@@ -129,10 +130,15 @@ export async function route(ctx: RequestContext): Promise<Handled> {
   const hasProvider = ctx.providerId !== undefined
   const matches = (r: Route) => r.method === ctx.req.method && r.action === ctx.action && r.provider === hasProvider
   const row = routes.find(matches) ?? ctx.config.routes.find(matches)
+  const gate = await rateLimitGate(ctx)
+  if (gate.refused) return gate.refused
+  let handled: Handled
   try {
     if (!row) throw new UnknownAction(`Cannot handle action: ${ctx.action}`)
-    return (row.csrf && csrfFailure(ctx)) || (await row.handle(ctx))
+    handled = (row.csrf && csrfFailure(ctx)) || (await row.handle(ctx))
   } catch (err) {
-    return errorResponse(ctx, err)
+    handled = errorResponse(ctx, err)
   }
+  await gate.settle(handled)
+  return handled
 }

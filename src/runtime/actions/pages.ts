@@ -56,6 +56,7 @@ export async function signInPage(ctx: RequestContext): Promise<Handled> {
   }
   const csrf = csrfState(ctx)
   const email = ctx.req.url.searchParams.get("email") ?? undefined
+  const retryIn = Number(ctx.req.url.searchParams.get("retryIn"))
   const nonce = pageNonce()
   const providers = pageProviders(ctx)
   const html = renderSignIn({
@@ -64,6 +65,7 @@ export async function signInPage(ctx: RequestContext): Promise<Handled> {
     callbackUrl: callback.url,
     ...(email ? { email } : {}),
     ...(error ? { error } : {}),
+    ...(Number.isInteger(retryIn) && retryIn > 0 && retryIn <= 24 * 60 ? { retryIn } : {}),
     theme: ctx.config.theme,
     webauthnScriptUrl: `${ctx.authUrl}/webauthn-script`,
     nonce,

@@ -27,6 +27,8 @@ export interface SignInPageProps {
   email?: string
   /** Error code from `?error=`; only selects one of the fixed messages below. */
   error?: string
+  /** With `error=RateLimited`: whole minutes until another attempt is admitted. */
+  retryIn?: number
   theme: Theme
   /** `{origin}{basePath}/webauthn-script`, loaded when a WebAuthn form is shown. */
   webauthnScriptUrl?: string
@@ -53,6 +55,7 @@ const SIGNIN_ERRORS: Readonly<Record<string, string>> = {
   FlowStateError: "This sign-in attempt expired or was already used. Please start again.",
   AccountNotLinked: "This passkey or e-mail address belongs to another account.",
   AccessDenied: "You do not have permission to sign in.",
+  RateLimited: "Too many attempts. Try again later.",
 }
 
 /**
@@ -62,6 +65,12 @@ const SIGNIN_ERRORS: Readonly<Record<string, string>> = {
  */
 export function signInErrorMessage(code: string): string {
   return Object.hasOwn(SIGNIN_ERRORS, code) ? (SIGNIN_ERRORS[code] ?? "") : "Unable to sign in."
+}
+
+/** "Too many attempts. Try again in N minutes." (whole minutes, at least one). */
+export function rateLimitMessage(retryAfterSeconds: number): string {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60))
+  return `Too many attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`
 }
 
 const INPUT_TYPES = new Set(["text", "password", "email", "tel", "number", "url", "search", "date", "hidden"])
@@ -205,7 +214,8 @@ function groups(props: SignInPageProps): SafeHtml[][] {
  */
 export function renderSignIn(props: SignInPageProps): string {
   const sections = groups(props).map((blocks, i) => html`${i > 0 ? html`<hr>` : null}${blocks}`)
-  const error = props.error ? html`<div class="error" role="alert"><p>${signInErrorMessage(props.error)}</p></div>` : null
+  const message = props.error === "RateLimited" && props.retryIn ? rateLimitMessage(props.retryIn * 60) : signInErrorMessage(props.error ?? "")
+  const error = props.error ? html`<div class="error" role="alert"><p>${message}</p></div>` : null
   const webauthn = props.webauthnScriptUrl && props.providers.some((p) => p.type === "webauthn" && p.webauthn)
   return layout({
     title: "Sign In",

@@ -1,0 +1,56 @@
+/**
+ * The rate-limit rules and their defaults (README "Limits"), and the resolved `rateLimit` config.
+ */
+import type { AuthConfig, RateLimitConfig, RateLimitRequest, RateLimitRule, RateLimitRuleName } from "../types.js"
+import type { Env } from "./env.js"
+
+/** The default of every rule: window in seconds, max hits in the window. */
+export const DEFAULT_RULES: Readonly<Record<RateLimitRuleName, RateLimitRule>> = Object.freeze({
+  passwordAccount: { window: 15 * 60, max: 5 },
+  passwordClient: { window: 60, max: 20 },
+  passwordAccounts: { window: 60 * 60, max: 100 },
+  emailAddress: { window: 15 * 60, max: 3 },
+  emailClient: { window: 60 * 60, max: 10 },
+  webauthnClient: { window: 60, max: 30 },
+  oauthClient: { window: 60, max: 30 },
+  client: { window: 60, max: 300 },
+})
+
+const PASSWORD_RULES: readonly RateLimitRuleName[] = ["passwordAccount", "passwordClient", "passwordAccounts"]
+
+/** `rateLimit` resolved: the rules in force (off ones left out), the hooks, the fail-closed set. */
+export interface ResolvedRateLimit {
+  readonly rules: ReadonlyMap<RateLimitRuleName, RateLimitRule>
+  readonly key: ((request: RateLimitRequest) => string | undefined) | undefined
+  readonly skip: ((request: RateLimitRequest) => boolean) | undefined
+  readonly failClosed: ReadonlySet<RateLimitRuleName>
+}
+
+function validRule(name: string, rule: RateLimitRule): RateLimitRule {
+  if (!(Number.isFinite(rule.window) && rule.window > 0 && Number.isInteger(rule.max) && rule.max >= 0)) {
+    throw new TypeError(`rateLimit.rules.${name}: window must be a positive number of seconds and max a whole number.`)
+  }
+  return Object.freeze({ window: rule.window, max: rule.max })
+}
+
+/**
+ * The `rateLimit` option resolved against the environment, or null when limits are off: `false`, or
+ * not enabled outside `NODE_ENV=production`. Throws `TypeError` on a malformed rule.
+ */
+export function resolveRateLimit(input: AuthConfig["rateLimit"], env: Env): ResolvedRateLimit | null {
+  if (input === false) return null
+  const options: RateLimitConfig = input === true ? { enabled: true } : (input ?? {})
+  if (!(options.enabled ?? env.NODE_ENV === "production")) return null
+  const rules = new Map<RateLimitRuleName, RateLimitRule>()
+  for (const name of Object.keys(DEFAULT_RULES) as RateLimitRuleName[]) {
+    const override = options.rules?.[name]
+    if (override === false) continue
+    rules.set(name, validRule(name, { ...DEFAULT_RULES[name], ...(override ?? {}) }))
+  }
+  return Object.freeze({
+    rules,
+    key: options.key,
+    skip: options.skip,
+    failClosed: new Set(options.failClosed ?? PASSWORD_RULES),
+  })
+}

@@ -1,0 +1,174 @@
+/**
+ * The limiter (README "Limits"): before a request is routed, the rules that apply to it are counted in
+ * the server-state port (in parallel, one `count` each); a request over any rule does no work and gets
+ * the refusal answer. Password failures per account are counted as attempts that a success resets, so
+ * the sixth attempt after five failures is refused before `authorize` runs.
+ */
+import { RateLimitUnavailable, RateLimited } from "../errors.js"
+import type { CredentialsConfig, RateLimitRequest, RateLimitRule, RateLimitRuleName } from "../types.js"
+import { type Handled, type RequestContext, param } from "./context.js"
+import { fireEvent } from "./events.js"
+import { accountHash, clientKey } from "./rate-limit-client.js"
+import type { ResolvedRateLimit } from "./rate-limit-rules.js"
+import { refusal } from "./rate-limit-respond.js"
+import { errorResponse } from "./respond.js"
+import { stateKey } from "./server-state.js"
+
+/** One rule to count for this request. */
+interface Check {
+  readonly name: RateLimitRuleName
+  readonly rule: RateLimitRule
+  readonly key: string
+  readonly client: string | undefined
+  /** The account's hash, on per-account rules. */
+  readonly account?: string
+  /** For "distinct accounts": the (client, account) claim that decides whether this hit counts. */
+  readonly distinct?: string
+}
+
+type Outcome = { check: Check; count: number; resetAt: number } | { check: Check; failed: unknown } | null
+
+/** What the gate decided: a refusal, or a hook to run once the request was handled. */
+export interface Gate {
+  readonly refused?: Handled
+  settle(handled: Handled): Promise<void>
+}
+
+const OPEN: Gate = { settle: async () => {} }
+const PASSWORD_FIELDS = ["email", "username", "identifier", "login", "user"]
+
+/** The account a credentials submission names: a usual login field, else the first non-password field. */
+function credentialsAccount(ctx: RequestContext): string | undefined {
+  const fields = Object.entries((ctx.provider?.config as CredentialsConfig | undefined)?.credentials ?? {})
+  const names = [...PASSWORD_FIELDS, ...fields.filter(([, input]) => input.type !== "password").map(([name]) => name)]
+  for (const name of names) {
+    const value = ctx.req.body?.[name]
+    if (typeof value === "string" && value.trim() !== "") return value
+  }
+  return undefined
+}
+
+/** The rules a request falls under, by route and provider type, before hooks. */
+function rulesFor(ctx: RequestContext): { name: RateLimitRuleName; account?: string }[] {
+  const { action } = ctx
+  const method = ctx.req.method
+  if (action === "session" && method === "GET") return []
+  const out: { name: RateLimitRuleName; account?: string }[] = [{ name: "client" }]
+  switch (ctx.provider?.type) {
+    case "credentials": {
+      if (action !== "callback" || method !== "POST" || param(ctx.req, "step") !== undefined) break
+      const account = credentialsAccount(ctx)
+      out.push({ name: "passwordClient" })
+      if (account) out.push({ name: "passwordAccount", account }, { name: "passwordAccounts", account })
+      break
+    }
+    case "email": {
+      if (action !== "signin" || method !== "POST") break
+      const email = ctx.req.body?.email
+      out.push({ name: "emailClient" })
+      if (typeof email === "string" && email.trim() !== "") out.push({ name: "emailAddress", account: email })
+      break
+    }
+    case "webauthn":
+      if (action === "webauthn-options" || action === "callback") out.push({ name: "webauthnClient" })
+      break
+    case "oauth":
+    case "oidc":
+      if (action === "signin") out.push({ name: "oauthClient" })
+      break
+  }
+  return out
+}
+
+/** The checks of this request: rules in force, not skipped by the hook, with a client where one is needed. */
+function checksFor(ctx: RequestContext, limits: ResolvedRateLimit): Check[] {
+  const ip = ctx.req.clientIp ? clientKey(ctx.req.clientIp) : undefined
+  const checks: Check[] = []
+  for (const { name, account } of rulesFor(ctx)) {
+    const rule = limits.rules.get(name)
+    if (!rule) continue
+    const seen: RateLimitRequest = {
+      rule: name,
+      client: ip,
+      method: ctx.req.method,
+      action: ctx.action,
+      providerId: ctx.providerId,
+      headers: ctx.req.headers,
+    }
+    if (limits.skip?.(seen)) continue
+    const client = limits.key?.(seen) ?? ip
+    const hashed = account === undefined ? undefined : accountHash(account, ctx.config.secrets[0])
+    if (name === "passwordAccount" || name === "emailAddress") {
+      checks.push({ name, rule, key: stateKey("rl", hashed as string, name), client, account: hashed })
+    } else if (client !== undefined) {
+      const key = stateKey("rl", client, name)
+      const distinct = name === "passwordAccounts" ? stateKey("rl", client, name, hashed as string) : undefined
+      checks.push({ name, rule, key, client, ...(distinct ? { distinct, account: hashed } : {}) })
+    }
+  }
+  return checks
+}
+
+async function evaluate(ctx: RequestContext, check: Check): Promise<Outcome> {
+  const state = ctx.config.serverState
+  const windowMs = check.rule.window * 1000
+  try {
+    if (check.distinct && !(await state.claim(check.distinct, windowMs))) return null
+    const { count, resetAt } = await state.count(check.key, windowMs)
+    // a refused new account is not remembered as tried: retrying it is refused again
+    if (check.distinct && count > check.rule.max) await state.reset(check.distinct)
+    return { check, count, resetAt }
+  } catch (err) {
+    return { check, failed: err }
+  }
+}
+
+/** Logs and announces a lockout: once, on the first refused hit of the window. */
+async function lockedOut(ctx: RequestContext, check: Check, retryAfter: number): Promise<void> {
+  const { name, client, account } = check
+  ctx.config.logger.error(
+    new RateLimited(`The ${name} rate limit is refusing requests for ${retryAfter} s.`, { rule: name, client, account }),
+  )
+  await fireEvent(ctx, "rateLimited", { rule: name, client, account, retryAfter })
+}
+
+/**
+ * Counts the request under every rule that applies. Refuses (with the longest wait) when one is over
+ * its maximum; when the port fails, refuses if a failed rule fails closed, else lets the request through.
+ */
+export async function rateLimitGate(ctx: RequestContext): Promise<Gate> {
+  const limits = ctx.config.rateLimit
+  if (!limits) return OPEN
+  const checks = checksFor(ctx, limits)
+  if (checks.length === 0) return OPEN
+  const outcomes = await Promise.all(checks.map((check) => evaluate(ctx, check)))
+  const failed = outcomes.filter((o): o is Extract<Outcome, { failed: unknown }> => o !== null && "failed" in o)
+  if (failed.length > 0) {
+    const closed = failed.find((o) => limits.failClosed.has(o.check.name))
+    const names = failed.map((o) => o.check.name).join(", ")
+    const error = new RateLimitUnavailable(`The rate-limit store failed (${names}); ${closed ? "refused" : "let through"}.`, {
+      err: failed[0]?.failed,
+    })
+    if (closed) return { refused: errorResponse(ctx, error), settle: OPEN.settle }
+    ctx.config.logger.error(error)
+  }
+  let worst: { check: Check; retryAfter: number } | undefined
+  for (const outcome of outcomes) {
+    if (outcome === null || "failed" in outcome || outcome.count <= outcome.check.rule.max) continue
+    const retryAfter = Math.min(outcome.check.rule.window, Math.max(1, Math.ceil((outcome.resetAt - Date.now()) / 1000)))
+    if (outcome.count === outcome.check.rule.max + 1) await lockedOut(ctx, outcome.check, retryAfter)
+    if (!worst || retryAfter > worst.retryAfter) worst = { check: outcome.check, retryAfter }
+  }
+  if (worst) return { refused: refusal(ctx, worst.check.name, worst.check.rule, worst.retryAfter), settle: OPEN.settle }
+  const account = checks.find((c) => c.name === "passwordAccount")
+  if (!account) return OPEN
+  return {
+    // a right password ends the account's count (its failures no longer matter)
+    async settle(handled) {
+      if (handled.error !== undefined) return
+      await ctx.config.serverState.reset(account.key).catch((err: unknown) => {
+        ctx.config.logger.error(new RateLimitUnavailable("The rate-limit store failed to reset an account.", { err }))
+      })
+    },
+  }
+}
