@@ -26,12 +26,14 @@ import { AuthError } from "../errors.js"
 import type { FlowUser, Identity } from "../machines/types.js"
 import { AWAITING_INPUT } from "../machines/types.js"
 import type { FlowContext, StepState } from "../machines/setup.js"
-import type { Account, Awaitable, Theme, User } from "../types.js"
+import type { Account, Awaitable, User } from "../types.js"
 import { effect } from "./effects/effect.js"
 import { type ServerState, stateKey } from "./server-state.js"
 import { type EffectContext, type FlowDefinition, type FlowRoute, defineFlow } from "./flow.js"
-import type { SafeHtml } from "./pages/html.js"
-import { renderStepCard } from "./pages/step.js"
+import { type StepPageContent, type StepPageProps, renderStepPage } from "./pages/step.js"
+
+export { renderStepPage }
+export type { FlowPageProps, StepPageContent, StepPageProps } from "./pages/step.js"
 
 /** What a step's functions are told about the sign-in in progress. */
 export interface StepArgs {
@@ -54,80 +56,6 @@ export interface StepArgs {
 export type StepVerdict =
   | boolean
   | { readonly result: "pass" | "retry" | "fail"; readonly message?: string; readonly data?: Record<string, unknown> }
-
-/** What the runtime tells the renderer of a page a flow rests on (see `FlowDefinition.pages`). */
-export interface FlowPageProps {
-  /** The step's id (the page's name); a form sends it back as the hidden `step` field. */
-  readonly step: string
-  /** Where the form posts (`/callback/<provider>`); include hidden `step` and `csrfToken` fields. */
-  readonly action: string
-  readonly csrfToken: string
-  /** The message of the last `retry` verdict. */
-  readonly message?: string
-  /** Wrong answers so far. */
-  readonly attempt: number
-  readonly data: Record<string, unknown>
-  readonly theme: Theme
-  /**
-   * The response's Content-Security-Policy nonce. A whole page of your own puts it on its `<style>` and
-   * `<script>` elements (`<style nonce="…">`); the policy allows no other inline style or script.
-   */
-  readonly nonce: string
-  /** The sign-in page (with the flow's `callbackUrl`): where "cancel and start over" leads. */
-  readonly cancelUrl: string
-}
-
-/** What a step's `page` is told: the {@link FlowPageProps} and the step's attempt cap. */
-export interface StepPageProps extends FlowPageProps {
-  /** Wrong answers allowed before the flow fails (the step's `maxAttempts`). */
-  readonly maxAttempts: number
-}
-
-/**
- * What a step's `page` returns. A string or `{ fields }`: the inside of the form, shown in the sign-in
- * page's themed card (the runtime adds the heading, message, attempts left, hidden fields, button and
- * cancel link; escape what you interpolate, e.g. with `escapeHtml`). `{ document }`: a whole HTML page
- * of your own instead, served as is (its `<style>`/`<script>` need `nonce`, and its form the hidden
- * `step` and `csrfToken` fields).
- */
-export type StepPageContent =
-  | string
-  | {
-      /** The card's heading and the page title. Default "One more step". */
-      readonly title?: string
-      readonly fields: string | SafeHtml
-      /** The submit button's text. Default "Continue". */
-      readonly submitLabel?: string
-    }
-  | { readonly document: string }
-
-/**
- * A step's page as a whole document: `content` in the sign-in page's themed card, or the step's own
- * document. `extendFlow` renders every step page with it; a flow of your own can use it in its `pages`.
- *
- * @example
- * ```ts
- * const pages = { confirm: (props) => renderStepPage({ ...props, maxAttempts: 3 }, { title: "Confirm", fields: `<input name="code" required>` }) }
- * ```
- */
-export function renderStepPage(props: StepPageProps, content: StepPageContent): string {
-  if (typeof content === "object" && "document" in content) return content.document
-  const card = typeof content === "string" ? { fields: content } : content
-  return renderStepCard({
-    title: card.title ?? "One more step",
-    fields: card.fields,
-    submitLabel: card.submitLabel ?? "Continue",
-    action: props.action,
-    step: props.step,
-    csrfToken: props.csrfToken,
-    attempt: props.attempt,
-    maxAttempts: props.maxAttempts,
-    cancelUrl: props.cancelUrl,
-    theme: props.theme,
-    nonce: props.nonce,
-    ...(props.message ? { message: props.message } : {}),
-  })
-}
 
 export interface StepDefinition {
   /** A state name: letters, digits, `_` and `-`. Also the `step` form field value. */

@@ -1,5 +1,85 @@
+/**
+ * Extra steps' pages: what the runtime tells them, what they answer, and the themed card they are drawn in.
+ *
+ * @module
+ */
 import type { Theme } from "../../types.js"
 import { appMarkup, attr, html, layout, type SafeHtml } from "./html.js"
+
+/** What the runtime tells the renderer of a page a flow rests on (see `FlowDefinition.pages`). */
+export interface FlowPageProps {
+  /** The step's id (the page's name); a form sends it back as the hidden `step` field. */
+  readonly step: string
+  /** Where the form posts (`/callback/<provider>`); include hidden `step` and `csrfToken` fields. */
+  readonly action: string
+  readonly csrfToken: string
+  /** The message of the last `retry` verdict. */
+  readonly message?: string
+  /** Wrong answers so far. */
+  readonly attempt: number
+  readonly data: Record<string, unknown>
+  readonly theme: Theme
+  /**
+   * The response's Content-Security-Policy nonce. A whole page of your own puts it on its `<style>` and
+   * `<script>` elements (`<style nonce="…">`); the policy allows no other inline style or script.
+   */
+  readonly nonce: string
+  /** The sign-in page (with the flow's `callbackUrl`): where "cancel and start over" leads. */
+  readonly cancelUrl: string
+}
+
+/** What a step's `page` is told: the {@link FlowPageProps} and the step's attempt cap. */
+export interface StepPageProps extends FlowPageProps {
+  /** Wrong answers allowed before the flow fails (the step's `maxAttempts`). */
+  readonly maxAttempts: number
+}
+
+/**
+ * What a step's `page` returns. A string or `{ fields }`: the inside of the form, shown in the sign-in
+ * page's themed card (the runtime adds the heading, message, attempts left, hidden fields, button and
+ * cancel link; escape what you interpolate, e.g. with `escapeHtml`). `{ document }`: a whole HTML page
+ * of your own instead, served as is (its `<style>`/`<script>` need `nonce`, and its form the hidden
+ * `step` and `csrfToken` fields).
+ */
+export type StepPageContent =
+  | string
+  | {
+      /** The card's heading and the page title. Default "One more step". */
+      readonly title?: string
+      readonly fields: string | SafeHtml
+      /** The submit button's text. Default "Continue". */
+      readonly submitLabel?: string
+    }
+  | { readonly document: string }
+
+/**
+ * A step's page as a whole document: `content` in the sign-in page's themed card, or the step's own
+ * document. `extendFlow` renders every step page with it; a flow of your own can use it in its `pages`.
+ *
+ * @example
+ * ```ts
+ * const pages = { confirm: (props) => renderStepPage({ ...props, maxAttempts: 3 }, { title: "Confirm", fields: `<input name="code" required>` }) }
+ * ```
+ */
+export function renderStepPage(props: StepPageProps, content: StepPageContent): string {
+  if (typeof content === "object" && "document" in content) return content.document
+  const card = typeof content === "string" ? { fields: content } : content
+  return renderStepCard({
+    title: card.title ?? "One more step",
+    fields: card.fields,
+    submitLabel: card.submitLabel ?? "Continue",
+    action: props.action,
+    step: props.step,
+    csrfToken: props.csrfToken,
+    attempt: props.attempt,
+    maxAttempts: props.maxAttempts,
+    cancelUrl: props.cancelUrl,
+    theme: props.theme,
+    nonce: props.nonce,
+    ...(props.message ? { message: props.message } : {}),
+  })
+}
+
 
 /** Input of {@link renderStepCard}: the step's form as the app wrote it and what the runtime knows. */
 export interface StepCardProps {
