@@ -66,6 +66,21 @@ export function defaultProfile(profile: Profile): User {
 }
 
 /**
+ * A preset's final config: the user's options merged over it (see {@link mergeOptions}), and kept
+ * as `options`, as Auth.js presets do.
+ *
+ * @example
+ * ```ts
+ * export default function Acme(options: OAuthUserConfig<AcmeProfile> = {}) {
+ *   return presetWith({ id: "acme", name: "Acme", type: "oauth", authorization: "https://acme.example/authorize" }, options)
+ * }
+ * ```
+ */
+export function presetWith<P extends object>(preset: OAuthConfig<P>, options: OAuthUserConfig<P>): OAuthConfig<P> {
+  return { ...mergeOptions(preset, options), options }
+}
+
+/**
  * Applies a user's options over a preset: plain objects merge key by key, anything else the user
  * gives (a string, a function, an array) replaces the preset's value, and `undefined` is skipped.
  * Arrays are replaced, never merged index by index, so `checks: ["pkce"]` means exactly PKCE.

@@ -46,7 +46,13 @@ export function httpOptions(
 /** The client as oauth4webapi sees it, and how it authenticates at the token endpoint. */
 export function clientOf(provider: OAuthConfig): { client: o.Client; auth: o.ClientAuth } {
   const method = provider.client?.token_endpoint_auth_method ?? (provider.clientSecret ? "client_secret_basic" : "none")
-  const client: o.Client = { client_id: provider.clientId ?? "", token_endpoint_auth_method: method }
+  const alg = provider.client?.id_token_signed_response_alg
+  const client: o.Client = {
+    client_id: provider.clientId ?? "",
+    token_endpoint_auth_method: method,
+    // e.g. LINE signs ID tokens with HS256
+    ...(typeof alg === "string" ? { id_token_signed_response_alg: alg } : {}),
+  }
   const secret = provider.clientSecret ?? ""
   const auth =
     method === "client_secret_post" ? o.ClientSecretPost(secret) : method === "none" ? o.None() : o.ClientSecretBasic(secret)

@@ -1,0 +1,56 @@
+/**
+ * Sign in with a Mastodon server (OAuth 2).
+ *
+ * @example
+ * ```ts
+ * import Mastodon from "authchart/providers/mastodon"
+ * Mastodon({ issuer: "https://mastodon.social" }) // or AUTH_MASTODON_ISSUER, with AUTH_MASTODON_ID/_SECRET
+ * ```
+ * `issuer` is the server's URL; the endpoints are built from it, so without it the config is an
+ * `InvalidEndpoints` error. Asks for `read`. Mastodon shares no email address, so `email` is null.
+ * @see https://docs.joinmastodon.org/spec/oauth/
+ */
+import { presetWith } from "./oauth.js"
+import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
+
+/** The account, from `GET /api/v1/accounts/verify_credentials`. */
+export interface MastodonProfile {
+  id: string
+  username: string
+  acct: string
+  display_name: string
+  locked?: boolean
+  bot?: boolean
+  created_at?: string
+  note?: string
+  url: string
+  avatar: string
+  avatar_static: string
+  header?: string
+  followers_count?: number
+  following_count?: number
+  statuses_count?: number
+  [field: string]: unknown
+}
+
+export default function Mastodon(options: OAuthUserConfig<MastodonProfile> = {}): OAuthConfig<MastodonProfile> {
+  const server = options.issuer?.replace(/\/+$/, "")
+  return presetWith<MastodonProfile>(
+    {
+      id: "mastodon",
+      name: "Mastodon",
+      type: "oauth",
+      authorization: `${server}/oauth/authorize?scope=read`,
+      token: `${server}/oauth/token`,
+      userinfo: `${server}/api/v1/accounts/verify_credentials`,
+      profile: (profile) => ({
+        id: String(profile.id),
+        name: profile.display_name || profile.username || null,
+        email: null,
+        image: profile.avatar_static ?? null,
+      }),
+      style: { bg: "#563acc", text: "#fff", brandColor: "#6364ff" },
+    },
+    options,
+  )
+}
