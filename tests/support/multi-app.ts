@@ -12,6 +12,7 @@
  * - `SERVER_STATE`: `redis` (default, `RedisServerState`: single use, attempt counts and revocation
  *   shared by the instances) or `memory` (each instance its own)
  * - `TOTP=1`: the credentials provider with a TOTP step (tests/fixtures/credentials-with-totp.ts)
+ * - `RATE_LIMIT=1`: `rateLimit: { enabled: true }` (the production defaults, counted in the server state)
  *
  * Every error the library logs is one stderr line `auth-error <type>: <message>`. `GET /__health`
  * answers `{ pid, redis: <client ready> }`; `GET /me` is the session through `getSession`;
@@ -64,6 +65,7 @@ async function main(): Promise<void> {
     flowStore: (process.env.FLOW_STORE ?? "redis") === "redis" ? RedisFlowStore(redis, { prefix: "app:flow:" }) : cookieFlowStore(),
     ...((process.env.SERVER_STATE ?? "redis") === "redis" ? { serverState: RedisServerState(redis, { prefix: "app:state:" }) } : {}),
     ...(totp ? { flows: totp.flows } : {}),
+    ...(process.env.RATE_LIMIT === "1" ? { rateLimit: { enabled: true } } : {}),
     ...(database ? { adapter: RedisAdapter(redis, { prefix: "app:" }) as Adapter, session: { strategy: "database" as const } } : {}),
     logger: {
       error: (error) => process.stderr.write(`auth-error ${(error as { type?: string }).type ?? error.name}: ${error.message}\n`),
