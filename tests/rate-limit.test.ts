@@ -161,6 +161,36 @@ describe("refusal answers", () => {
   })
 })
 
+describe("OAuth sign-in starts: 30 per client per minute", () => {
+  it("the 31st start from one client goes back to the sign-in page; no authorization URL is made for it", async () => {
+    const config: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      logger: captureLogger().logger,
+      rateLimit: { enabled: true },
+      providers: [
+        {
+          id: "idp",
+          name: "IdP",
+          type: "oauth",
+          clientId: "client",
+          clientSecret: "secret",
+          authorization: "https://idp.example.test/authorize",
+          token: "https://idp.example.test/token",
+          userinfo: "https://idp.example.test/userinfo",
+        },
+      ],
+    }
+    const client = new AuthClient(config)
+    const csrfToken = await client.csrf()
+    const start = () => client.send("/auth/signin/idp", { form: { csrfToken }, clientIp: "198.51.100.30" })
+    for (let i = 0; i < 30; i++) expect((await start()).headers.get("location")).toMatch(/^https:\/\/idp\.example\.test\/authorize\?/)
+    const refused = await start()
+    expect(refused.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=RateLimited&retryIn=1`)
+    expect(refused.headers.get("ratelimit-policy")).toBe('"oauthClient";q=30;w=60')
+  })
+})
+
 describe("configuration", () => {
   it("on by default in production, off in development unless enabled, off with false", () => {
     expect(resolveRateLimit(undefined, { NODE_ENV: "production" })?.rules.get("passwordAccount")).toEqual({ window: 900, max: 5 })
