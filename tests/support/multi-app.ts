@@ -12,7 +12,8 @@
  * - `SERVER_STATE`: `redis` (default, `RedisServerState`: single use, attempt counts and revocation
  *   shared by the instances) or `memory` (each instance its own)
  * - `TOTP=1`: the credentials provider with a TOTP step (tests/fixtures/credentials-with-totp.ts)
- * - `RATE_LIMIT=1`: `rateLimit: { enabled: true }` (the production defaults, counted in the server state)
+ * - `RATE_LIMIT=1`: `rateLimit: { enabled: true }` (the production defaults, counted in the server
+ *   state); otherwise `rateLimit: false`, also under NODE_ENV=production
  *
  * Every error the library logs is one stderr line `auth-error <type>: <message>`. `GET /__health`
  * answers `{ pid, redis: <client ready> }`; `GET /me` is the session through `getSession`;
@@ -65,7 +66,8 @@ async function main(): Promise<void> {
     flowStore: (process.env.FLOW_STORE ?? "redis") === "redis" ? RedisFlowStore(redis, { prefix: "app:flow:" }) : cookieFlowStore(),
     ...((process.env.SERVER_STATE ?? "redis") === "redis" ? { serverState: RedisServerState(redis, { prefix: "app:state:" }) } : {}),
     ...(totp ? { flows: totp.flows } : {}),
-    ...(process.env.RATE_LIMIT === "1" ? { rateLimit: { enabled: true } } : {}),
+    // off unless asked: the load bench runs these processes with NODE_ENV=production from one client
+    rateLimit: process.env.RATE_LIMIT === "1" ? { enabled: true } : false,
     ...(database ? { adapter: RedisAdapter(redis, { prefix: "app:" }) as Adapter, session: { strategy: "database" as const } } : {}),
     logger: {
       error: (error) => process.stderr.write(`auth-error ${(error as { type?: string }).type ?? error.name}: ${error.message}\n`),
