@@ -6,7 +6,9 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { type AuthConfig, type RateLimitedEvent, RateLimited, resetRateLimit } from "../src/index.js"
+import { MemoryAdapter } from "../src/adapters/memory.js"
 import Credentials from "../src/providers/credentials.js"
+import Passkey from "../src/providers/passkey.js"
 import { resolveRateLimit } from "../src/runtime/rate-limit-rules.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger } from "./helpers.js"
 
@@ -188,6 +190,27 @@ describe("OAuth sign-in starts: 30 per client per minute", () => {
     const refused = await start()
     expect(refused.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=RateLimited&retryIn=1`)
     expect(refused.headers.get("ratelimit-policy")).toBe('"oauthClient";q=30;w=60')
+  })
+})
+
+describe("WebAuthn options: 30 per client per minute", () => {
+  it("the 31st options request from one client is a 429 the passkey script can show", async () => {
+    const config: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      logger: captureLogger().logger,
+      adapter: MemoryAdapter(),
+      experimental: { enableWebAuthn: true },
+      rateLimit: { enabled: true },
+      providers: [Passkey({})],
+    }
+    const client = new AuthClient(config)
+    const options = () => client.send("/auth/webauthn-options/passkey?action=authenticate", { clientIp: "198.51.100.40" })
+    for (let i = 0; i < 30; i++) expect((await options()).status).toBe(200)
+    const refused = await options()
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get("ratelimit-policy")).toBe('"webauthnClient";q=30;w=60')
+    expect(await refused.json()).toEqual({ error: "RateLimited", message: "Too many attempts. Try again in 1 minute." })
   })
 })
 
