@@ -66,9 +66,13 @@ async function main(): Promise<void> {
     trustHost: true,
     // authchart's limits are on in production: counted here (their cost is measured) with maxima one
     // load generator on loopback never reaches. Auth.js ignores the key.
-    rateLimit: {
-      rules: { client: unlimited, passwordAccount: unlimited, passwordClient: unlimited, passwordAccounts: unlimited, oauthClient: unlimited },
-    },
+    // BENCH_RATE_LIMIT=0 turns them off, to measure what they cost.
+    rateLimit:
+      process.env.BENCH_RATE_LIMIT === "0"
+        ? (false as const)
+        : {
+            rules: { client: unlimited, passwordAccount: unlimited, passwordClient: unlimited, passwordAccounts: unlimited, oauthClient: unlimited },
+          },
     providers: [
       lib.Credentials({
         credentials: { username: { label: "Username" }, password: { label: "Password", type: "password" } },

@@ -35,8 +35,9 @@ async function revokedSession(ctx: RequestContext, token: string, userId: string
   try {
     if (!(await isRevoked(ctx, userId, issuedAt, fresh))) return null
   } catch (err) {
-    ctx.config.logger.error(new SessionTokenError("Session revocation could not be checked.", { err }))
-    return { body: null, cookies: [] }
+    // the adapter still vouches for the session; an outage of the shared store must not sign users out
+    ctx.config.logger.error(new SessionTokenError("Session revocation could not be checked; the session stands.", { err }))
+    return null
   }
   await adapterOf(ctx)?.deleteSession(token).catch(() => null)
   return { body: null, cookies: clearSession(ctx) }

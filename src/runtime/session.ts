@@ -94,15 +94,16 @@ function sessionCookies(ctx: RequestContext, value: string, exp: number): OutCoo
 
 /**
  * The answer for a revoked session token (no session, cookies cleared), or null when it stands. When the
- * server-state port cannot answer, the session is treated as absent but its cookies are kept.
+ * server-state port cannot answer, the session stands (logged): an outage of the shared store must not
+ * sign every user out of a stateless session; revocations set before it apply again once it answers.
  */
 async function revokedToken(ctx: RequestContext, payload: JWT, fresh: boolean): Promise<SessionRead | null> {
   if (typeof payload.sub !== "string" || payload.sub === "") return null
   try {
     if (!(await isRevoked(ctx, payload.sub, tokenIssuedAt(payload), fresh))) return null
   } catch (err) {
-    ctx.config.logger.error(new JWTSessionError("Session revocation could not be checked.", { err }))
-    return { body: null, cookies: [] }
+    ctx.config.logger.error(new JWTSessionError("Session revocation could not be checked; the session stands.", { err }))
+    return null
   }
   ctx.config.logger.debug("session-revoked", { strategy: "jwt" })
   return { body: null, cookies: clearSession(ctx) }
