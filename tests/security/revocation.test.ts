@@ -10,23 +10,11 @@ import { afterEach, describe, expect, it, vi } from "vitest"
 import { MemoryAdapter } from "../../src/adapters/memory.js"
 import type { Adapter } from "../../src/adapters/types.js"
 import { type AuthConfig, revokeSessions } from "../../src/index.js"
-import Credentials from "../../src/providers/credentials.js"
 import { memoryServerState } from "../../src/runtime/server-state.js"
 import { AuthClient } from "../helpers.js"
-import { SECRET, browser, sessionOf } from "./support.js"
+import { SECRET, SESSION_COOKIE, browser, people, sessionOf, signInAs as signIn } from "./support.js"
 
-const NAME = "authjs.session-token"
-const people = Credentials({
-  credentials: { username: {} },
-  authorize: ({ username }) => ({ id: `u-${String(username)}`, name: String(username), email: `${String(username)}@example.test` }),
-})
-
-async function signIn(client: AuthClient, username: string): Promise<void> {
-  const csrfToken = await client.csrf()
-  const res = await client.send("/auth/callback/credentials", { form: { csrfToken, username } })
-  expect(res.status).toBe(303)
-  expect(client.jar.get(NAME)).toBeTruthy()
-}
+const NAME = SESSION_COOKIE
 
 /** Another browser (device) of the same app, signed in as `username`. */
 async function device(config: AuthConfig, username: string): Promise<AuthClient> {

@@ -8,21 +8,9 @@
 import { describe, expect, it } from "vitest"
 import { MemoryAdapter } from "../../src/adapters/memory.js"
 import { encode } from "../../src/jwt.js"
-import Credentials from "../../src/providers/credentials.js"
-import type { AuthClient } from "../helpers.js"
-import { SECRET, browser, sessionOf } from "./support.js"
+import { SECRET, SESSION_COOKIE, browser, people, sessionOf, signInAs as signIn } from "./support.js"
 
-const NAME = "authjs.session-token"
-const people = Credentials({
-  credentials: { username: {} },
-  authorize: ({ username }) => ({ id: `u-${String(username)}`, name: String(username), email: `${String(username)}@example.test` }),
-})
-
-async function signIn(client: AuthClient, username: string): Promise<void> {
-  const csrfToken = await client.csrf()
-  const res = await client.send("/auth/callback/credentials", { form: { csrfToken, username } })
-  expect(res.status).toBe(303)
-}
+const NAME = SESSION_COOKIE
 
 /** The attacker signs in (as mallory), plants that session cookie in the victim's browser, and the victim signs in as ada. */
 async function plantedThenSignedIn(config: Parameters<typeof browser>[1]) {

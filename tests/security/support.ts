@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, expect } from "vitest"
 import type { AuthConfig } from "../../src/index.js"
+import Credentials from "../../src/providers/credentials.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger } from "../helpers.js"
 import { type AuthorizeResult, type OidcServer, type TestClient, startOidcProvider } from "../support/oidc-provider.js"
 import { type SmtpCapture, startSmtp } from "../support/smtp.js"
@@ -107,4 +108,21 @@ export async function expectRefused(client: AuthClient, res: Response, location:
   expect(res.headers.get("location")).toBe(location)
   expect(client.jar.get("authjs.session-token")).toBeUndefined()
   expect(await sessionOf(client)).toBeNull()
+}
+
+/** The session cookie name on plain HTTP. */
+export const SESSION_COOKIE = "authjs.session-token"
+
+/** A credentials provider that signs anyone in by name (`u-<name>`, `<name>@example.test`). */
+export const people = Credentials({
+  credentials: { username: {} },
+  authorize: ({ username }) => ({ id: `u-${String(username)}`, name: String(username), email: `${String(username)}@example.test` }),
+})
+
+/** Signs `client` in through {@link people}; the answer must be the redirect carrying a session cookie. */
+export async function signInAs(client: AuthClient, username: string): Promise<void> {
+  const csrfToken = await client.csrf()
+  const res = await client.send("/auth/callback/credentials", { form: { csrfToken, username } })
+  expect(res.status).toBe(303)
+  expect(client.jar.get(SESSION_COOKIE)).toBeTruthy()
 }
