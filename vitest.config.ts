@@ -1,12 +1,12 @@
-import { defineConfig } from "vitest/config";
-import { publicModules } from "./scripts/exports.mjs";
+import { defineConfig } from "vitest/config"
+import { publicModules } from "./scripts/exports.mjs"
 
 // Tests may import the package by name (`authchart/testing`, as an app does): each public subpath
 // resolves to its source file.
 const selfReference = publicModules(import.meta.dirname).map(([subpath, module]) => ({
   find: new RegExp(`^authchart${subpath === "." ? "" : subpath.slice(1)}$`),
   replacement: `${import.meta.dirname}/src/${module}.ts`,
-}));
+}))
 
 export default defineConfig({
   resolve: { alias: selfReference },
@@ -17,4 +17,4 @@ export default defineConfig({
     pool: "forks",
     setupFiles: ["tests/setup/loopback-only.ts"],
   },
-});
+})

@@ -71,7 +71,13 @@ async function main(): Promise<void> {
       process.env.BENCH_RATE_LIMIT === "0"
         ? (false as const)
         : {
-            rules: { client: unlimited, passwordAccount: unlimited, passwordClient: unlimited, passwordAccounts: unlimited, oauthClient: unlimited },
+            rules: {
+              client: unlimited,
+              passwordAccount: unlimited,
+              passwordClient: unlimited,
+              passwordAccounts: unlimited,
+              oauthClient: unlimited,
+            },
           },
     providers: [
       lib.Credentials({

@@ -22,7 +22,9 @@ async function measure(name: string, run: () => Promise<unknown>): Promise<numbe
     elapsed = performance.now() - start
   }
   const perSecond = (ops / elapsed) * 1000
-  console.log(`${name.padEnd(20)} ${Math.round(perSecond).toLocaleString("en-US").padStart(10)} ops/s  (${ops} ops in ${Math.round(elapsed)} ms)`)
+  console.log(
+    `${name.padEnd(20)} ${Math.round(perSecond).toLocaleString("en-US").padStart(10)} ops/s  (${ops} ops in ${Math.round(elapsed)} ms)`,
+  )
   return perSecond
 }
 

@@ -47,14 +47,14 @@ interface Pair {
   apps: AppProcess[]
 }
 
-type Outcome =
-  | { kind: "ok"; times: Record<Step, number> }
-  | { kind: "crossed"; detail: string }
-  | { kind: "lost"; detail: string }
+type Outcome = { kind: "ok"; times: Record<Step, number> } | { kind: "crossed"; detail: string } | { kind: "lost"; detail: string }
 
 /** One complete sign-in as `account`, every request on the other instance than the one before. */
 async function signIn(pair: Pair, idp: OidcServer, account: TestAccount, first: number): Promise<Outcome> {
-  const browser = new HttpBrowser(pair.apps.map((a) => a.base), first)
+  const browser = new HttpBrowser(
+    pair.apps.map((a) => a.base),
+    first,
+  )
   const times = {} as Record<Step, number>
   const t0 = performance.now()
   const timed = async <T>(step: Step, work: () => Promise<T>): Promise<T> => {
@@ -68,7 +68,8 @@ async function signIn(pair: Pair, idp: OidcServer, account: TestAccount, first: 
   try {
     const csrfToken = await timed("csrf", () => browser.csrf())
     const start = await timed("signin POST", () => browser.send("/auth/signin/idp", { form: { csrfToken, callbackUrl: "/dashboard" } }))
-    if (!start.location?.startsWith(`${idp.issuer}/`)) return { kind: "lost", detail: `signin POST → ${start.res.status} ${start.location} ${start.text.slice(0, 120)}` }
+    if (!start.location?.startsWith(`${idp.issuer}/`))
+      return { kind: "lost", detail: `signin POST → ${start.res.status} ${start.location} ${start.text.slice(0, 120)}` }
     const answer = (await timed("IdP", () => idp.authorize(start.location as string, { account: account.sub }))) as AuthorizeResult
     if (answer.kind !== "redirect") return { kind: "lost", detail: `provider answered ${answer.kind}` }
     const callback = await timed("callback", () => browser.send(answer.url))
@@ -197,7 +198,9 @@ function printTallies(title: string, tallies: Record<Store, Tally>): void {
     )
     for (const sample of t.samples) console.log(`           ${sample}`)
   }
-  console.log(`  ${"step (ms)".padEnd(14)} ${"redis p50".padStart(10)} ${"redis p99".padStart(10)} ${"cookie p50".padStart(11)} ${"cookie p99".padStart(11)} ${"extra p50".padStart(10)} ${"extra p99".padStart(10)}`)
+  console.log(
+    `  ${"step (ms)".padEnd(14)} ${"redis p50".padStart(10)} ${"redis p99".padStart(10)} ${"cookie p50".padStart(11)} ${"cookie p99".padStart(11)} ${"extra p50".padStart(10)} ${"extra p99".padStart(10)}`,
+  )
   for (const step of STEPS) {
     const r = tallies.redis.times[step]
     const c = tallies.cookie.times[step]
@@ -214,9 +217,16 @@ async function main(): Promise<void> {
     `authchart Redis flow-store load: ${SIGNINS} OIDC sign-ins per store, ${CONCURRENCY} in flight, cap ${CAP_S} s per store; ` +
       `${UNLOADED} unloaded sign-ins per store; ${ACCOUNTS} IdP accounts; two app processes per store; loopback only`,
   )
-  const load = () => loadavg().map((l) => l.toFixed(2)).join(" ")
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")
   console.log(`node ${process.version}, ${cpus().length} cores, load average before: ${load()}`)
-  const accounts: TestAccount[] = Array.from({ length: ACCOUNTS }, (_, i) => ({ sub: `load-${i}`, email: `load-${i}@example.test`, name: `Load ${i}` }))
+  const accounts: TestAccount[] = Array.from({ length: ACCOUNTS }, (_, i) => ({
+    sub: `load-${i}`,
+    email: `load-${i}@example.test`,
+    name: `Load ${i}`,
+  }))
   let redis: RedisServer | undefined
   let idp: OidcServer | undefined
   const pairs: Pair[] = []
@@ -229,7 +239,13 @@ async function main(): Promise<void> {
     }
     idp = await startOidcProvider({
       accounts,
-      clients: [{ client_id: "load-client", client_secret: "load-secret", redirect_uris: ports.map((p) => `http://127.0.0.1:${p}/auth/callback/idp`) }],
+      clients: [
+        {
+          client_id: "load-client",
+          client_secret: "load-secret",
+          redirect_uris: ports.map((p) => `http://127.0.0.1:${p}/auth/callback/idp`),
+        },
+      ],
     })
     const env = (store: Store, port: number) => ({
       PORT: String(port),
@@ -244,7 +260,9 @@ async function main(): Promise<void> {
       OIDC_CLIENT_SECRET: "load-secret",
     })
     for (const [n, store] of STORES.entries()) {
-      const apps = await Promise.all([0, 1].map((k) => startApp("tests/support/multi-app.ts", { env: env(store, ports[2 * n + k] as number), timeoutMs: 60_000 })))
+      const apps = await Promise.all(
+        [0, 1].map((k) => startApp("tests/support/multi-app.ts", { env: env(store, ports[2 * n + k] as number), timeoutMs: 60_000 })),
+      )
       pairs.push({ store, apps })
     }
     const pairOf = (store: Store) => pairs.find((p) => p.store === store) as Pair

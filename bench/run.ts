@@ -258,7 +258,9 @@ async function prepare(app: App): Promise<Prepared> {
   for (const cookie of [sessionCookie, jarCookie]) {
     const sessionRes = await fetch(`${app.base}/auth/session`, { headers: { cookie } })
     const names = sessionRes.headers.getSetCookie().map((c) => c.slice(0, c.indexOf("=")))
-    notes.push(`/auth/session with ${cookie === jarCookie ? "the cookie jar" : "the session cookie only"} sets: ${names.join(", ") || "(nothing)"}`)
+    notes.push(
+      `/auth/session with ${cookie === jarCookie ? "the cookie jar" : "the session cookie only"} sets: ${names.join(", ") || "(nothing)"}`,
+    )
     const session = await sessionRes.json()
     if (sessionRes.status !== 200 || !isBenchSession(session)) {
       throw new Error(`${app.side}: /auth/session with the new cookie → ${sessionRes.status} ${JSON.stringify(session)}`)
@@ -283,7 +285,11 @@ async function prepare(app: App): Promise<Prepared> {
     body: new URLSearchParams({ csrfToken, username: "bench", password: "nope", callbackUrl }).toString(),
   })
   const wrongLoc = wrong.headers.get("location") ?? ""
-  if (![302, 303].includes(wrong.status) || !wrongLoc.includes("error=CredentialsSignin") || cookiePair(wrong.headers.getSetCookie(), SESSION_COOKIE)) {
+  if (
+    ![302, 303].includes(wrong.status) ||
+    !wrongLoc.includes("error=CredentialsSignin") ||
+    cookiePair(wrong.headers.getSetCookie(), SESSION_COOKIE)
+  ) {
     throw new Error(`${app.side}: wrong password → ${wrong.status} location=${wrongLoc}`)
   }
   notes.push(`wrong password → ${wrong.status} ${wrongLoc.replace(app.base, "")}`)
@@ -293,7 +299,8 @@ async function prepare(app: App): Promise<Prepared> {
     headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
     body: new URLSearchParams({ csrfToken: "0".repeat(64), username: "bench", password: "bench", callbackUrl }).toString(),
   })
-  if (cookiePair(badCsrf.headers.getSetCookie(), SESSION_COOKIE)) throw new Error(`${app.side}: sign-in with a bad CSRF token set a session cookie`)
+  if (cookiePair(badCsrf.headers.getSetCookie(), SESSION_COOKIE))
+    throw new Error(`${app.side}: sign-in with a bad CSRF token set a session cookie`)
   notes.push(`bad csrf → ${badCsrf.status} ${(badCsrf.headers.get("location") ?? "").replace(app.base, "")}`)
 
   return { csrfCookie, csrfToken, sessionCookie, jarCookie, callbackUrl, signInBody, notes }
@@ -466,13 +473,29 @@ function routeLoad(route: Route, prep: Prepared): { name: string; request: Param
         verify: json200((b) => (b as { ok?: unknown })?.ok === true, "{ok:true}"),
       }
     case "session":
-      return { name: "GET /auth/session", request: { method: "GET", path: "/auth/session", headers: { cookie: prep.sessionCookie } }, verify: isSession }
+      return {
+        name: "GET /auth/session",
+        request: { method: "GET", path: "/auth/session", headers: { cookie: prep.sessionCookie } },
+        verify: isSession,
+      }
     case "protected":
-      return { name: "GET /protected", request: { method: "GET", path: "/protected", headers: { cookie: prep.sessionCookie } }, verify: isSession }
+      return {
+        name: "GET /protected",
+        request: { method: "GET", path: "/protected", headers: { cookie: prep.sessionCookie } },
+        verify: isSession,
+      }
     case "sessionJar":
-      return { name: "GET /auth/session +jar", request: { method: "GET", path: "/auth/session", headers: { cookie: prep.jarCookie } }, verify: isSession }
+      return {
+        name: "GET /auth/session +jar",
+        request: { method: "GET", path: "/auth/session", headers: { cookie: prep.jarCookie } },
+        verify: isSession,
+      }
     case "protectedJar":
-      return { name: "GET /protected +jar", request: { method: "GET", path: "/protected", headers: { cookie: prep.jarCookie } }, verify: isSession }
+      return {
+        name: "GET /protected +jar",
+        request: { method: "GET", path: "/protected", headers: { cookie: prep.jarCookie } },
+        verify: isSession,
+      }
     case "signin":
       return {
         name: "sign-in POST",
@@ -560,7 +583,12 @@ async function oidcSignIn(app: App, idp: OidcServer): Promise<OidcAttempt> {
     const body = await res.text()
     appMs += performance.now() - started
     jar.store(res)
-    trace.push(`${init.method ?? "GET"} ${new URL(url).pathname} → ${res.status} sets [${res.headers.getSetCookie().map((c) => c.slice(0, c.indexOf("="))).join(", ")}]`)
+    trace.push(
+      `${init.method ?? "GET"} ${new URL(url).pathname} → ${res.status} sets [${res.headers
+        .getSetCookie()
+        .map((c) => c.slice(0, c.indexOf("=")))
+        .join(", ")}]`,
+    )
     return { res, body }
   }
   try {
@@ -602,7 +630,14 @@ async function oidcSignIn(app: App, idp: OidcServer): Promise<OidcAttempt> {
         problem: `callback: status ${cb.res.status} location=${location} session cookie=${!!sessionCookie} ${cb.body.slice(0, 160)}`,
       }
     }
-    return { ok: true, totalMs: performance.now() - t0, appMs, idpMs, sessionCookie, trace: [...trace, `cookies after: ${jar.names().join(", ")}`] }
+    return {
+      ok: true,
+      totalMs: performance.now() - t0,
+      appMs,
+      idpMs,
+      sessionCookie,
+      trace: [...trace, `cookies after: ${jar.names().join(", ")}`],
+    }
   } catch (err) {
     return { ok: false, problem: `${(err as Error).name}: ${(err as Error).message}` }
   }
@@ -611,7 +646,10 @@ async function oidcSignIn(app: App, idp: OidcServer): Promise<OidcAttempt> {
 /** The session a verified OIDC sign-in made: the provider's first account. */
 async function checkOidcSession(app: App, idp: OidcServer, sessionCookie: string): Promise<string | null> {
   try {
-    const res = await fetch(`${app.base}/auth/session`, { headers: { cookie: sessionCookie }, signal: AbortSignal.timeout(OIDC_FETCH_TIMEOUT_MS) })
+    const res = await fetch(`${app.base}/auth/session`, {
+      headers: { cookie: sessionCookie },
+      signal: AbortSignal.timeout(OIDC_FETCH_TIMEOUT_MS),
+    })
     const body = await res.text()
     const want = idp.accounts[0]!
     const s = JSON.parse(body) as { user?: { name?: unknown; email?: unknown }; expires?: unknown } | null
@@ -637,7 +675,18 @@ interface OidcRaw {
 
 /** OIDC_CONCURRENCY loops of complete sign-ins for `seconds` (sign-ins in flight at the end finish and count). */
 async function oidcLoad(app: App, idp: OidcServer, seconds: number): Promise<OidcRaw> {
-  const raw: OidcRaw = { totals: [], apps: [], idps: [], ok: 0, failed: 0, failSamples: [], cookies: [], wallS: 0, appCpuMs: null, runnerCpuMs: 0 }
+  const raw: OidcRaw = {
+    totals: [],
+    apps: [],
+    idps: [],
+    ok: 0,
+    failed: 0,
+    failSamples: [],
+    cookies: [],
+    wallS: 0,
+    appCpuMs: null,
+    runnerCpuMs: 0,
+  }
   const cpuBefore = cpuMs(app.child.pid)
   const runnerBefore = process.cpuUsage()
   const started = performance.now()
@@ -752,7 +801,10 @@ async function oidcPrepare(app: App, idp: OidcServer): Promise<OidcSide> {
   if (problem) return { error: `session after OIDC sign-in: ${problem}`, notes: r.trace }
   const tokenBefore = idp.tokenRequests.count
   const again = await oidcSignIn(app, idp)
-  const notes = [...r.trace.map((t) => `oidc: ${t}`), `oidc: token endpoint requests per sign-in: ${idp.tokenRequests.count - tokenBefore}, client auth ${idp.tokenRequests.lastAuth}`]
+  const notes = [
+    ...r.trace.map((t) => `oidc: ${t}`),
+    `oidc: token endpoint requests per sign-in: ${idp.tokenRequests.count - tokenBefore}, client auth ${idp.tokenRequests.lastAuth}`,
+  ]
   if (!again.ok) return { error: `second sign-in: ${again.problem}`, notes }
   return { notes }
 }
@@ -847,7 +899,7 @@ async function benchApps(): Promise<Record<Side, SideResult>> {
     }
     const loads = { authchart: {}, authjs: {} } as Record<Side, Record<Route, LoadResult>>
     console.error("")
-      for (const [i, route] of ROUTES.entries()) {
+    for (const [i, route] of ROUTES.entries()) {
       const order = i % 2 === 0 ? SIDES : [...SIDES].reverse()
       for (const side of order) {
         const { name, request, verify } = routeLoad(route, preps[side])
@@ -856,7 +908,9 @@ async function benchApps(): Promise<Record<Side, SideResult>> {
     }
     let oidc: Record<Side, OidcSide> | undefined
     if (idp) {
-      console.error(`\n  OIDC sign-in: ${OIDC_CONCURRENCY} concurrent loops, ${OIDC_WARMUP_S} s warm-up + ${OIDC_DURATION_S} s per side (halves A B B A)`)
+      console.error(
+        `\n  OIDC sign-in: ${OIDC_CONCURRENCY} concurrent loops, ${OIDC_WARMUP_S} s warm-up + ${OIDC_DURATION_S} s per side (halves A B B A)`,
+      )
       oidc = await benchOidc(apps, idp)
     }
     const out = {} as Record<Side, SideResult>
@@ -957,7 +1011,10 @@ async function main(): Promise<void> {
       `NODE_ENV=production in the children, node ${process.version}`,
   )
   const loadBefore = loadavg()
-  if (loadBefore[0]! > 0.5) console.error(`  note: load average before the run is ${loadBefore.map((l) => l.toFixed(2)).join(" ")} (other processes are using the cores)`)
+  if (loadBefore[0]! > 0.5)
+    console.error(
+      `  note: load average before the run is ${loadBefore.map((l) => l.toFixed(2)).join(" ")} (other processes are using the cores)`,
+    )
   const results = await benchApps()
   const decode = await decodeBench()
 
@@ -969,7 +1026,12 @@ async function main(): Promise<void> {
     rows.push([`${name} req/s`, fmtNum(x.okPerSec), fmtNum(y.okPerSec), ratio(x.okPerSec, y.okPerSec)])
     rows.push([`${name} p99 ms (lower better)`, fmtNum(x.p99), fmtNum(y.p99), ratio(x.p99, y.p99)])
     if (x.cpuMsPerReq !== null && y.cpuMsPerReq !== null) {
-      rows.push([`${name} server CPU ms/req (lower better)`, fmtNum(x.cpuMsPerReq, 3), fmtNum(y.cpuMsPerReq, 3), ratio(x.cpuMsPerReq, y.cpuMsPerReq)])
+      rows.push([
+        `${name} server CPU ms/req (lower better)`,
+        fmtNum(x.cpuMsPerReq, 3),
+        fmtNum(y.cpuMsPerReq, 3),
+        ratio(x.cpuMsPerReq, y.cpuMsPerReq),
+      ])
     }
   }
   addLoad("bare Express JSON route", a.bare, b.bare)
@@ -1027,8 +1089,7 @@ async function main(): Promise<void> {
 
   const header: [string, string, string, string] = ["metric", "authchart", "@auth/express", "ratio"]
   const widths = [0, 1, 2, 3].map((i) => Math.max(header[i]!.length, ...rows.map((r) => r[i]!.length)))
-  const line = (r: string[]) =>
-    `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`
+  const line = (r: string[]) => `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`
   const out: string[] = []
   out.push("")
   out.push(line(header))
@@ -1044,7 +1105,7 @@ async function main(): Promise<void> {
   const cpuRatio = (x: LoadResult, y: LoadResult) =>
     x.cpuMsPerReq && y.cpuMsPerReq ? ` (server CPU per request: ${(y.cpuMsPerReq / x.cpuMsPerReq).toFixed(2)}× less)` : ""
   const cpuNote = [cpuRatio(a.session, b.session), cpuRatio(a.protected, b.protected), ""]
-  targets.forEach((t, i) => out.push(`${t.value >= t.need ? "PASS" : "MISS"}  ${t.name}: ${t.value.toFixed(2)}×${cpuNote[i]}`))
+  for (const [i, t] of targets.entries()) out.push(`${t.value >= t.need ? "PASS" : "MISS"}  ${t.name}: ${t.value.toFixed(2)}×${cpuNote[i]}`)
   out.push(
     `INFO  with the browser cookie jar (session + csrf + callback-url cookies): session ${(a.sessionJar.okPerSec / b.sessionJar.okPerSec).toFixed(2)}×${cpuRatio(a.sessionJar, b.sessionJar)}, ` +
       `protected ${(a.protectedJar.okPerSec / b.protectedJar.okPerSec).toFixed(2)}×${cpuRatio(a.protectedJar, b.protectedJar)}` +
@@ -1063,12 +1124,17 @@ async function main(): Promise<void> {
         `(${OIDC_CONCURRENCY} concurrent sign-ins; the provider runs in the bench process and bounds sign-ins/s for both)`,
     )
   }
-  for (const [side, r] of [["authchart", a], ["authjs", b]] as const) {
+  for (const [side, r] of [
+    ["authchart", a],
+    ["authjs", b],
+  ] as const) {
     if (r.oidc?.error) out.push(`FAIL  OIDC sign-in with ${LABEL[side]} failed before load: ${r.oidc.error}`)
   }
   const verified =
     bad(a) === 0 && bad(b) === 0 && oidcBad(a) === 0 && oidcBad(b) === 0 && decode.authchart.bad === 0 && decode.authjs.bad === 0
-  out.push(`${verified ? "PASS" : "FAIL"}  every measured response verified (session holds the bench user, sign-ins redirect with a session cookie, OIDC sign-ins complete and sampled sessions hold the IdP user, decodes match)`)
+  out.push(
+    `${verified ? "PASS" : "FAIL"}  every measured response verified (session holds the bench user, sign-ins redirect with a session cookie, OIDC sign-ins complete and sampled sessions hold the IdP user, decodes match)`,
+  )
   out.push(
     `      req/s counts verified responses only; ratio = authchart ÷ @auth/express; ${CONNECTIONS} connections, ${DURATION_S} s per route after a ${COLD_S} s cold pass and ${WARMUP_S} s warm-up; ` +
       `decode: ${DECODE_MS} ms each over ${DECODE_POOL} distinct tokens from @auth/core encode.`,
@@ -1084,7 +1150,9 @@ async function main(): Promise<void> {
     const r = results[side]
     const problems = [
       ...all(r).flatMap((x) => x.badSamples),
-      ...[r.oidc?.warm, r.oidc?.result].flatMap((x) => (x ? [...x.failSamples.map((p) => `OIDC ${p}`), ...x.sessionBadSamples.map((p) => `OIDC ${p}`)] : [])),
+      ...[r.oidc?.warm, r.oidc?.result].flatMap((x) =>
+        x ? [...x.failSamples.map((p) => `OIDC ${p}`), ...x.sessionBadSamples.map((p) => `OIDC ${p}`)] : [],
+      ),
     ]
     if (problems.length) console.log(`\n${LABEL[side]} wrong responses (first few): ${problems.join(" | ")}`)
     if (r.stderrLines) console.log(`\n${LABEL[side]} child stderr (${r.stderrLines} lines, head):\n${r.stderrHead}`)
@@ -1101,7 +1169,14 @@ async function main(): Promise<void> {
       coldS: COLD_S,
       decodeMs: DECODE_MS,
       decodePool: DECODE_POOL,
-      oidc: OIDC_ENABLED ? { concurrency: OIDC_CONCURRENCY, durationS: OIDC_DURATION_S, warmupS: OIDC_WARMUP_S, sessionSampleEvery: OIDC_SESSION_SAMPLE_EVERY } : false,
+      oidc: OIDC_ENABLED
+        ? {
+            concurrency: OIDC_CONCURRENCY,
+            durationS: OIDC_DURATION_S,
+            warmupS: OIDC_WARMUP_S,
+            sessionSampleEvery: OIDC_SESSION_SAMPLE_EVERY,
+          }
+        : false,
     },
     authchart: a,
     authjs: b,

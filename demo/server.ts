@@ -103,9 +103,7 @@ export function createDemoApp(options: DemoOptions = {}): DemoApp {
   const given = options.secret ?? env.AUTH_SECRET
   const secret = given || randomBytes(32).toString("base64url")
 
-  const signInOptions: DemoSignInOption[] = [
-    { id: "credentials", name: "Credentials", hint: `${DEMO_USER.email} / ${DEMO_PASSWORD}` },
-  ]
+  const signInOptions: DemoSignInOption[] = [{ id: "credentials", name: "Credentials", hint: `${DEMO_USER.email} / ${DEMO_PASSWORD}` }]
   const providers: Provider[] = [
     Credentials({
       credentials: {
@@ -180,9 +178,7 @@ export function createDemoApp(options: DemoOptions = {}): DemoApp {
 
   app.get("/", (_req, res) => {
     const session = res.locals.session as Session | null
-    const choices = signInOptions
-      .map((o) => `<li><strong>${escapeHtml(o.name)}</strong>: ${escapeHtml(o.hint)}</li>`)
-      .join("\n")
+    const choices = signInOptions.map((o) => `<li><strong>${escapeHtml(o.name)}</strong>: ${escapeHtml(o.hint)}</li>`).join("\n")
     res.send(
       page(
         "Home",
@@ -197,7 +193,9 @@ ${choices}
 <ul><li><a href="/auth/signin">Sign in</a></li><li><a href="/protected">Protected page</a></li><li><a href="/account">Account</a></li><li><a href="/auth/signout">Sign out</a></li>${
           devMailbox ? `<li><a href="/dev/mailbox">Mailbox</a> (development only: the sign-in emails)</li>` : ""
         }${
-          inspectorUrl ? `<li><a href="${inspectorUrl}">Inspector</a> (development only: every flow's diagram and its live timeline)</li>` : ""
+          inspectorUrl
+            ? `<li><a href="${inspectorUrl}">Inspector</a> (development only: every flow's diagram and its live timeline)</li>`
+            : ""
         }</ul>`,
       ),
     )
@@ -320,14 +318,18 @@ export async function start(port: number, options: StartOptions = {}): Promise<R
 
   log(`authchart demo on ${url}`)
   log(`  sign in as ${DEMO_USER.email} / ${DEMO_PASSWORD}`)
-  log(`  or, with two-step sign-in, as ${DEMO_TOTP_USER.email} / ${DEMO_PASSWORD}, then the code of an authenticator app with the key ${demo.totp.secret} (QR code on ${url}/account)`)
+  log(
+    `  or, with two-step sign-in, as ${DEMO_TOTP_USER.email} / ${DEMO_PASSWORD}, then the code of an authenticator app with the key ${demo.totp.secret} (QR code on ${url}/account)`,
+  )
   log(`  or "Sign in with Demo IdP" (${idp.issuer}): pick ${DEMO_IDP_ACCOUNTS.map((a) => a.email).join(" or ")}, no password`)
   log(
     `  or "Sign in with Email" with any address: the link is printed here${
       env.NODE_ENV === "production" ? "" : ` and shown on ${url}/dev/mailbox`
     } (SMTP on ${mailbox.url})`,
   )
-  log(`  or "Register with Passkey" with any address, then "Sign in with Passkey" (on http://localhost:${actualPort}: passkeys need a domain name, not an IP address)`)
+  log(
+    `  or "Register with Passkey" with any address, then "Sign in with Passkey" (on http://localhost:${actualPort}: passkeys need a domain name, not an IP address)`,
+  )
   log(`  providers: ${demo.signInOptions.map((o) => o.name).join(", ")}`)
   const real = demo.signInOptions.filter((o) => Object.hasOwn(PRESETS, o.id))
   if (real.length === 0) log(`  add a real one with AUTH_<ID>_ID and AUTH_<ID>_SECRET (ids: ${KNOWN_PRESETS.join(", ")})`)

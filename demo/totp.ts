@@ -25,9 +25,7 @@ export interface DemoTotp {
 /** A fresh secret for the TOTP user, and the flow that asks for its codes. */
 export function createDemoTotp(): DemoTotp {
   const enrolment = createTotpEnrollment({ accountName: DEMO_TOTP_USER.email, issuer: ISSUER })
-  const flow = extendFlow(credentialsFlow, [
-    totpStep({ secretFor: (user) => (user.id === DEMO_TOTP_USER.id ? enrolment.secret : null) }),
-  ])
+  const flow = extendFlow(credentialsFlow, [totpStep({ secretFor: (user) => (user.id === DEMO_TOTP_USER.id ? enrolment.secret : null) })])
   let qr: Promise<string | undefined> | undefined
   const qrSvg = () => (qr ??= enrolment.qrSvg().catch(() => undefined))
   return {

@@ -151,16 +151,12 @@ function isHttps(url: string | undefined): boolean {
  * const raw = await getToken({ req: request, raw: true })
  * ```
  */
-export async function getToken<R extends boolean = false>(
-  params: GetTokenParams<R>,
-): Promise<R extends true ? string | null : JWT | null>
+export async function getToken<R extends boolean = false>(params: GetTokenParams<R>): Promise<R extends true ? string | null : JWT | null>
 export async function getToken(params: GetTokenParams<boolean>): Promise<string | JWT | null> {
   const { req, raw } = params
   if (!req) throw new TypeError("Must pass `req` to JWT getToken()")
-  const secureCookie =
-    params.secureCookie ?? (isHttps(req.url) || (process.env.AUTH_URL?.startsWith("https:") ?? false))
-  const cookieName =
-    params.cookieName ?? (secureCookie ? "__Secure-authjs.session-token" : "authjs.session-token")
+  const secureCookie = params.secureCookie ?? (isHttps(req.url) || (process.env.AUTH_URL?.startsWith("https:") ?? false))
+  const cookieName = params.cookieName ?? (secureCookie ? "__Secure-authjs.session-token" : "authjs.session-token")
   const salt = params.salt ?? cookieName
 
   let token = readChunked(parseCookies(headerValue(req.headers, "cookie")), cookieName)

@@ -124,9 +124,8 @@ export interface CredentialInput {
 }
 
 /** A credentials (username/password or similar) provider. */
-export interface CredentialsConfig<
-  Credentials extends Record<string, CredentialInput> = Record<string, CredentialInput>,
-> extends CommonProviderOptions {
+export interface CredentialsConfig<Credentials extends Record<string, CredentialInput> = Record<string, CredentialInput>>
+  extends CommonProviderOptions {
   type: "credentials"
   /** Fields shown on the built-in sign-in page. */
   credentials: Credentials
@@ -135,10 +134,7 @@ export interface CredentialsConfig<
    * (→ `CredentialsSignin`). Throw a `CredentialsSignin` subclass to send your own URL-safe `code`.
    * `credentials` is the whole submitted body.
    */
-  authorize: (
-    credentials: Partial<Record<keyof Credentials, unknown>>,
-    request: Request,
-  ) => Awaitable<User | null>
+  authorize: (credentials: Partial<Record<keyof Credentials, unknown>>, request: Request) => Awaitable<User | null>
 }
 
 /** A provider whose flow arrives in a later version or from a plug-in flow. */
@@ -183,15 +179,7 @@ export interface CookieOption {
   }
 }
 
-export type CookieKey =
-  | "sessionToken"
-  | "callbackUrl"
-  | "csrfToken"
-  | "pkceCodeVerifier"
-  | "state"
-  | "nonce"
-  | "webauthnChallenge"
-  | "flow"
+export type CookieKey = "sessionToken" | "callbackUrl" | "csrfToken" | "pkceCodeVerifier" | "state" | "nonce" | "webauthnChallenge" | "flow"
 
 export type CookiesOptions = Record<CookieKey, CookieOption>
 
@@ -317,12 +305,7 @@ export interface CallbacksOptions {
 }
 
 export interface EventCallbacks {
-  signIn?: (message: {
-    user: User
-    account: Account | null
-    profile?: Profile
-    isNewUser?: boolean
-  }) => Awaitable<void>
+  signIn?: (message: { user: User; account: Account | null; profile?: Profile; isNewUser?: boolean }) => Awaitable<void>
   signOut?: (message: { token?: JWT | null; session?: unknown }) => Awaitable<void>
   createUser?: (message: { user: User }) => Awaitable<void>
   updateUser?: (message: { user: User }) => Awaitable<void>

@@ -128,9 +128,7 @@ describe("credentials sign-in and the JWT session", () => {
 
   it("re-encrypts when the jwt callback changes the token", async () => {
     let calls = 0
-    const client = new AuthClient(
-      makeConfig({ callbacks: { jwt: ({ token }) => ({ ...token, seen: ++calls }) } }).config,
-    )
+    const client = new AuthClient(makeConfig({ callbacks: { jwt: ({ token }) => ({ ...token, seen: ++calls }) } }).config)
     await signIn(client)
     const res = await client.send("/auth/session")
     expect(setCookies(res).map((c) => c.name)).toEqual(["authjs.session-token"])
@@ -279,7 +277,15 @@ describe("credentials failures", () => {
       override code = "account_locked"
     }
     const client = new AuthClient(
-      makeConfig({ providers: [Credentials({ authorize: () => { throw new Locked() } })] }).config,
+      makeConfig({
+        providers: [
+          Credentials({
+            authorize: () => {
+              throw new Locked()
+            },
+          }),
+        ],
+      }).config,
     )
     const res = await signIn(client)
     expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=CredentialsSignin&code=account_locked`)
@@ -287,7 +293,13 @@ describe("credentials failures", () => {
 
   it("authorize throwing a plain error: error=Configuration, logged with its cause", async () => {
     const { config, log } = makeConfig({
-      providers: [Credentials({ authorize: () => { throw new Error("db down: password=hunter2") } })],
+      providers: [
+        Credentials({
+          authorize: () => {
+            throw new Error("db down: password=hunter2")
+          },
+        }),
+      ],
     })
     const res = await signIn(new AuthClient(config))
     expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
@@ -418,13 +430,9 @@ describe("pages", () => {
     const client = new AuthClient(makeConfig({ pages: { signIn: "/login", signOut: "/logout", error: "/oops" } }).config)
     const res = await client.send("/auth/signin?callbackUrl=%2Fafter&error=CredentialsSignin")
     expect(res.status).toBe(302)
-    expect(res.headers.get("location")).toBe(
-      `${ORIGIN}/login?callbackUrl=${encodeURIComponent(`${ORIGIN}/after`)}&error=CredentialsSignin`,
-    )
+    expect(res.headers.get("location")).toBe(`${ORIGIN}/login?callbackUrl=${encodeURIComponent(`${ORIGIN}/after`)}&error=CredentialsSignin`)
     expect((await client.send("/auth/signout")).headers.get("location")).toBe(`${ORIGIN}/logout`)
-    expect((await client.send("/auth/error?error=AccessDenied")).headers.get("location")).toBe(
-      `${ORIGIN}/oops?error=AccessDenied`,
-    )
+    expect((await client.send("/auth/error?error=AccessDenied")).headers.get("location")).toBe(`${ORIGIN}/oops?error=AccessDenied`)
   })
 
   it.each([
@@ -456,7 +464,7 @@ describe("routing and bad input", () => {
     ["GET", "/auth/csrf/credentials"],
     ["GET", "/authsession"],
     ["GET", "/auth"],
-  ])("%s %s → 400 \"Bad request.\"", async (method, path) => {
+  ])('%s %s → 400 "Bad request."', async (method, path) => {
     const { config, log } = makeConfig()
     const res = await new AuthClient(config).send(path, { method })
     expect(res.status).toBe(400)

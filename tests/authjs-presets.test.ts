@@ -186,7 +186,10 @@ async function checkVariant(variant: Variant, name: string): Promise<void> {
   expect(listed.status).toBe(200)
   const providers = (await listed.json()) as Record<string, unknown>
   if (variant.label === "called") {
-    const authjs = await AuthJs(new Request(`${ORIGIN}/auth/providers`), configOf(variant.provider, captureLogger()) as unknown as Omit<AuthJsConfig, "raw">)
+    const authjs = await AuthJs(
+      new Request(`${ORIGIN}/auth/providers`),
+      configOf(variant.provider, captureLogger()) as unknown as Omit<AuthJsConfig, "raw">,
+    )
     expect(providers).toEqual(await authjs.json())
   }
   expect(providers[preset.id]).toEqual({

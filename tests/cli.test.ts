@@ -21,7 +21,10 @@ const work = mkdtempSync(join(tmpdir(), "authchart-cli-"))
 const FIXTURE = join(root, "tests/fixtures/extended-flow.ts")
 
 beforeAll(() => {
-  const tsc = spawnSync(join(root, "node_modules/.bin/tsc"), ["-p", "tsconfig.build.json", "--outDir", build], { cwd: root, encoding: "utf8" })
+  const tsc = spawnSync(join(root, "node_modules/.bin/tsc"), ["-p", "tsconfig.build.json", "--outDir", build], {
+    cwd: root,
+    encoding: "utf8",
+  })
   expect(tsc.status, tsc.stdout).toBe(0)
 }, 180_000)
 afterAll(() => {
@@ -90,7 +93,9 @@ describe("authchart diagrams --flows", () => {
   it("a missing file, or a module without flows, is named with what to give instead", () => {
     const missing = authchart(["diagrams", "--flows", "auth-flows.js"])
     expect(missing.status).toBe(1)
-    expect(missing.stderr).toBe(`--flows auth-flows.js: no such file (looked for ${join(work, "auth-flows.js")}). Give the path of the module that exports your flows.\n`)
+    expect(missing.stderr).toBe(
+      `--flows auth-flows.js: no such file (looked for ${join(work, "auth-flows.js")}). Give the path of the module that exports your flows.\n`,
+    )
     writeFileSync(join(work, "empty.mjs"), "export const answer = 42\n")
     const empty = authchart(["diagrams", "--flows", "empty.mjs"])
     expect(empty.status).toBe(1)
@@ -111,7 +116,9 @@ describe("authchart diagrams: what it says it did", () => {
     writeFileSync(join(out, "email.mmd"), "stateDiagram-v2\n")
     const check = authchart(["diagrams", "--out", out, "--check"])
     expect(check.status).toBe(1)
-    expect(check.stderr).toBe(`Stale flow diagrams:\n  ${join(out, "email.mmd")}\nRun \`npx authchart diagrams --out ${out}\` and commit the result.\n`)
+    expect(check.stderr).toBe(
+      `Stale flow diagrams:\n  ${join(out, "email.mmd")}\nRun \`npx authchart diagrams --out ${out}\` and commit the result.\n`,
+    )
     const fix = authchart(["diagrams", "--out", out])
     expect(fix.stdout).toMatch(new RegExp(`^Wrote 1 file \\(3 already up to date\\):\\n  ${join(out, "email.mmd")}\\n`))
     expect(authchart(["diagrams", "--out", out, "--check"]).status).toBe(0)

@@ -56,7 +56,9 @@ const scenarios: Scenario[] = [
   },
   {
     name: "an OAuth provider whose userinfo is an object without url, and no issuer",
-    config: { providers: [oauth({ authorization: "https://acme.test/authorize", token: "https://acme.test/token", userinfo: { foo: "bar" } })] },
+    config: {
+      providers: [oauth({ authorization: "https://acme.test/authorize", token: "https://acme.test/token", userinfo: { foo: "bar" } })],
+    },
     type: "InvalidEndpoints",
     message:
       'Provider "acme" is missing both `issuer` and `userinfo` endpoint config. At least one of them is required. Set `issuer` (or AUTH_ACME_ISSUER) for discovery, or give `userinfo` as a URL or `{ url }`.',
@@ -105,7 +107,10 @@ const scenarios: Scenario[] = [
   {
     name: "two WebAuthn providers with conditional UI",
     config: {
-      providers: [webauthn("passkey", { email: { label: "Email", autocomplete: "username webauthn" } }), webauthn("passkey2", { email: { label: "Email", autocomplete: "username webauthn" } })],
+      providers: [
+        webauthn("passkey", { email: { label: "Email", autocomplete: "username webauthn" } }),
+        webauthn("passkey2", { email: { label: "Email", autocomplete: "username webauthn" } }),
+      ],
       adapter: MemoryAdapter(),
       experimental: { enableWebAuthn: true },
     },
@@ -116,11 +121,16 @@ const scenarios: Scenario[] = [
   },
   {
     name: "conditional UI without a webauthn autocomplete field",
-    config: { providers: [webauthn("passkey", { email: { label: "Email", autocomplete: "email" } })], adapter: MemoryAdapter(), experimental: { enableWebAuthn: true } },
+    config: {
+      providers: [webauthn("passkey", { email: { label: "Email", autocomplete: "email" } })],
+      adapter: MemoryAdapter(),
+      experimental: { enableWebAuthn: true },
+    },
     type: "MissingWebAuthnAutocomplete",
     message:
       'Provider "passkey" has \'enableConditionalUI\' set to True, but none of its formFields have \'webauthn\' in their autocomplete param. Add "webauthn" to a field\'s autocomplete, e.g. "username webauthn".',
-    authjs: "Provider \"passkey\" has 'enableConditionalUI' set to True, but none of its formFields have 'webauthn' in their autocomplete param",
+    authjs:
+      "Provider \"passkey\" has 'enableConditionalUI' set to True, but none of its formFields have 'webauthn' in their autocomplete param",
   },
   {
     name: "WebAuthn with an adapter but without the experimental flag",
@@ -140,7 +150,8 @@ const scenarios: Scenario[] = [
     name: "email without an adapter or a token-keeping flow store",
     config: { providers: [Nodemailer({ server: "smtp://127.0.0.1:2525" })] },
     type: "MissingAdapter",
-    message: "Email login requires an adapter. Pass `adapter`, or a flow store that keeps tokens (`RedisFlowStore`) for email sign-in with JWT sessions.",
+    message:
+      "Email login requires an adapter. Pass `adapter`, or a flow store that keeps tokens (`RedisFlowStore`) for email sign-in with JWT sessions.",
     authjs: "Email login requires an adapter",
   },
 ]
@@ -177,7 +188,10 @@ describe("where authchart checks more than Auth.js (differs on purpose)", () => 
     const log = captureLogger()
     const authorize = () => ({ id: "u-1", name: "Cee", email: "cee@example.test" })
     const client = new AuthClient(
-      configWith({ providers: [AuthJsCredentials({ authorize })], adapter, session: { strategy: "database", allowCredentials: true } }, log),
+      configWith(
+        { providers: [AuthJsCredentials({ authorize })], adapter, session: { strategy: "database", allowCredentials: true } },
+        log,
+      ),
     )
     const csrfToken = await client.csrf()
     const signIn = await client.send("/auth/callback/credentials", { form: { csrfToken } })
@@ -212,7 +226,10 @@ describe.each(scenarios)("configuration error: $name", (scenario) => {
 
   it("is the same assertion in Auth.js", async () => {
     const log = captureLogger()
-    const response = await AuthJs(new Request(`${ORIGIN}/auth/session`), configWith(scenario.config, log) as unknown as Omit<AuthJsConfig, "raw">)
+    const response = await AuthJs(
+      new Request(`${ORIGIN}/auth/session`),
+      configWith(scenario.config, log) as unknown as Omit<AuthJsConfig, "raw">,
+    )
     expect(response.status).toBe(500)
     expect((log.errors[0] as { type?: string }).type).toBe(scenario.type)
     expect(log.errors[0]?.message.replace(/\.? ?Read more at https:\/\/errors\.authjs\.dev#\w+$/, "")).toMatch(

@@ -49,9 +49,7 @@ describe("setEnvDefaults / withEnvDefaults", () => {
       { providers: [{ id: "my-idp", name: "IdP", type: "oidc" }] },
     )
     expect(config.providers[0]).toMatchObject({ clientId: "cid", clientSecret: "csecret", issuer: "https://idp.test" })
-    expect(withEnvDefaults({ AUTH_REDIRECT_PROXY_URL: "https://p.test/auth" }, base()).redirectProxyUrl).toBe(
-      "https://p.test/auth",
-    )
+    expect(withEnvDefaults({ AUTH_REDIRECT_PROXY_URL: "https://p.test/auth" }, base()).redirectProxyUrl).toBe("https://p.test/auth")
   })
 
   it("never mutates the config it resolves", () => {
@@ -76,7 +74,9 @@ describe("createActionURL and isAuthAction", () => {
   })
 
   it("knows the nine actions", () => {
-    expect(["providers", "session", "csrf", "signin", "signout", "callback", "verify-request", "error", "webauthn-options"].every(isAuthAction)).toBe(true)
+    expect(
+      ["providers", "session", "csrf", "signin", "signout", "callback", "verify-request", "error", "webauthn-options"].every(isAuthAction),
+    ).toBe(true)
     expect(isAuthAction("signup")).toBe(false)
   })
 })

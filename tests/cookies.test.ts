@@ -38,7 +38,10 @@ describe("default cookies", () => {
 
   it("merges name and option overrides", () => {
     const merged = mergeCookies(defaultCookies(false), { sessionToken: { name: "sid", options: { domain: "app.test" } as never } })
-    expect(merged.sessionToken).toEqual({ name: "sid", options: { httpOnly: true, sameSite: "lax", path: "/", secure: false, domain: "app.test" } })
+    expect(merged.sessionToken).toEqual({
+      name: "sid",
+      options: { httpOnly: true, sameSite: "lax", path: "/", secure: false, domain: "app.test" },
+    })
     expect(merged.csrfToken.name).toBe("authjs.csrf-token")
   })
 })
@@ -75,7 +78,9 @@ describe("chunking", () => {
     const client = new AuthClient(config)
     const csrfToken = await client.csrf()
     const res = await client.send("/auth/callback/credentials", { form: { csrfToken } })
-    const names = setCookies(res).map((c) => c.name).filter((n) => n.startsWith("authjs.session-token"))
+    const names = setCookies(res)
+      .map((c) => c.name)
+      .filter((n) => n.startsWith("authjs.session-token"))
     expect(names).toEqual(["authjs.session-token.0", "authjs.session-token.1", "authjs.session-token.2"])
     for (const c of setCookies(res)) expect(c.value.length).toBeLessThanOrEqual(CHUNK_SIZE)
     const session = (await (await client.send("/auth/session")).json()) as { user: { name: string } }

@@ -88,7 +88,9 @@ describe.each(backends)("database sessions with the $name adapter", (backend) =>
     expect(token).toMatch(/^[0-9a-f-]{36}$/)
     const stored = await adapter.getSessionAndUser?.(token)
     expect(stored?.user.email).toBe("alice@example.test")
-    expect(await adapter.getUserByAccount?.({ provider: "idp", providerAccountId: "user-alice" })).toMatchObject({ email: "alice@example.test" })
+    expect(await adapter.getUserByAccount?.({ provider: "idp", providerAccountId: "user-alice" })).toMatchObject({
+      email: "alice@example.test",
+    })
     expect((await session(client))?.user).toEqual({ name: "Alice Example", email: "alice@example.test", image: expect.any(String) })
     expect(events).toEqual(["createUser:alice@example.test", "linkAccount:idp", "signIn:true"])
 
@@ -127,11 +129,21 @@ describe.each(backends)("database sessions with the $name adapter", (backend) =>
 
   it("with JWT sessions and an adapter, jwt gets trigger signUp for a new user and signIn after", async () => {
     const triggers: unknown[] = []
-    const jwtConfig = { session: { strategy: "jwt" as const }, callbacks: { jwt: ({ token, trigger, isNewUser }: { token: Record<string, unknown>; trigger?: string; isNewUser?: boolean }) => (trigger && triggers.push([trigger, isNewUser]), token) } }
+    const jwtConfig = {
+      session: { strategy: "jwt" as const },
+      callbacks: {
+        jwt: ({ token, trigger, isNewUser }: { token: Record<string, unknown>; trigger?: string; isNewUser?: boolean }) => (
+          trigger && triggers.push([trigger, isNewUser]), token
+        ),
+      },
+    }
     const first = makeClient(jwtConfig as Partial<AuthConfig>).client
     await oauthSignIn(first, "idp2", "yan@example.test")
     await oauthSignIn(makeClient(jwtConfig as Partial<AuthConfig>).client, "idp2", "yan@example.test")
-    expect(triggers).toEqual([["signUp", true], ["signIn", false]])
+    expect(triggers).toEqual([
+      ["signUp", true],
+      ["signIn", false],
+    ])
     expect(first.jar.get("authjs.session-token")?.split(".")).toHaveLength(5)
   })
 
@@ -158,7 +170,9 @@ describe.each(backends)("database sessions with the $name adapter", (backend) =>
     const body = (await refreshed.json()) as { expires: string }
     const stored = await adapter.getSessionAndUser?.(token)
     expect(new Date(body.expires).getTime()).toBe(stored?.session.expires.getTime())
-    expect(new Date(cookie?.attributes.expires as string).getTime()).toBe(Math.floor((stored?.session.expires.getTime() ?? 0) / 1000) * 1000)
+    expect(new Date(cookie?.attributes.expires as string).getTime()).toBe(
+      Math.floor((stored?.session.expires.getTime() ?? 0) / 1000) * 1000,
+    )
   })
 
   it("an expired session is deleted and its cookie cleared", async () => {
@@ -208,7 +222,9 @@ describe.each(backends)("database sessions with the $name adapter", (backend) =>
     expect(results.map((r) => r.status)).toEqual([302, 302, 302, 302, 302])
     expect(events.filter((e) => e.startsWith("createUser"))).toEqual(["createUser:zoe@example.test"])
     const user = await adapter.getUserByAccount?.({ provider: "idp", providerAccountId: "user-zoe" })
-    const ids = await Promise.all(clients.map(async (c) => (await adapter.getSessionAndUser?.(c.jar.get("authjs.session-token") as string))?.user.id))
+    const ids = await Promise.all(
+      clients.map(async (c) => (await adapter.getSessionAndUser?.(c.jar.get("authjs.session-token") as string))?.user.id),
+    )
     expect(new Set(ids)).toEqual(new Set([user?.id]))
   })
 
@@ -243,7 +259,13 @@ describe("adapter failures", () => {
     const redis = await connectClient(server.url)
     const log = captureLogger()
     const adapter = RedisAdapter(redis)
-    const client = new AuthClient({ secret: SECRET, trustHost: true, adapter, logger: log.logger, providers: [oidc("idp")] as AuthConfig["providers"] })
+    const client = new AuthClient({
+      secret: SECRET,
+      trustHost: true,
+      adapter,
+      logger: log.logger,
+      providers: [oidc("idp")] as AuthConfig["providers"],
+    })
     const csrfToken = await client.csrf()
     const start = await client.send("/auth/signin/idp", { form: { csrfToken } })
     const answer = (await idp.authorize(start.headers.get("location") as string)) as { url: string }
@@ -268,12 +290,23 @@ describe("adapter failures", () => {
 
   const broken = (fail: keyof Adapter): Adapter => {
     const base = memoryBackend.make?.() as Adapter
-    return { ...base, [fail]: async () => { throw new Error(`db down: ${String(fail)} password=hunter2`) } }
+    return {
+      ...base,
+      [fail]: async () => {
+        throw new Error(`db down: ${String(fail)} password=hunter2`)
+      },
+    }
   }
 
   it("a throwing adapter during sign-in is AdapterError → error=Configuration, no session, logged with its cause", async () => {
     const log = captureLogger()
-    const client = new AuthClient({ secret: SECRET, trustHost: true, adapter: broken("createUser"), logger: log.logger, providers: [oidc("idp")] as AuthConfig["providers"] })
+    const client = new AuthClient({
+      secret: SECRET,
+      trustHost: true,
+      adapter: broken("createUser"),
+      logger: log.logger,
+      providers: [oidc("idp")] as AuthConfig["providers"],
+    })
     const res = await oauthSignIn(client, "idp", "alice@example.test")
     expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
     expect(client.jar.get("authjs.session-token")).toBeUndefined()

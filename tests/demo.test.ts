@@ -124,9 +124,7 @@ describe("demo app", () => {
     const person = new Person(origin)
     const guarded = await person.visit("/protected?tab=<b>&x=1")
     expect(guarded.status).toBe(302)
-    expect(guarded.headers.get("location")).toBe(
-      `/auth/signin?callbackUrl=${encodeURIComponent("/protected?tab=%3Cb%3E&x=1")}`,
-    )
+    expect(guarded.headers.get("location")).toBe(`/auth/signin?callbackUrl=${encodeURIComponent("/protected?tab=%3Cb%3E&x=1")}`)
   })
 
   it("the home page lists the sign-in options", async () => {
@@ -218,7 +216,12 @@ describe("demo app", () => {
 
   it("/dev/mailbox exists only in development: 404 and not linked with NODE_ENV=production", async () => {
     const quiet = captureLogger()
-    const production = createDemoApp({ env: { NODE_ENV: "production" }, secret: "s".repeat(40), logger: quiet.logger, mailbox: demo.mailbox })
+    const production = createDemoApp({
+      env: { NODE_ENV: "production" },
+      secret: "s".repeat(40),
+      logger: quiet.logger,
+      mailbox: demo.mailbox,
+    })
     expect(production.signInOptions.map((o) => o.name)).toEqual(["Credentials", "Email"])
     await serving(production.app, async (at) => {
       const person = new Person(at)

@@ -135,11 +135,15 @@ describe("an extended flow drawn by Mermaid in Chromium", () => {
   it("`authchart diagrams --flows … --svg` puts every state in its own parent, extra steps at the top level", async () => {
     const out = join(work, "svg")
     const run = (...args: string[]) =>
-      execFileSync(join(root, "node_modules/.bin/tsx"), ["src/cli.ts", "diagrams", "--out", out, "--flows", "tests/fixtures/extended-flow.ts", ...args], {
-        cwd: root,
-        encoding: "utf8",
-        stdio: "pipe",
-      })
+      execFileSync(
+        join(root, "node_modules/.bin/tsx"),
+        ["src/cli.ts", "diagrams", "--out", out, "--flows", "tests/fixtures/extended-flow.ts", ...args],
+        {
+          cwd: root,
+          encoding: "utf8",
+          stdio: "pipe",
+        },
+      )
     run()
     // the .mmd files are current, the SVGs new: it says it wrote them (not "up to date")
     const drew = run("--svg")
@@ -160,7 +164,9 @@ describe("committed diagrams", () => {
   it("docs/flows/*.mmd match the built-in machines", () => {
     const dir = join(root, "docs/flows")
     const expected = diagramFiles(builtInFlows)
-    const present = readdirSync(dir).filter((name) => name.endsWith(".mmd")).sort()
+    const present = readdirSync(dir)
+      .filter((name) => name.endsWith(".mmd"))
+      .sort()
     expect(present, STALE).toEqual(expected.map((f) => f.name).sort())
     for (const file of expected) expect(readFileSync(join(dir, file.name), "utf8"), `${file.name} ${STALE}`).toBe(file.content)
   })
@@ -178,7 +184,11 @@ describe("committed diagrams", () => {
     const readme = join(work, "README.md")
     writeFileSync(readme, "# app\n")
     const run = (...args: string[]) =>
-      execFileSync(tsx, ["src/cli.ts", "diagrams", "--out", out, "--readme", readme, ...args], { cwd: root, encoding: "utf8", stdio: "pipe" })
+      execFileSync(tsx, ["src/cli.ts", "diagrams", "--out", out, "--readme", readme, ...args], {
+        cwd: root,
+        encoding: "utf8",
+        stdio: "pipe",
+      })
     const check = () => {
       try {
         run("--check")
@@ -189,7 +199,11 @@ describe("committed diagrams", () => {
     }
     expect(check()).toBe(1)
     run()
-    expect(readdirSync(out).sort()).toEqual(diagramFiles(builtInFlows).map((f) => f.name).sort())
+    expect(readdirSync(out).sort()).toEqual(
+      diagramFiles(builtInFlows)
+        .map((f) => f.name)
+        .sort(),
+    )
     expect(currentReadmeSection(readFileSync(readme, "utf8"))).toBe(readmeSection(builtInFlows))
     expect(check()).toBe(0)
     writeFileSync(join(out, "credentials.mmd"), "stateDiagram-v2\n")

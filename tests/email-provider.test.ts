@@ -67,7 +67,7 @@ describe("renderVerificationEmail", () => {
   })
 
   it("escapes a hostile host and link", () => {
-    const url = 'https://x.test/cb?a="><script>alert(1)</script>&b=\'x\''
+    const url = "https://x.test/cb?a=\"><script>alert(1)</script>&b='x'"
     const { html, subject, text } = renderVerificationEmail({ url, host: 'evil"<b>.test', theme: {} })
     expect(html).not.toMatch(/<script|<b>/)
     expect(html).toContain("evil&quot;&lt;b&gt;&#8203;.test")
@@ -119,12 +119,9 @@ describe("renderVerificationEmail", () => {
     expect(html).not.toMatch(/evil|script|expression|javascript|notacolor/)
   })
 
-  it.each(["javascript:alert(1)", "data:text/html,hi", "/relative/path", "not a url"])(
-    "refuses the link %j with a TypeError",
-    (url) => {
-      expect(() => renderVerificationEmail({ url, host: "h.test" })).toThrow(TypeError)
-    },
-  )
+  it.each(["javascript:alert(1)", "data:text/html,hi", "/relative/path", "not a url"])("refuses the link %j with a TypeError", (url) => {
+    expect(() => renderVerificationEmail({ url, host: "h.test" })).toThrow(TypeError)
+  })
 })
 
 describe("Nodemailer provider: configuration", () => {
@@ -146,13 +143,14 @@ describe("Nodemailer provider: configuration", () => {
     expect(provider.normalizeIdentifier).toBeUndefined()
   })
 
-  it.each([{}, { server: "" }, { server: undefined, from: "a@b.test" }])(
-    "throws a TypeError at construction without a server (%j)",
-    (options) => {
-      expect(() => Nodemailer(options)).toThrow(TypeError)
-      expect(() => Nodemailer(options)).toThrow(/Nodemailer provider \("nodemailer"\) needs `server`/)
-    },
-  )
+  it.each([
+    {},
+    { server: "" },
+    { server: undefined, from: "a@b.test" },
+  ])("throws a TypeError at construction without a server (%j)", (options) => {
+    expect(() => Nodemailer(options)).toThrow(TypeError)
+    expect(() => Nodemailer(options)).toThrow(/Nodemailer provider \("nodemailer"\) needs `server`/)
+  })
 
   it("lets user options win over the preset", () => {
     const sendVerificationRequest = vi.fn()
@@ -283,9 +281,7 @@ describe("Nodemailer provider: failures", () => {
     const refusing = await refusingSmtp()
     try {
       const provider = Nodemailer({ server: refusing.url })
-      const error = await failure(
-        provider.sendVerificationRequest(params(provider, { identifier: "nobody@example.test" })),
-      )
+      const error = await failure(provider.sendVerificationRequest(params(provider, { identifier: "nobody@example.test" })))
       expect(error.message).toBe("Email(s) (nobody@example.test) could not be sent")
       expect(error.cause).toMatchObject({ code: "EENVELOPE", rejected: ["nobody@example.test"] })
       expect(refusing.attempts).toEqual(["nobody@example.test"])
@@ -313,9 +309,7 @@ describe("Nodemailer provider: failures", () => {
     const port = await closedPort()
     const provider = Nodemailer({ server: { host: "127.0.0.1", port, connectionTimeout: 1_000 } })
     const started = performance.now()
-    await expect(provider.sendVerificationRequest(params(provider))).rejects.toThrow(
-      "Email(s) (ada@example.test) could not be sent",
-    )
+    await expect(provider.sendVerificationRequest(params(provider))).rejects.toThrow("Email(s) (ada@example.test) could not be sent")
     expect(performance.now() - started).toBeLessThan(3_000)
   })
 

@@ -176,7 +176,12 @@ describe("email failures", () => {
 
   it("an email provider without an adapter is MissingAdapter at start-up", async () => {
     const log = captureLogger()
-    const client = new AuthClient({ secret: SECRET, trustHost: true, logger: log.logger, providers: [Nodemailer({ server: "smtp://127.0.0.1:25" })] })
+    const client = new AuthClient({
+      secret: SECRET,
+      trustHost: true,
+      logger: log.logger,
+      providers: [Nodemailer({ server: "smtp://127.0.0.1:25" })],
+    })
     expect((await client.send("/auth/session")).status).toBe(500)
     expect((log.errors[0] as { type?: string }).type).toBe("MissingAdapter")
   })

@@ -89,7 +89,10 @@ describe.each(versions)("$name: X-Forwarded-* ignored because trust proxy is off
     if (options.trustProxy) app.set("trust proxy", true)
     withEnv(options.env ?? { AUTH_URL: undefined }, () => app.use("/auth", ExpressAuth(config)))
     app.get("/me", (req: Req, res: Res) => {
-      getSession(req, config).then((session) => res.json({ session }), () => res.status(500).end())
+      getSession(req, config).then(
+        (session) => res.json({ session }),
+        () => res.status(500).end(),
+      )
     })
     return { app: await listen(app), log }
   }

@@ -120,8 +120,7 @@ class Browser {
   }
 }
 
-const setCookieNames = (response: Response): string[] =>
-  response.headers.getSetCookie().map((c) => parseSetCookie(c).name)
+const setCookieNames = (response: Response): string[] => response.headers.getSetCookie().map((c) => parseSetCookie(c).name)
 
 const sessionOf = async (response: Response): Promise<Session | null> => (await response.json()) as Session | null
 
@@ -144,9 +143,18 @@ describe.each(versions)("$name", ({ express: factory, splat }) => {
       const config = authConfig()
       const app = factory()
       app.use(path, ExpressAuth(config))
-      app.get("/me", sessionRoute((req) => getSession(req, config)))
-      app.get("/me-mounted", sessionRoute((req) => getSession(req)))
-      app.post("/me", sessionRoute((req) => getSession(req, config)))
+      app.get(
+        "/me",
+        sessionRoute((req) => getSession(req, config)),
+      )
+      app.get(
+        "/me-mounted",
+        sessionRoute((req) => getSession(req)),
+      )
+      app.post(
+        "/me",
+        sessionRoute((req) => getSession(req, config)),
+      )
       return { config, browser: new Browser(await listen(app)) }
     }
 
@@ -188,7 +196,10 @@ describe.each(versions)("$name", ({ express: factory, splat }) => {
       const signedOut = await browser.send(`${base}/signout`, { form: { csrfToken: await browser.csrf(base) } })
       expect(signedOut.status).toBe(303)
       expect(signedOut.headers.get("location")).toBe(`${origin}/dashboard`)
-      const cleared = signedOut.headers.getSetCookie().map(parseSetCookie).find((c) => c.name === "authjs.session-token")
+      const cleared = signedOut.headers
+        .getSetCookie()
+        .map(parseSetCookie)
+        .find((c) => c.name === "authjs.session-token")
       expect(cleared?.value).toBe("")
       expect(cleared?.attributes["max-age"]).toBe("0")
       expect(browser.jar.get("authjs.session-token")).toBeUndefined()
@@ -272,7 +283,10 @@ describe.each(versions)("$name", ({ express: factory, splat }) => {
       const config = authConfig()
       const app = factory()
       app.use("/auth", ExpressAuth(config))
-      app.get("/me", sessionRoute((req) => getSession(req, config)))
+      app.get(
+        "/me",
+        sessionRoute((req) => getSession(req, config)),
+      )
       const browser = new Browser(await listen(app))
       const forwarded = { "x-forwarded-proto": "https", "x-forwarded-host": "proxy.example" }
       const csrfToken = await browser.csrf("/auth", forwarded)
@@ -292,7 +306,10 @@ describe.each(versions)("$name", ({ express: factory, splat }) => {
       const app = factory()
       app.set("trust proxy", true)
       app.use("/auth", ExpressAuth(config))
-      app.get("/me", sessionRoute((req) => getSession(req, config)))
+      app.get(
+        "/me",
+        sessionRoute((req) => getSession(req, config)),
+      )
       const browser = new Browser(await listen(app))
       const forwarded = { "x-forwarded-proto": "https", "x-forwarded-host": "proxy.example" }
       const csrfToken = await browser.csrf("/auth", forwarded)
@@ -303,7 +320,10 @@ describe.each(versions)("$name", ({ express: factory, splat }) => {
       })
       expect(signedIn.status).toBe(303)
       expect(signedIn.headers.get("location")).toBe("https://proxy.example/home")
-      const cookie = signedIn.headers.getSetCookie().map(parseSetCookie).find((c) => c.name === "__Secure-authjs.session-token")
+      const cookie = signedIn.headers
+        .getSetCookie()
+        .map(parseSetCookie)
+        .find((c) => c.name === "__Secure-authjs.session-token")
       expect(cookie?.attributes.secure).toBe(true)
 
       const me = await browser.send("/me", { headers: forwarded })
@@ -394,7 +414,10 @@ describe.each(versions)("$name", ({ express: factory, splat }) => {
 
     it("getSession(req) on an app without ExpressAuth throws a clear error", async () => {
       const app = factory()
-      app.get("/me", sessionRoute((req) => getSession(req)))
+      app.get(
+        "/me",
+        sessionRoute((req) => getSession(req)),
+      )
       const browser = new Browser(await listen(app))
       const response = await browser.send("/me")
       expect(response.status).toBe(500)
@@ -406,7 +429,10 @@ describe.each(versions)("$name", ({ express: factory, splat }) => {
     it("getSession(req, config) throws the configuration error once, then answers null (no 500 on every route)", async () => {
       const config = authConfig({ secret: "too short" })
       const app = factory()
-      app.get("/me", sessionRoute((req) => getSession(req, config)))
+      app.get(
+        "/me",
+        sessionRoute((req) => getSession(req, config)),
+      )
       const browser = new Browser(await listen(app))
       const first = await browser.send("/me")
       expect(first.status).toBe(500)
@@ -421,8 +447,14 @@ describe.each(versions)("$name", ({ express: factory, splat }) => {
       const config = authConfig({ session: { updateAge: 0 } })
       const app = factory()
       app.use("/auth", ExpressAuth(config))
-      app.get("/me", sessionRoute((req, res) => getSession(req, config, res)))
-      app.get("/me-quiet", sessionRoute((req) => getSession(req, config)))
+      app.get(
+        "/me",
+        sessionRoute((req, res) => getSession(req, config, res)),
+      )
+      app.get(
+        "/me-quiet",
+        sessionRoute((req) => getSession(req, config)),
+      )
       const browser = new Browser(await listen(app))
       await browser.signIn("/auth", "form")
       const first = browser.jar.get("authjs.session-token")
@@ -453,7 +485,10 @@ describe.each(versions)("$name", ({ express: factory, splat }) => {
         }
       })
       app.use("/auth", ExpressAuth(config))
-      app.get("/me", sessionRoute((req, res) => getSession(req, config, res)))
+      app.get(
+        "/me",
+        sessionRoute((req, res) => getSession(req, config, res)),
+      )
       const browser = new Browser(await listen(app))
       await browser.signIn("/auth", "form")
 
@@ -462,7 +497,10 @@ describe.each(versions)("$name", ({ express: factory, splat }) => {
 
       const signedOut = await browser.send("/auth/signout", { form: { csrfToken: await browser.csrf("/auth") } })
       expect(signedOut.status).toBe(303)
-      const lines = signedOut.headers.getSetCookie().map(parseSetCookie).filter((c) => c.name === "authjs.session-token")
+      const lines = signedOut.headers
+        .getSetCookie()
+        .map(parseSetCookie)
+        .filter((c) => c.name === "authjs.session-token")
       expect(lines).toHaveLength(1)
       expect(lines[0]?.attributes["max-age"]).toBe("0")
       expect(await sessionOf(await browser.send("/auth/session"))).toBeNull()
@@ -478,7 +516,10 @@ describe.each(versions)("$name", ({ express: factory, splat }) => {
       })
       const app = factory()
       app.use("/auth", ExpressAuth(config))
-      app.get("/me", sessionRoute((req) => getSession(req, config)))
+      app.get(
+        "/me",
+        sessionRoute((req) => getSession(req, config)),
+      )
       const browser = new Browser(await listen(app))
       await browser.signIn("/auth", "form")
       const me = await browser.send("/me")
@@ -545,7 +586,10 @@ describe.each(versions)("$name", ({ express: factory, splat }) => {
       const router = factory.Router()
       router.use("/auth", ExpressAuth(config))
       app.use("/v1", router)
-      app.get("/me", sessionRoute((req) => getSession(req)))
+      app.get(
+        "/me",
+        sessionRoute((req) => getSession(req)),
+      )
       const browser = new Browser(await listen(app))
       const signedIn = await browser.signIn("/v1/auth", "form", "wrong")
       expect(signedIn.headers.get("location")).toBe(`${browser.origin}/v1/auth/signin?error=CredentialsSignin&code=credentials`)

@@ -151,19 +151,19 @@ export function runFlowStoreConformance({ name, tamperings, make }: FlowStoreUnd
     })
 
     it("single use: once resumed, a copy of the flow cookie is refused (also after the flow rested again)", async () => {
-        const { client } = confirmClient(fx.store, shared())
-        const { csrfToken, cookie } = await startConfirm(client)
-        const copy = copyJar(client, confirmClient(fx.store, shared()).client)
-        expectSignedIn(await resumeConfirm(client, csrfToken))
-        expectRefused(copy, await resumeConfirm(copy, csrfToken))
+      const { client } = confirmClient(fx.store, shared())
+      const { csrfToken, cookie } = await startConfirm(client)
+      const copy = copyJar(client, confirmClient(fx.store, shared()).client)
+      expectSignedIn(await resumeConfirm(client, csrfToken))
+      expectRefused(copy, await resumeConfirm(copy, csrfToken))
 
-        // a flow that rested again: the cookie before the wrong code is stale (single use) or not
-        const second = confirmClient(fx.store, shared()).client
-        const started = await startConfirm(second)
-        expect(started.cookie).not.toBe(cookie)
-        const stale = copyJar(second, confirmClient(fx.store, shared()).client)
-        expect((await resumeConfirm(second, started.csrfToken, "000000")).status).toBe(200)
-        expectRefused(stale, await resumeConfirm(stale, started.csrfToken))
+      // a flow that rested again: the cookie before the wrong code is stale (single use) or not
+      const second = confirmClient(fx.store, shared()).client
+      const started = await startConfirm(second)
+      expect(started.cookie).not.toBe(cookie)
+      const stale = copyJar(second, confirmClient(fx.store, shared()).client)
+      expect((await resumeConfirm(second, started.csrfToken, "000000")).status).toBe(200)
+      expectRefused(stale, await resumeConfirm(stale, started.csrfToken))
     })
 
     it("single use under a race: two resumes with the same cookie at once", async () => {
@@ -226,7 +226,9 @@ export function runFlowStoreConformance({ name, tamperings, make }: FlowStoreUnd
         logger: captureLogger().logger,
         flowStore: fx.store,
         serverState: fx.serverState,
-        providers: [{ id: "idp", name: "IdP", type: "oidc", issuer: idp.issuer, clientId: "store-client", clientSecret: "store-secret" }] as AuthConfig["providers"],
+        providers: [
+          { id: "idp", name: "IdP", type: "oidc", issuer: idp.issuer, clientId: "store-client", clientSecret: "store-secret" },
+        ] as AuthConfig["providers"],
       })
       const client = new AuthClient(oidcConfig())
       const csrfToken = await client.csrf()

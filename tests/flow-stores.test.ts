@@ -130,7 +130,11 @@ describe("RedisFlowStore: what lives where", () => {
     const { res, cookie } = await startConfirm(client)
     expect(cookie).toMatch(/^[A-Za-z0-9_-]{22}$/)
     expect(Buffer.from(cookie, "base64url")).toHaveLength(16)
-    expect(setCookies(res).filter((c) => c.name.startsWith(FLOW_COOKIE)).map((c) => c.name)).toEqual([FLOW_COOKIE])
+    expect(
+      setCookies(res)
+        .filter((c) => c.name.startsWith(FLOW_COOKIE))
+        .map((c) => c.name),
+    ).toEqual([FLOW_COOKIE])
 
     const key = `${prefix}${FLOW_COOKIE}:${cookie}`
     expect(await keysUnder(prefix)).toEqual([key])
@@ -162,7 +166,9 @@ describe("RedisFlowStore: what lives where", () => {
     const stranger = confirmClient(RedisFlowStore(redis, { prefix }), { secret: NEW_SECRET }).client
     stranger.jar.cookies.set(FLOW_COOKIE, started.cookie)
     for (const [k, v] of failed.client.jar.cookies) if (k !== FLOW_COOKIE) stranger.jar.cookies.set(k, v)
-    expect((await resumeConfirm(stranger, await stranger.csrf())).headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=FlowStateError`)
+    expect((await resumeConfirm(stranger, await stranger.csrf())).headers.get("location")).toBe(
+      `${ORIGIN}/auth/signin?error=FlowStateError`,
+    )
     expect(await keysUnder(prefix)).toEqual([])
   })
 

@@ -16,7 +16,9 @@ function makeClient(flow: FlowDefinition, extra: Partial<AuthConfig> = {}) {
     trustHost: true,
     logger: log.logger,
     flows: [flow],
-    providers: [{ id: "two-step", name: "Two step", type: "credentials", flow: "confirm", credentials: {}, authorize: () => null } as never],
+    providers: [
+      { id: "two-step", name: "Two step", type: "credentials", flow: "confirm", credentials: {}, authorize: () => null } as never,
+    ],
     ...extra,
   }
   return { client: new AuthClient(config), log }

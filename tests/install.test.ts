@@ -63,7 +63,11 @@ describe.runIf(process.env.AUTHCHART_INSTALL_CHECK === "1")("npm install authcha
 
   it("with Auth.js passkeys (@simplewebauthn 9): ERESOLVE, then the README's commands install it", () => {
     const app = legacyProject(work, "with-passkeys", [
-      "@auth/express@0.12", "@auth/core@0.41", "express@4", "@simplewebauthn/server@9", "@simplewebauthn/browser@9",
+      "@auth/express@0.12",
+      "@auth/core@0.41",
+      "express@4",
+      "@simplewebauthn/server@9",
+      "@simplewebauthn/browser@9",
     ])
     const plain = npm(app, ["install", ...NPM_FLAGS, packed.tarball])
     expect(plain.status).not.toBe(0)
@@ -77,9 +81,15 @@ describe.runIf(process.env.AUTHCHART_INSTALL_CHECK === "1")("npm install authcha
     expect(versionIn(app, "@simplewebauthn/server")).toMatch(/^14\./)
     expect(versionIn(app, "@auth/core")).toMatch(/^0\.41\./)
     expect(npm(app, ["ls", "--all"]).status).toBe(0)
-    const loaded = execFileSync(process.execPath, ["--input-type=module", "-e",
-      'const [{ ExpressAuth }, { default: Passkey }, { ExpressAuth: AuthJs }] = await Promise.all([import("authchart/express"), import("authchart/providers/passkey"), import("@auth/express")]); console.log(typeof ExpressAuth, Passkey({}).id, typeof AuthJs)',
-    ], { cwd: app, encoding: "utf8" })
+    const loaded = execFileSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        'const [{ ExpressAuth }, { default: Passkey }, { ExpressAuth: AuthJs }] = await Promise.all([import("authchart/express"), import("authchart/providers/passkey"), import("@auth/express")]); console.log(typeof ExpressAuth, Passkey({}).id, typeof AuthJs)',
+      ],
+      { cwd: app, encoding: "utf8" },
+    )
     expect(loaded.trim()).toBe("function passkey function")
   }, 600_000)
 

@@ -134,8 +134,8 @@ describe("differential against jose.jwtDecrypt", () => {
   const SEED = Number(process.env.JWT_SEED ?? 20260722)
   const rand = prng(SEED)
   const int = (n: number) => Math.floor(rand() * n)
-  const pick = <T,>(xs: readonly T[]): T => xs[int(xs.length)]!
-  const CHARS = "aZ09-_ éü漢字🦊\u0000\"\\\n"
+  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!
+  const CHARS = 'aZ09-_ éü漢字🦊\u0000"\\\n'
   const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
   const str = (max: number) => Array.from({ length: int(max) }, () => pick([...CHARS])).join("")
   const value = (depth: number): unknown =>
@@ -148,8 +148,7 @@ describe("differential against jose.jwtDecrypt", () => {
       () => (depth > 2 ? 0 : Array.from({ length: int(4) }, () => value(depth + 1))),
       () => (depth > 2 ? "" : object(depth + 1, 4)),
     ])()
-  const object = (depth: number, keys: number) =>
-    Object.fromEntries(Array.from({ length: int(keys) }, () => [str(8), value(depth)]))
+  const object = (depth: number, keys: number) => Object.fromEntries(Array.from({ length: int(keys) }, () => [str(8), value(depth)]))
   const claim = () => pick([undefined, NOW - 15, NOW - 14, NOW + 15, NOW + 16, NOW + int(2000) - 1000, String(NOW)])
   const payload = (): Record<string, unknown> => {
     const p: Record<string, unknown> = { ...object(0, 12), big: str(pick([0, 10, 3000])) }
@@ -160,7 +159,10 @@ describe("differential against jose.jwtDecrypt", () => {
   const producers: ((p: Record<string, unknown>) => Promise<string>)[] = [
     (p) => encode({ token: p, secret: S1, salt: SALT }),
     (p) => authEncode({ token: p, secret: S1, salt: SALT }),
-    (p) => new EncryptJWT(p).setProtectedHeader({ alg: "dir", enc: "A256GCM", kid: deriveKey(S1, SALT, "A256GCM").kid }).encrypt(key(S1, "A256GCM")),
+    (p) =>
+      new EncryptJWT(p)
+        .setProtectedHeader({ alg: "dir", enc: "A256GCM", kid: deriveKey(S1, SALT, "A256GCM").kid })
+        .encrypt(key(S1, "A256GCM")),
     (p) => new EncryptJWT(p).setProtectedHeader({ alg: "dir", enc: "A256CBC-HS512" }).encrypt(key(S1)),
     (p) => new EncryptJWT(p).setProtectedHeader({ alg: "dir", enc: "A256GCM" }).encrypt(key(S1, "A256GCM")),
     (p) => new EncryptJWT(p).setProtectedHeader({ alg: "dir", enc: "A256CBC-HS512", typ: "JWT" }).encrypt(key(S1)),
@@ -230,7 +232,10 @@ describe("differential against jose.jwtDecrypt", () => {
     const path = fast === NeedsSlowPath ? "slow" : "fast"
     stats[path]++
     if (expected !== undefined) stats[`${path}Ok`]++
-    const full = await decryptJwtAsync(token, secrets, SALT).then((r) => JSON.stringify(r.payload), () => undefined)
+    const full = await decryptJwtAsync(token, secrets, SALT).then(
+      (r) => JSON.stringify(r.payload),
+      () => undefined,
+    )
     expect({ token, secrets, got: full }).toEqual({ token, secrets, got: expected })
   }
 
@@ -267,22 +272,62 @@ describe("differential against jose.jwtDecrypt", () => {
       new Uint8Array([0x7b, 0xff, 0x7d]),
     ]
     const bodies: (string | Uint8Array)[] = [
-      "{}", '{"sub":"u"}', "[]", '"s"', "1", "null", "", "{", new Uint8Array([0x7b, 0xff, 0x7d]), '\uFEFF{"a":1}',
-      '{"__proto__":{"x":1}}', '{"exp":"1"}', '{"iat":"1"}', '{"iat":null}', `{"nbf":${NOW + 15}}`, `{"nbf":${NOW + 16}}`,
-      `{"exp":${NOW - 15}}`, `{"exp":${NOW - 14}}`, '{"exp":1e999}', `{"iss":"y","exp":${NOW + 9}}`, '{"a":1,"a":2}',
+      "{}",
+      '{"sub":"u"}',
+      "[]",
+      '"s"',
+      "1",
+      "null",
+      "",
+      "{",
+      new Uint8Array([0x7b, 0xff, 0x7d]),
+      '\uFEFF{"a":1}',
+      '{"__proto__":{"x":1}}',
+      '{"exp":"1"}',
+      '{"iat":"1"}',
+      '{"iat":null}',
+      `{"nbf":${NOW + 15}}`,
+      `{"nbf":${NOW + 16}}`,
+      `{"exp":${NOW - 15}}`,
+      `{"exp":${NOW - 14}}`,
+      '{"exp":1e999}',
+      `{"iss":"y","exp":${NOW + 9}}`,
+      '{"a":1,"a":2}',
     ]
     const tokens: string[] = []
     for (const h of headers) tokens.push(seal(h, '{"sub":"u"}', key(S1)))
     for (const body of bodies) tokens.push(seal(good, body, key(S1)))
     const gcm = JSON.stringify({ alg: "dir", enc: "A256GCM" })
     tokens.push(seal(gcm, "{}", key(S1, "A256GCM"), "A256GCM"), seal(good, "{}", key(S1, "A256GCM"), "A256GCM"))
-    tokens.push(await new CompactEncrypt(new TextEncoder().encode('{"z":1}')).setProtectedHeader({ alg: "dir", enc: "A256GCM" }).encrypt(key(S1, "A256GCM")))
+    tokens.push(
+      await new CompactEncrypt(new TextEncoder().encode('{"z":1}'))
+        .setProtectedHeader({ alg: "dir", enc: "A256GCM" })
+        .encrypt(key(S1, "A256GCM")),
+    )
     const base = seal(good, "{}", key(S1))
-    tokens.push(edit(base, 1, () => "AAAA"), edit(base, 2, () => ""), edit(base, 4, () => ""), edit(base, 2, () => b64(randomBytes(12))))
-    tokens.push(edit(tokens.at(-5)!, 4, (s) => s.slice(0, -2)), "....", "a.b.c.d.e", base.replaceAll(".", ".."))
+    tokens.push(
+      edit(base, 1, () => "AAAA"),
+      edit(base, 2, () => ""),
+      edit(base, 4, () => ""),
+      edit(base, 2, () => b64(randomBytes(12))),
+    )
+    tokens.push(
+      edit(tokens.at(-5)!, 4, (s) => s.slice(0, -2)),
+      "....",
+      "a.b.c.d.e",
+      base.replaceAll(".", ".."),
+    )
     const block48 = seal(good, JSON.stringify({ sub: "0123456789012345678901234567" }), key(S1))
-    tokens.push(block48, edit(block48, 3, (s) => `${s}A`), edit(block48, 3, (s) => `${s}==`), edit(block48, 0, (s) => `${s}A`))
-    tokens.push(edit(block48, 2, (s) => `${s.slice(0, 4)}\n${s.slice(4)}`), edit(block48, 4, (s) => `${s}=`))
+    tokens.push(
+      block48,
+      edit(block48, 3, (s) => `${s}A`),
+      edit(block48, 3, (s) => `${s}==`),
+      edit(block48, 0, (s) => `${s}A`),
+    )
+    tokens.push(
+      edit(block48, 2, (s) => `${s.slice(0, 4)}\n${s.slice(4)}`),
+      edit(block48, 4, (s) => `${s}=`),
+    )
     const stats = newStats()
     for (const token of tokens) for (const secrets of [[S1], [S2, S1], []]) await compare(token, secrets, stats)
     expectAtLeast(stats, { fast: 80, slow: 20, fastOk: 10, slowOk: 3 })
@@ -292,8 +337,15 @@ describe("differential against jose.jwtDecrypt", () => {
 describe("getToken", () => {
   const ENV = ["AUTH_SECRET", "AUTH_SECRET_1", "AUTH_SECRET_2", "AUTH_SECRET_3", "AUTH_URL"] as const
   const saved = Object.fromEntries(ENV.map((name) => [name, process.env[name]]))
-  beforeEach(() => ENV.forEach((name) => delete process.env[name]))
-  afterEach(() => ENV.forEach((name) => (saved[name] === undefined ? delete process.env[name] : (process.env[name] = saved[name]))))
+  beforeEach(() => {
+    for (const name of ENV) delete process.env[name]
+  })
+  afterEach(() => {
+    for (const name of ENV) {
+      if (saved[name] === undefined) delete process.env[name]
+      else process.env[name] = saved[name]
+    }
+  })
   const request = (cookie: string, url = "http://app.test/api") => new Request(url, { headers: { cookie } })
   const token = (salt = SALT, big = "") => encode({ token: { sub: "u1", big }, secret: S1, salt })
 

@@ -8,7 +8,10 @@ import { credentialsMachine } from "../src/machines/credentials.js"
 import { AWAITING_INPUT, type GateResult, type Identity, type Issued } from "../src/machines/types.js"
 
 const input = { provider: "credentials", now: 1_700_000_000_000 }
-const identity: Identity = { user: { id: "1", name: "Alice" }, account: { provider: "credentials", providerAccountId: "1", type: "credentials" } }
+const identity: Identity = {
+  user: { id: "1", name: "Alice" },
+  account: { provider: "credentials", providerAccountId: "1", type: "credentials" },
+}
 // Actor completion events are internal to xstate; the pure API still accepts them.
 const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as AnyEventObject as never
 const failed = (id: string, error: unknown) => ({ type: `xstate.error.actor.${id}`, error }) as AnyEventObject as never

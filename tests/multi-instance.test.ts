@@ -94,7 +94,9 @@ describe("two app processes sharing one Redis", () => {
   it("the instances are separate processes on separate ports", async () => {
     expect(apps).toHaveLength(2)
     expect(apps[0]?.pid).not.toBe(apps[1]?.pid)
-    const health = await Promise.all(bases.map(async (base) => (await (await fetch(`${base}/__health`)).json()) as { pid: number; redis: boolean }))
+    const health = await Promise.all(
+      bases.map(async (base) => (await (await fetch(`${base}/__health`)).json()) as { pid: number; redis: boolean }),
+    )
     expect(health.map((h) => h.pid)).toEqual(apps.map((a) => a.pid))
     expect(health.every((h) => h.redis)).toBe(true)
   })
@@ -151,7 +153,9 @@ describe("two app processes sharing one Redis", () => {
     const requester = new HttpBrowser(bases, 1)
     const before = smtp.messages.length
     const csrfToken = await requester.csrf()
-    const request = await requester.send("/auth/signin/nodemailer", { form: { csrfToken, email: "dana@example.test", callbackUrl: "/inbox" } })
+    const request = await requester.send("/auth/signin/nodemailer", {
+      form: { csrfToken, email: "dana@example.test", callbackUrl: "/inbox" },
+    })
     expect(request.location).toBe(`${request.base}/auth/verify-request?provider=nodemailer&type=email`)
     const message = await smtp.waitForMessage(before + 1)
     const link = new URL(message.links.find((l) => l.includes("/auth/callback/nodemailer")) as string)

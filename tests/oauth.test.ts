@@ -28,12 +28,26 @@ beforeAll(async () => {
 afterAll(() => server?.stop())
 
 function oidc(id: string, extra: Record<string, unknown> = {}) {
-  return { id, name: id.toUpperCase(), type: "oidc" as const, issuer: server.issuer, clientId: "basic-client", clientSecret: "basic-secret", ...extra }
+  return {
+    id,
+    name: id.toUpperCase(),
+    type: "oidc" as const,
+    issuer: server.issuer,
+    clientId: "basic-client",
+    clientSecret: "basic-secret",
+    ...extra,
+  }
 }
 
 function makeClient(providers: unknown[], extra: Partial<AuthConfig> = {}) {
   const log = captureLogger()
-  const config: AuthConfig = { secret: SECRET, trustHost: true, logger: log.logger, providers: providers as AuthConfig["providers"], ...extra }
+  const config: AuthConfig = {
+    secret: SECRET,
+    trustHost: true,
+    logger: log.logger,
+    providers: providers as AuthConfig["providers"],
+    ...extra,
+  }
   return { client: new AuthClient(config), log }
 }
 
@@ -111,7 +125,9 @@ describe("sign-in against a real OpenID provider", () => {
   })
 
   it("client_secret_post", async () => {
-    const { client } = makeClient([oidc("post", { clientId: "post-client", clientSecret: "post-secret", client: { token_endpoint_auth_method: "client_secret_post" } })])
+    const { client } = makeClient([
+      oidc("post", { clientId: "post-client", clientSecret: "post-secret", client: { token_endpoint_auth_method: "client_secret_post" } }),
+    ])
     const { res } = await signInVia(client, "post", { account: "bob@example.test" })
     expect(res.status).toBe(302)
     expect(server.tokenRequests.lastAuth).toBe("post")
@@ -147,7 +163,16 @@ describe("sign-in against a real OpenID provider", () => {
   it.each([
     ["google", () => Google({ clientId: "basic-client", clientSecret: "basic-secret", issuer: server.issuer })],
     ["okta", () => Okta({ clientId: "basic-client", clientSecret: "basic-secret", issuer: server.issuer })],
-    ["apple", () => Apple({ clientId: "post-client", clientSecret: "post-secret", issuer: server.issuer, authorization: { url: `${server.issuer}/auth`, params: { scope: "openid email profile", response_mode: "form_post" } } })],
+    [
+      "apple",
+      () =>
+        Apple({
+          clientId: "post-client",
+          clientSecret: "post-secret",
+          issuer: server.issuer,
+          authorization: { url: `${server.issuer}/auth`, params: { scope: "openid email profile", response_mode: "form_post" } },
+        }),
+    ],
   ])("the %s preset's mechanics work against the local provider", async (id, make) => {
     const { client } = makeClient([make()])
     const { res } = await signInVia(client, id)
@@ -180,7 +205,13 @@ describe("redirect proxy (AUTH_REDIRECT_PROXY_URL)", () => {
   it("a preview deployment signs in through the proxy's registered redirect URI", async () => {
     const config = (origin: string) => {
       const log = captureLogger()
-      const c: AuthConfig = { secret: SECRET, trustHost: true, logger: log.logger, redirectProxyUrl: `${PROXY}/auth`, providers: [oidc("idp")] as AuthConfig["providers"] }
+      const c: AuthConfig = {
+        secret: SECRET,
+        trustHost: true,
+        logger: log.logger,
+        redirectProxyUrl: `${PROXY}/auth`,
+        providers: [oidc("idp")] as AuthConfig["providers"],
+      }
       return new AuthClient(c, origin)
     }
     const preview = config("http://preview.test")
@@ -205,7 +236,16 @@ describe("redirect proxy (AUTH_REDIRECT_PROXY_URL)", () => {
 
   it("the proxy does not forward a state it did not seal", async () => {
     const log = captureLogger()
-    const proxy = new AuthClient({ secret: SECRET, trustHost: true, logger: log.logger, redirectProxyUrl: `${PROXY}/auth`, providers: [oidc("idp")] as AuthConfig["providers"] }, PROXY)
+    const proxy = new AuthClient(
+      {
+        secret: SECRET,
+        trustHost: true,
+        logger: log.logger,
+        redirectProxyUrl: `${PROXY}/auth`,
+        providers: [oidc("idp")] as AuthConfig["providers"],
+      },
+      PROXY,
+    )
     const res = await proxy.send("/auth/callback/idp?code=x&state=a.b.c.d.e")
     expect(res.headers.get("location")).toBe(`${PROXY}/auth/signin?error=FlowStateError`)
   })

@@ -112,9 +112,7 @@ describe("oidc harness: default provider (iss on)", () => {
     expect(as.code_challenge_methods_supported).toEqual(["S256"])
     expect(as.scopes_supported).toEqual(expect.arrayContaining(["openid", "profile", "email"]))
     expect(as.response_modes_supported).toContain("form_post")
-    expect(as.token_endpoint_auth_methods_supported).toEqual(
-      expect.arrayContaining(["client_secret_basic", "client_secret_post", "none"]),
-    )
+    expect(as.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(["client_secret_basic", "client_secret_post", "none"]))
     expect(server.accounts.length).toBeGreaterThan(0)
   })
 

@@ -68,7 +68,13 @@ describe("optional packages of the configured providers", () => {
   it("with every package installed, the configuration resolves without error", () => {
     const { logger, errors } = captureLogger()
     const resolved = resolveConfig(
-      { providers: [Nodemailer({ server: smtp }), Passkey()], experimental: { enableWebAuthn: true }, adapter: MemoryAdapter(), logger, trustHost: true },
+      {
+        providers: [Nodemailer({ server: smtp }), Passkey()],
+        experimental: { enableWebAuthn: true },
+        adapter: MemoryAdapter(),
+        logger,
+        trustHost: true,
+      },
       { AUTH_SECRET: SECRET },
     )
     expect(resolved.configError).toBeNull()

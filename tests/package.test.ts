@@ -128,8 +128,7 @@ describe("npm pack", () => {
         ],
       ],
       signIn: [500, "There was a problem with the server configuration. Check the server logs for more information."],
-      mailbox:
-        'createTestMailbox() receives mail with the packages "smtp-server" and "mailparser": npm install -D smtp-server mailparser',
+      mailbox: 'createTestMailbox() receives mail with the packages "smtp-server" and "mailparser": npm install -D smtp-server mailparser',
     })
   })
 

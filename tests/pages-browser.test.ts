@@ -52,7 +52,11 @@ describe("the sign-in page and its neighbours", () => {
     const page = await browser.context.newPage()
     await page.goto(`${app.base}/auth/signin`)
     const labels = await page.locator("label").allTextContents()
-    expect(labels.filter((l) => /email/i.test(l))).toEqual(["Email for password sign-in", "Email for a sign-in link", "Email for your passkey"])
+    expect(labels.filter((l) => /email/i.test(l))).toEqual([
+      "Email for password sign-in",
+      "Email for a sign-in link",
+      "Email for your passkey",
+    ])
     expect(await page.getByLabel("Email for a sign-in link").getAttribute("name")).toBe("email")
     expect(await page.getByLabel("Email for your passkey").getAttribute("autocomplete")).toBe("username webauthn")
     expect(labels).toContain("Password")
@@ -69,7 +73,9 @@ describe("the sign-in page and its neighbours", () => {
     await page.click('button[value="deny"]')
     await page.waitForURL(`${app.base}/auth/signin?error=OAuthCallbackError`)
     const alert = await page.locator('.error[role="alert"]').textContent()
-    expect(alert).toBe("The provider did not complete the sign-in: it was cancelled or refused there. Try again, or choose another way to sign in.")
+    expect(alert).toBe(
+      "The provider did not complete the sign-in: it was cancelled or refused there. Try again, or choose another way to sign in.",
+    )
     expect(await page.textContent("body")).not.toContain("different account")
     expect(app.log.errors.slice(errorsBefore).map((e) => (e as { type?: string }).type)).toEqual(["OAuthCallbackError"])
     await page.close()
@@ -100,7 +106,9 @@ describe("the demo mailbox", () => {
       await page.goto(`${demo.url}/dev/mailbox`)
       const link = page.locator("ol.mailbox a").first()
       expect(await link.textContent()).toContain("/auth/callback/")
-      const overflow = await link.evaluate((a) => a.getBoundingClientRect().right - (a.closest("body") as HTMLElement).getBoundingClientRect().right)
+      const overflow = await link.evaluate(
+        (a) => a.getBoundingClientRect().right - (a.closest("body") as HTMLElement).getBoundingClientRect().right,
+      )
       expect(overflow, `at ${width}px`).toBeLessThanOrEqual(0)
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
     }

@@ -68,8 +68,9 @@ describe("html helpers", () => {
   })
 
   it("attr renders escaped values and boolean attributes", () => {
-    expect(html`<input${attr("value", XSS)}${attr("required", true)}${attr("x", false)}${attr("y", undefined)}>`.toString())
-      .toBe(`<input value="${ESCAPED}" required>`)
+    expect(html`<input${attr("value", XSS)}${attr("required", true)}${attr("x", false)}${attr("y", undefined)}>`.toString()).toBe(
+      `<input value="${ESCAPED}" required>`,
+    )
   })
 
   it.each([
@@ -218,7 +219,10 @@ describe("renderSignIn", () => {
 
   it.each([
     ["OAuthSignin", "The sign-in with this provider could not be started. Try again later, or choose another way to sign in."],
-    ["OAuthCallbackError", "The provider did not complete the sign-in: it was cancelled or refused there. Try again, or choose another way to sign in."],
+    [
+      "OAuthCallbackError",
+      "The provider did not complete the sign-in: it was cancelled or refused there. Try again, or choose another way to sign in.",
+    ],
     ["OAuthCreateAccount", "Try signing in with a different account."],
     ["EmailCreateAccount", "Try signing in with a different account."],
     ["Callback", "Try signing in with a different account."],
@@ -310,9 +314,21 @@ describe("renderError", () => {
   const signInLink = `<a class="button" href="${origin}/signin">Sign in</a>`
 
   it.each([
-    ["Configuration", 500, "Server error", ["There is a problem with the server configuration.", "Check the server logs for more information."], false],
+    [
+      "Configuration",
+      500,
+      "Server error",
+      ["There is a problem with the server configuration.", "Check the server logs for more information."],
+      false,
+    ],
     ["AccessDenied", 403, "Access Denied", ["You do not have permission to sign in."], true],
-    ["Verification", 403, "Unable to sign in", ["The sign in link is no longer valid.", "It may have been used already or it may have expired."], true],
+    [
+      "Verification",
+      403,
+      "Unable to sign in",
+      ["The sign in link is no longer valid.", "It may have been used already or it may have expired."],
+      true,
+    ],
   ])("%s → %i %s", (error, status, heading, lines, hasSignIn) => {
     const page = renderError({ error, ...urls })
     expect(page.status).toBe(status)
@@ -342,7 +358,12 @@ describe("renderError", () => {
 describe("contentSecurityPolicy", () => {
   it("allows nothing but the page's nonce, its form targets, its images and fetches", () => {
     expect(
-      contentSecurityPolicy({ nonce: NONCE, formAction: ["https://app.example", "https://idp.example"], images: ["https://cdn.example"], connect: ["https://app.example"] }),
+      contentSecurityPolicy({
+        nonce: NONCE,
+        formAction: ["https://app.example", "https://idp.example"],
+        images: ["https://cdn.example"],
+        connect: ["https://app.example"],
+      }),
     ).toBe(
       `default-src 'none'; script-src 'nonce-${NONCE}'; style-src 'nonce-${NONCE}'; img-src 'self' https://cdn.example; connect-src https://app.example; form-action 'self' https://app.example https://idp.example; frame-ancestors 'none'; base-uri 'none'`,
     )
@@ -370,13 +391,19 @@ describe("field labels on a page with several email fields", () => {
   const labels = (page: string) => [...page.matchAll(/<label[^>]*>([^<]*)<\/label>/g)].map((m) => m[1])
 
   it("credentials, email and passkeys: each says its method", () => {
-    const page = renderSignIn({ ...base, providers: [provider("credentials", "credentials", { credentials: withEmail("Email") }), provider("email", "email"), passkey] })
+    const page = renderSignIn({
+      ...base,
+      providers: [provider("credentials", "credentials", { credentials: withEmail("Email") }), provider("email", "email"), passkey],
+    })
     expect(labels(page)).toEqual(["Email for password sign-in", "Password", "Email for a sign-in link", "Email for your passkey"])
   })
 
   it("a label no other form uses stays as configured", () => {
     expect(labels(renderSignIn({ ...base, providers: [provider("email", "email")] }))).toEqual(["Email"])
-    const page = renderSignIn({ ...base, providers: [provider("credentials", "credentials", { credentials: withEmail("Work email") }), passkey] })
+    const page = renderSignIn({
+      ...base,
+      providers: [provider("credentials", "credentials", { credentials: withEmail("Work email") }), passkey],
+    })
     expect(labels(page)).toEqual(["Work email", "Password", "Email"])
   })
 })
@@ -403,7 +430,16 @@ describe("renderStepCard", () => {
   })
 
   it("escapes everything but the app's own fields", () => {
-    const page = renderStepCard({ ...props, title: XSS, message: XSS, action: XSS, step: XSS, csrfToken: XSS, cancelUrl: XSS, submitLabel: XSS })
+    const page = renderStepCard({
+      ...props,
+      title: XSS,
+      message: XSS,
+      action: XSS,
+      step: XSS,
+      csrfToken: XSS,
+      cancelUrl: XSS,
+      submitLabel: XSS,
+    })
     expect(page).not.toContain("<script")
     expect(page).toContain(`<h1>${ESCAPED}</h1>`)
     expect(page).toContain(`<div class="error" role="alert"><p>${ESCAPED}</p></div>`)

@@ -44,9 +44,9 @@ describe("passkey messages in Chromium", () => {
     await page.fill(EMAIL_FIELD, "known@example.test")
     await page.click("text=Register with Passkey")
     const status = page.locator(STATUS)
-    await expect.poll(() => status.textContent()).toBe(
-      "This email address already has an account. Sign in to it first (with its passkey or another way), then add a passkey.",
-    )
+    await expect
+      .poll(() => status.textContent())
+      .toBe("This email address already has an account. Sign in to it first (with its passkey or another way), then add a passkey.")
     expect(await status.isVisible()).toBe(true)
     expect(page.url()).toBe(`${app.base}/auth/signin`)
     const logged = app.log.errors.slice(errorsBefore)
@@ -61,9 +61,9 @@ describe("passkey messages in Chromium", () => {
       await page.fill(EMAIL_FIELD, email)
       await page.click("text=Sign in with Passkey")
       const status = page.locator(STATUS)
-      await expect.poll(() => status.textContent(), { message: email }).toBe(
-        "No passkey is registered for this email address. Register one, or sign in another way.",
-      )
+      await expect
+        .poll(() => status.textContent(), { message: email })
+        .toBe("No passkey is registered for this email address. Register one, or sign in another way.")
       await page.evaluate((selector) => {
         const el = document.querySelector(selector) as HTMLElement
         el.textContent = ""
@@ -76,9 +76,9 @@ describe("passkey messages in Chromium", () => {
   it("signing in without an email and without a passkey on the device: no passkey was used, and why it may be", async () => {
     const page = await signInPage()
     await page.click("text=Sign in with Passkey")
-    await expect.poll(() => page.locator(STATUS).textContent(), { timeout: 20_000 }).toBe(
-      "No passkey was used: the request was cancelled or timed out, or this device has no passkey for this site.",
-    )
+    await expect
+      .poll(() => page.locator(STATUS).textContent(), { timeout: 20_000 })
+      .toBe("No passkey was used: the request was cancelled or timed out, or this device has no passkey for this site.")
     await page.close()
   }, 60_000)
 })
@@ -87,12 +87,21 @@ describe("the experimental-feature warning", () => {
   it("is printed once at start-up as a sentence after its code", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {})
     try {
-      const config = { secret: SECRET, trustHost: true, adapter: MemoryAdapter(), experimental: { enableWebAuthn: true }, providers: [Passkey({})] }
+      const config = {
+        secret: SECRET,
+        trustHost: true,
+        adapter: MemoryAdapter(),
+        experimental: { enableWebAuthn: true },
+        providers: [Passkey({})],
+      }
       await Auth(new Request("http://app.test/auth/providers"), config)
       await Auth(new Request("http://app.test/auth/providers"), config)
       const lines = warn.mock.calls.map((args) => String(args[0])).filter((l) => l.includes("[auth][warn][experimental-webauthn]"))
       expect(lines).toHaveLength(1)
-      const text = (lines[0] as string).split("[auth][warn][experimental-webauthn]")[1]?.replace(/\x1b\[[0-9;]*m/g, "").trim()
+      const text = (lines[0] as string)
+        .split("[auth][warn][experimental-webauthn]")[1]
+        ?.replace(/\x1b\[[0-9;]*m/g, "")
+        .trim()
       expect(text).toMatch(/^WebAuthn \(passkeys\) is experimental/)
     } finally {
       warn.mockRestore()

@@ -15,15 +15,23 @@ const identity = { user: { id: "1", name: "A" }, account: { provider: "p", provi
 /** A plausible output of each effect, by invoke id. */
 const outputs: Record<string, unknown[]> = {
   authorize: [identity],
-  startAuthorization: [{ url: "https://idp.test/authorize", pending: { state: "s", codeVerifier: "v", nonce: null, redirectUri: "r", issuer: "i" } }],
+  startAuthorization: [
+    { url: "https://idp.test/authorize", pending: { state: "s", codeVerifier: "v", nonce: null, redirectUri: "r", issuer: "i" } },
+  ],
   finishAuthorization: [identity],
   requestLink: [{ redirect: "https://app.test/auth/verify-request" }],
   verifyLink: [identity],
   signInGate: [{ allow: true }, { allow: false, redirect: "https://app.test/elsewhere" }],
   linkIdentity: [identity],
   issueSession: [{ redirect: "https://app.test/", cookies: [] }],
-  "totp.enter": [{ skip: true, data: {} }, { skip: false, data: {} }],
-  "totp.submit": [{ result: "pass", data: {} }, { result: "retry", data: {} }],
+  "totp.enter": [
+    { skip: true, data: {} },
+    { skip: false, data: {} },
+  ],
+  "totp.submit": [
+    { result: "pass", data: {} },
+    { result: "retry", data: {} },
+  ],
 }
 
 function key(s: AnyMachineSnapshot): string {

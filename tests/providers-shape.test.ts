@@ -20,7 +20,10 @@ const authjsDirectory = join(dirname(createRequire(import.meta.url).resolve("@au
 const ownDirectory = join(import.meta.dirname, "../src/providers")
 
 /** Presets that cannot be called without options, with the options both libraries need. */
-const REQUIRED: Record<string, Record<string, unknown>> = { email: { server: "smtp://127.0.0.1:2525" }, nodemailer: { server: "smtp://127.0.0.1:2525" } }
+const REQUIRED: Record<string, Record<string, unknown>> = {
+  email: { server: "smtp://127.0.0.1:2525" },
+  nodemailer: { server: "smtp://127.0.0.1:2525" },
+}
 
 async function factory(path: string): Promise<Factory | undefined> {
   const loaded = (await import(path)) as { default?: unknown }
@@ -69,7 +72,11 @@ describe("reading and overriding preset endpoints", () => {
   })
 
   it("an override of a string endpoint's params keeps its URL, and the sign-in start uses both", async () => {
-    const spotify = Spotify({ clientId: "spotify-id", clientSecret: "s", authorization: { params: { scope: "user-read-email user-top-read" } } })
+    const spotify = Spotify({
+      clientId: "spotify-id",
+      clientSecret: "s",
+      authorization: { params: { scope: "user-read-email user-top-read" } },
+    })
     expect(spotify.authorization).toEqual({
       url: "https://accounts.spotify.com/authorize?scope=user-read-email",
       params: { scope: "user-read-email user-top-read" },

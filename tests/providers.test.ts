@@ -317,12 +317,16 @@ describe("preset profiles", () => {
       email: "x7k2@privaterelay.appleid.com",
       image: null,
     }),
-    row(Apple(), { ...recorded.apple, user: { name: { firstName: "Tim", lastName: "Apple" } } }, {
-      id: "001234.5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d.1234",
-      name: "Tim Apple",
-      email: "x7k2@privaterelay.appleid.com",
-      image: null,
-    }),
+    row(
+      Apple(),
+      { ...recorded.apple, user: { name: { firstName: "Tim", lastName: "Apple" } } },
+      {
+        id: "001234.5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d.1234",
+        name: "Tim Apple",
+        email: "x7k2@privaterelay.appleid.com",
+        image: null,
+      },
+    ),
     row(Auth0({ issuer: "https://acme.eu.auth0.com" }), recorded.auth0, {
       id: "auth0|64b7f3e2a1c2d3e4f5a6b7c8",
       name: "jane@example.com",
@@ -436,8 +440,23 @@ describe("preset settings", () => {
   })
 
   it("sets checks only where a preset differs from the default", () => {
-    const withChecks = [GitHub(), Google(), Discord(), Apple(), Auth0(), Keycloak(), GitLab(), MicrosoftEntraID(),
-      Okta(), Facebook(), Twitter(), LinkedIn(), Slack(), Twitch(), Spotify()].filter((c) => c.checks)
+    const withChecks = [
+      GitHub(),
+      Google(),
+      Discord(),
+      Apple(),
+      Auth0(),
+      Keycloak(),
+      GitLab(),
+      MicrosoftEntraID(),
+      Okta(),
+      Facebook(),
+      Twitter(),
+      LinkedIn(),
+      Slack(),
+      Twitch(),
+      Spotify(),
+    ].filter((c) => c.checks)
     expect(withChecks.map((c) => c.id)).toEqual(["linkedin"])
   })
 
@@ -657,9 +676,7 @@ describe("Microsoft Entra ID photo", () => {
     try {
       const user = await mapProfile(MicrosoftEntraID({ profilePhotoSize: 96 }), recorded.entra, { access_token: "eyJ0.graph" })
       expect(user.image).toBe("data:image/jpeg;base64,/9j/")
-      expect(asked).toEqual([
-        { url: "https://graph.microsoft.com/v1.0/me/photos/96x96/$value", authorization: "Bearer eyJ0.graph" },
-      ])
+      expect(asked).toEqual([{ url: "https://graph.microsoft.com/v1.0/me/photos/96x96/$value", authorization: "Bearer eyJ0.graph" }])
     } finally {
       globalThis.fetch = realFetch
     }

@@ -73,7 +73,10 @@ describe("Redis down", () => {
       providers: [Credentials({ credentials: { email: {} }, authorize: async () => (authorized++, { id: "1", email: "a@example.test" }) })],
     }
     const signedIn = new AuthClient(config)
-    const first = await signedIn.send("/auth/callback/credentials", { form: { csrfToken: await signedIn.csrf(), email: "a@example.test" }, clientIp: "192.0.2.9" })
+    const first = await signedIn.send("/auth/callback/credentials", {
+      form: { csrfToken: await signedIn.csrf(), email: "a@example.test" },
+      clientIp: "192.0.2.9",
+    })
     expect(first.headers.get("location")).toBe(ORIGIN)
     expect(authorized).toBe(1)
     const browser = new AuthClient(config)

@@ -116,7 +116,8 @@ describe("password sign-in: per client", () => {
   it("one client trying 101 accounts is refused at the 101st; another client meanwhile is not", async () => {
     const { config, tried } = app({ enabled: true, rules: { passwordClient: false } })
     const client = new AuthClient(config)
-    for (let i = 1; i <= 100; i++) expect(refusedTo(await signIn(client, `user${i}@example.test`, "wrong", "198.51.100.1"))).toBe("CredentialsSignin")
+    for (let i = 1; i <= 100; i++)
+      expect(refusedTo(await signIn(client, `user${i}@example.test`, "wrong", "198.51.100.1"))).toBe("CredentialsSignin")
     expect(refusedTo(await signIn(client, "user101@example.test", "wrong", "198.51.100.1"))).toBe("RateLimited")
     // retrying the refused account is refused again (it was not remembered as tried)
     expect(refusedTo(await signIn(client, "user101@example.test", PASSWORD, "198.51.100.1"))).toBe("RateLimited")
@@ -128,7 +129,8 @@ describe("password sign-in: per client", () => {
   it("20 attempts per client per minute; IPv6 clients count per /64", async () => {
     const { config, tried } = app()
     const client = new AuthClient(config)
-    for (let i = 0; i < 20; i++) await signIn(client, `v6-${i % 4}@example.test`, i % 2 ? "wrong" : PASSWORD, `2001:db8:1:2::${i.toString(16)}`)
+    for (let i = 0; i < 20; i++)
+      await signIn(client, `v6-${i % 4}@example.test`, i % 2 ? "wrong" : PASSWORD, `2001:db8:1:2::${i.toString(16)}`)
     const refused = await signIn(client, "v6-new@example.test", PASSWORD, "2001:db8:1:2:ffff:ffff:ffff:1")
     expect(refusedTo(refused)).toBe("RateLimited")
     expect(tried).toHaveLength(20)
@@ -220,7 +222,10 @@ describe("configuration", () => {
     expect(resolveRateLimit(undefined, { NODE_ENV: "development" })).toBeNull()
     expect(resolveRateLimit({ enabled: true }, { NODE_ENV: "development" })).not.toBeNull()
     expect(resolveRateLimit(false, { NODE_ENV: "production" })).toBeNull()
-    expect(resolveRateLimit({ rules: { emailAddress: { max: 10 } } }, { NODE_ENV: "production" })?.rules.get("emailAddress")).toEqual({ window: 900, max: 10 })
+    expect(resolveRateLimit({ rules: { emailAddress: { max: 10 } } }, { NODE_ENV: "production" })?.rules.get("emailAddress")).toEqual({
+      window: 900,
+      max: 10,
+    })
     expect(() => resolveRateLimit({ enabled: true, rules: { client: { window: 0 } } }, {})).toThrow(TypeError)
   })
 
@@ -236,7 +241,11 @@ describe("configuration", () => {
     expect(tried).toHaveLength(25)
     const csrfToken = await client.csrf()
     const send = (ip: string) =>
-      client.send("/auth/callback/credentials", { form: { csrfToken, email: "hal@example.test", password: "wrong" }, clientIp: ip, headers: { "x-tenant": "acme" } })
+      client.send("/auth/callback/credentials", {
+        form: { csrfToken, email: "hal@example.test", password: "wrong" },
+        clientIp: ip,
+        headers: { "x-tenant": "acme" },
+      })
     for (let i = 0; i < 20; i++) await send(`10.1.0.${i}`)
     expect(refusedTo(await send("10.2.0.1"))).toBe("RateLimited")
   })

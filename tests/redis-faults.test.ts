@@ -88,7 +88,9 @@ beforeAll(async () => {
   const [first, appPort] = await Promise.all([startRedis(), freePort()])
   redis = first
   idp = await startOidcProvider({
-    clients: [{ client_id: "faults-client", client_secret: "faults-secret", redirect_uris: [`http://127.0.0.1:${appPort}/auth/callback/idp`] }],
+    clients: [
+      { client_id: "faults-client", client_secret: "faults-secret", redirect_uris: [`http://127.0.0.1:${appPort}/auth/callback/idp`] },
+    ],
   })
   app = await startApp("tests/support/multi-app.ts", {
     env: {
@@ -157,7 +159,11 @@ async function expectServing() {
   expect(health.pid).toBe(app.pid)
 }
 
-const storeErrors = () => app.output().split("\n").filter((l) => l.startsWith("auth-error FlowStoreUnavailable")).length
+const storeErrors = () =>
+  app
+    .output()
+    .split("\n")
+    .filter((l) => l.startsWith("auth-error FlowStoreUnavailable")).length
 
 describe("RedisFlowStore when Redis fails, in a running app process", () => {
   it("baseline: a sign-in completes", async () => {
@@ -243,7 +249,10 @@ describe("a client whose reconnect strategy gave up", () => {
   it("stays closed after Redis returns: flows fail fast until the app makes a new client; failFastRedisOptions never gives up", async () => {
     const server = await startRedis()
     const options = failFastRedisOptions(server.url)
-    const quitter = createClient({ ...options, socket: { ...options.socket, reconnectStrategy: (n: number) => (n >= 2 ? new Error("gave up") : 50) } })
+    const quitter = createClient({
+      ...options,
+      socket: { ...options.socket, reconnectStrategy: (n: number) => (n >= 2 ? new Error("gave up") : 50) },
+    })
     quitter.on("error", () => undefined)
     await quitter.connect()
     const { client, log } = confirmClient(RedisFlowStore(quitter))

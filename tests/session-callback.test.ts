@@ -91,7 +91,7 @@ describe("session callback, database strategy", () => {
     expect((calls.authjs[0]?.session as { expires: Date }).expires).toEqual(stale)
   })
 
-  it("an update adds trigger \"update\" and the posted data as newSession, as in Auth.js", async () => {
+  it('an update adds trigger "update" and the posted data as newSession, as in Auth.js', async () => {
     const { adapter } = await seeded()
     const { calls, authchart, authjs } = recording({ adapter, session: { strategy: "database" } })
     const { csrfToken, cookie } = await csrf(authchart)
@@ -109,7 +109,11 @@ describe("session callback, database strategy", () => {
 
 describe("session callback, JWT strategy", () => {
   async function sessionCookie(): Promise<string> {
-    const token = await encode({ token: { sub: "u-9", name: "Jay", email: "jay@example.test" }, secret: SECRET, salt: "authjs.session-token" })
+    const token = await encode({
+      token: { sub: "u-9", name: "Jay", email: "jay@example.test" },
+      secret: SECRET,
+      salt: "authjs.session-token",
+    })
     return `authjs.session-token=${token}`
   }
 
@@ -128,7 +132,7 @@ describe("session callback, JWT strategy", () => {
     }
   })
 
-  it("an update also passes trigger \"update\" and newSession (Auth.js passes only { session, token }: differs on purpose)", async () => {
+  it('an update also passes trigger "update" and newSession (Auth.js passes only { session, token }: differs on purpose)', async () => {
     const { calls, authchart, authjs } = recording({})
     const { csrfToken, cookie } = await csrf(authchart)
     const both = `${await sessionCookie()}; ${cookie}`

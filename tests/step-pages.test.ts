@@ -40,7 +40,9 @@ describe("step pages in the themed card", () => {
     const client = new AuthClient(app.config, app.base)
     const { res, html, csrfToken } = await atTotpStep(client)
     expect(res.status).toBe(200)
-    expect(html).toMatch(/^<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><style nonce="/)
+    expect(html).toMatch(
+      /^<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><style nonce="/,
+    )
     expect(html).toContain('<body class="__next-auth-theme-auto">')
     expect(html).toContain(`--brand-color:${BRAND_COLOR};`)
     expect(html).toContain('<div class="step"><div class="card"><h1>Enter your authentication code</h1>')
@@ -97,16 +99,24 @@ describe("step pages in the themed card", () => {
 
     it("returns only its fields: they are shown in the card with its title, its retry message and the attempts left", async () => {
       const client = new AuthClient(
-        config(() => ({ title: "Terms of use", submitLabel: "Accept", fields: `<label><input type="checkbox" name="accept" value="yes"> I accept</label>` })),
+        config(() => ({
+          title: "Terms of use",
+          submitLabel: "Accept",
+          fields: `<label><input type="checkbox" name="accept" value="yes"> I accept</label>`,
+        })),
       )
       const { csrfToken, res } = await signIn(client)
       const html = await res.text()
       expect(html).toContain('<body class="__next-auth-theme-dark">')
       expect(html).toContain('<h1>Terms of use</h1><form method="POST"')
       expect(html).toContain('<input type="hidden" name="step" value="terms"><input type="hidden" name="csrfToken"')
-      expect(html).toContain('<label><input type="checkbox" name="accept" value="yes"> I accept</label><button id="submitButton" type="submit">Accept</button>')
+      expect(html).toContain(
+        '<label><input type="checkbox" name="accept" value="yes"> I accept</label><button id="submitButton" type="submit">Accept</button>',
+      )
       const retry = await (await client.send("/auth/callback/credentials", { form: { csrfToken, step: "terms" } })).text()
-      expect(retry).toContain('<div class="error" role="alert"><p>Please accept the terms.</p></div><p class="hint" data-attempts-left="2">2 attempts left.</p>')
+      expect(retry).toContain(
+        '<div class="error" role="alert"><p>Please accept the terms.</p></div><p class="hint" data-attempts-left="2">2 attempts left.</p>',
+      )
       const done = await client.send("/auth/callback/credentials", { form: { csrfToken, step: "terms", accept: "yes" } })
       expect(done.status).toBe(303)
     })

@@ -149,7 +149,14 @@ describe("steps after OIDC and email sign-in", () => {
     await idp?.stop()
     await smtp?.stop()
   })
-  const idpProvider = () => ({ id: "idp", name: "IdP", type: "oidc" as const, issuer: idp.issuer, clientId: "steps", clientSecret: "steps-secret" })
+  const idpProvider = () => ({
+    id: "idp",
+    name: "IdP",
+    type: "oidc" as const,
+    issuer: idp.issuer,
+    clientId: "steps",
+    clientSecret: "steps-secret",
+  })
 
   async function oidcUntilStep(client: AuthClient) {
     const csrfToken = await client.csrf()
@@ -179,7 +186,10 @@ describe("steps after OIDC and email sign-in", () => {
     const terms = defineStep({
       id: "terms",
       when: ({ isNewUser }) => isNewUser,
-      page: () => ({ title: "Terms of use", fields: `<label><input type="checkbox" name="accept" value="yes"> I accept the terms</label>` }),
+      page: () => ({
+        title: "Terms of use",
+        fields: `<label><input type="checkbox" name="accept" value="yes"> I accept the terms</label>`,
+      }),
       submit: ({ params }) => (params.accept === "yes" ? true : { result: "retry", message: "Please accept the terms." }),
     })
     const config: AuthConfig = {

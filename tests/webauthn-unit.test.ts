@@ -127,7 +127,9 @@ describe("options requests", () => {
   it("getUserInfo decides who registers: the register options carry its user, under the RP of the auth URL", async () => {
     const getUserInfo = ({ params }: { params: Readonly<Record<string, string>> }) =>
       params.handle ? { user: { email: `${params.handle}@corp.test`, name: "Pat Doe" }, exists: false as const } : null
-    const { client } = configWith({ providers: [Passkey({ getUserInfo, formFields: { handle: { label: "Handle", autocomplete: "username webauthn" } } })] })
+    const { client } = configWith({
+      providers: [Passkey({ getUserInfo, formFields: { handle: { label: "Handle", autocomplete: "username webauthn" } } })],
+    })
     const res = await client.send("/auth/webauthn-options/passkey?action=register&handle=pat")
     expect(res.status).toBe(200)
     const body = (await res.json()) as { action: string; options: { rp: unknown; user: { name: string; displayName: string } } }

@@ -217,7 +217,14 @@ describe.each(backends)("passkeys with the $name adapter", (backend) => {
     const id = await sessionUserId(page)
     await cdp.send("WebAuthn.removeVirtualAuthenticator", { authenticatorId })
     await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: { protocol: "ctap2", transport: "usb", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: "ctap2",
+        transport: "usb",
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     })
     await register(page, "linus@example.test")
     await page.waitForURL(`${base}/`)
@@ -256,7 +263,10 @@ describe.each(backends)("passkeys with the $name adapter", (backend) => {
     expect(sessionCookie(first)).toBeDefined()
     expectRefused(await post(cookie, fields), "/auth/signin?error=FlowStateError")
     expect(log.errors.at(-1)?.message).toMatch(/already used/)
-    const withoutFlow = cookie.split("; ").filter((c) => !c.startsWith("authchart.flow.")).join("; ")
+    const withoutFlow = cookie
+      .split("; ")
+      .filter((c) => !c.startsWith("authchart.flow."))
+      .join("; ")
     expectRefused(await post(withoutFlow, fields), "/auth/signin?error=FlowStateError")
   }, 60_000)
 
@@ -273,7 +283,10 @@ describe.each(backends)("passkeys with the $name adapter", (backend) => {
   it("a response for another challenge → WebAuthnVerificationError", async () => {
     const { fields } = await capturedSignIn("other@example.test")
     const options = await fetch(`${base}/auth/webauthn-options/passkey?action=authenticate`)
-    const flow = options.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ")
+    const flow = options.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ")
     expectRefused(await post(flow, fields), "/auth/error?error=WebAuthnVerificationError")
   }, 60_000)
 
@@ -304,7 +317,10 @@ describe.each(backends)("passkeys with the $name adapter", (backend) => {
     const { action: _action, ...withoutAction } = fields
     // each post spends its flow state, so each gets a fresh authentication flow
     const flow = async () =>
-      (await fetch(`${base}/auth/webauthn-options/passkey?action=authenticate`)).headers.getSetCookie().map((c) => c.split(";")[0]).join("; ")
+      (await fetch(`${base}/auth/webauthn-options/passkey?action=authenticate`)).headers
+        .getSetCookie()
+        .map((c) => c.split(";")[0])
+        .join("; ")
     expectRefused(await post(await flow(), withoutAction), "/auth/error?error=Configuration")
     expectRefused(await post(await flow(), { ...fields, action: "delete" }), "/auth/error?error=Configuration")
     expectRefused(await post(await flow(), { ...fields, action: "register" }), "/auth/error?error=WebAuthnVerificationError")
@@ -318,7 +334,10 @@ describe.each(backends)("passkeys with the $name adapter", (backend) => {
       ["action=register&email=not-an-address", { error: "Invalid email" }],
       ["action=sign-up&email=known@example.test", { error: "Invalid action" }],
       // a known user, signed out: Auth.js' reason, and what to do (tests/passkey-messages.test.ts)
-      ["action=register&email=known@example.test", { error: "Invalid request", message: expect.stringContaining("already has an account") }],
+      [
+        "action=register&email=known@example.test",
+        { error: "Invalid request", message: expect.stringContaining("already has an account") },
+      ],
     ]
     for (const [query, reason] of cases) {
       const res = await fetch(`${base}/auth/webauthn-options/passkey?${query}`)

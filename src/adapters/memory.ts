@@ -21,14 +21,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto"
-import type {
-  AdapterAccount,
-  AdapterAuthenticator,
-  AdapterSession,
-  AdapterUser,
-  CompleteAdapter,
-  VerificationToken,
-} from "./types.js"
+import type { AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, CompleteAdapter, VerificationToken } from "./types.js"
 
 export type { CompleteAdapter } from "./types.js"
 

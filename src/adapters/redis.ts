@@ -41,15 +41,19 @@
  * @module
  */
 import { randomUUID } from "node:crypto"
-import { type RedisAdapterClient, defined, parsePlain, parseSession, parseUser, parseVerificationToken, part, strings, text, ttl } from "./redis-codec.js"
-import type {
-  AdapterAccount,
-  AdapterAuthenticator,
-  AdapterSession,
-  AdapterUser,
-  CompleteAdapter,
-  VerificationToken,
-} from "./types.js"
+import {
+  type RedisAdapterClient,
+  defined,
+  parsePlain,
+  parseSession,
+  parseUser,
+  parseVerificationToken,
+  part,
+  strings,
+  text,
+  ttl,
+} from "./redis-codec.js"
+import type { AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, CompleteAdapter, VerificationToken } from "./types.js"
 
 export type { CompleteAdapter } from "./types.js"
 
@@ -278,9 +282,7 @@ export function RedisAdapter(client: RedisAdapterClient, { prefix = "authchart:"
     async listAuthenticatorsByUserId(userId) {
       const credentialIDs = strings(await client.sMembers(keys.userAuthenticators(userId)))
       const replies = await Promise.all(credentialIDs.map((id) => client.get(keys.authenticator(id))))
-      return replies
-        .map((reply) => parsePlain<AdapterAuthenticator>(text(reply)))
-        .filter((a): a is AdapterAuthenticator => a !== null)
+      return replies.map((reply) => parsePlain<AdapterAuthenticator>(text(reply))).filter((a): a is AdapterAuthenticator => a !== null)
     },
 
     async updateAuthenticatorCounter(credentialID, newCounter) {

@@ -97,9 +97,7 @@ export interface Adapter {
   /** The user with this email address, or `null`. */
   getUserByEmail?(email: string): Awaitable<AdapterUser | null>
   /** The user who owns the account `provider` + `providerAccountId`, or `null`. */
-  getUserByAccount?(
-    providerAccountId: Pick<AdapterAccount, "provider" | "providerAccountId">,
-  ): Awaitable<AdapterUser | null>
+  getUserByAccount?(providerAccountId: Pick<AdapterAccount, "provider" | "providerAccountId">): Awaitable<AdapterUser | null>
   /** Merges the given fields into the user with `id` and returns the result. */
   updateUser?(user: Partial<AdapterUser> & Pick<AdapterUser, "id">): Awaitable<AdapterUser>
   /** Deletes the user and, with them, their sessions, accounts and authenticators. */
@@ -115,9 +113,7 @@ export interface Adapter {
   /** The session with this token and its user, or `null`. authchart itself checks `expires`. */
   getSessionAndUser?(sessionToken: string): Awaitable<{ session: AdapterSession; user: AdapterUser } | null>
   /** Merges the given fields (in practice a new `expires`) into the session; `null` when there is none. */
-  updateSession?(
-    session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
-  ): Awaitable<AdapterSession | null | undefined>
+  updateSession?(session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">): Awaitable<AdapterSession | null | undefined>
   /** Deletes the session with this token (sign-out). */
   deleteSession?(sessionToken: string): Promise<void> | Awaitable<AdapterSession | null | undefined>
   /** Stores a magic-link token (already hashed). */
@@ -188,8 +184,7 @@ export interface CompleteAdapter extends Adapter {
   deleteUserSessions(userId: string): Promise<number>
 }
 
-const isoDate =
-  /^\d{4}-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:[+-][0-2]\d:[0-5]\d|Z)$/
+const isoDate = /^\d{4}-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:[+-][0-2]\d:[0-5]\d|Z)$/
 
 /**
  * Whether `value` is an ISO 8601 date-time string (as `JSON.stringify` writes a `Date`) that parses.

@@ -90,7 +90,9 @@ export async function diagramsCommand(args: string[]): Promise<number> {
     return 1
   }
   if (changed.length === 0) {
-    console.log(`Flow diagrams are already up to date (${wanted.length} files in ${out}${values.readme ? ` and ${values.readme}` : ""}); nothing written.`)
+    console.log(
+      `Flow diagrams are already up to date (${wanted.length} files in ${out}${values.readme ? ` and ${values.readme}` : ""}); nothing written.`,
+    )
     return 0
   }
   await mkdir(out, { recursive: true })

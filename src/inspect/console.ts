@@ -39,9 +39,7 @@ function detail(event: InspectionEvent, paint: (c: Colour, s: string) => string)
     case "persist":
       return `rests in ${paint("bold", event.state)} until ${clock(event.expiresAt)}`
     case "end":
-      return event.ok
-        ? `${event.state} ${paint("green", "✓")}`
-        : `${event.state} ${paint("red", `✗ ${event.errorType ?? "failed"}`)}`
+      return event.ok ? `${event.state} ${paint("green", "✓")}` : `${event.state} ${paint("red", `✗ ${event.errorType ?? "failed"}`)}`
   }
 }
 

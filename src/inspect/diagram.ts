@@ -13,7 +13,19 @@ const AWAITING_INPUT = "awaiting-input"
 
 /** Words Mermaid's state grammar reads as keywords: such keys get an `s_` id and a label. */
 const RESERVED: ReadonlySet<string> = new Set([
-  "as", "class", "classdef", "click", "default", "direction", "end", "left", "note", "of", "right", "state", "style",
+  "as",
+  "class",
+  "classdef",
+  "click",
+  "default",
+  "direction",
+  "end",
+  "left",
+  "note",
+  "of",
+  "right",
+  "state",
+  "style",
 ])
 
 interface Transition {

@@ -135,11 +135,9 @@ export function createInspector(options: InspectorOptions = {}): InspectorHandle
     }
   }
   const state = async (ctx: RequestContext): Promise<ResponseInternal> =>
-    json(
-      { flows: log.list(), diagrams: flowsOf(ctx).map((f) => ({ id: f.id, mermaid: diagramOf(f).mermaid })) },
-      200,
-      { "Cache-Control": "private, no-cache, no-store" },
-    )
+    json({ flows: log.list(), diagrams: flowsOf(ctx).map((f) => ({ id: f.id, mermaid: diagramOf(f).mermaid })) }, 200, {
+      "Cache-Control": "private, no-cache, no-store",
+    })
   const mermaid = async (): Promise<ResponseInternal> => {
     const bundle = await mermaidBundle()
     if (bundle === undefined) return NOT_FOUND

@@ -39,9 +39,7 @@ async function playwright(): Promise<Playwright | undefined> {
  * Checks everything SVG export needs before anything runs. `resolve` finds a module (default: from
  * authchart's own location, as the export does).
  */
-export async function svgNeeds(
-  options: SvgOptions & { resolve?: (specifier: string) => string } = {},
-): Promise<SvgNeeds> {
+export async function svgNeeds(options: SvgOptions & { resolve?: (specifier: string) => string } = {}): Promise<SvgNeeds> {
   const resolve = options.resolve ?? createRequire(import.meta.url).resolve
   const packages = Object.entries(PACKAGES)
     .filter(([, entry]) => {
@@ -100,7 +98,9 @@ export async function renderSvgs(
     await page.evaluate(`mermaid.initialize({ startOnLoad: false, securityLevel: "strict", deterministicIds: true })`)
     const svgs = new Map<string, string>()
     for (const [i, diagram] of diagrams.entries()) {
-      const svg = await page.evaluate(`mermaid.render(${JSON.stringify(`flow-${i}`)}, ${JSON.stringify(diagram.mermaid)}).then((r) => r.svg)`)
+      const svg = await page.evaluate(
+        `mermaid.render(${JSON.stringify(`flow-${i}`)}, ${JSON.stringify(diagram.mermaid)}).then((r) => r.svg)`,
+      )
       svgs.set(diagram.id, String(svg))
     }
     return svgs

@@ -37,9 +37,7 @@ function readStream(req: IncomingMessage, limit: number): Promise<string> {
 }
 
 /** The parsed body of a POST. Throws `UnknownAction` (→ 400) on malformed JSON or an oversized body. */
-export async function readBody(
-  req: IncomingMessage & { body?: unknown; _body?: boolean },
-): Promise<Record<string, unknown> | undefined> {
+export async function readBody(req: IncomingMessage & { body?: unknown; _body?: boolean }): Promise<Record<string, unknown> | undefined> {
   if (req._body || (req.body !== undefined && req.readableEnded)) {
     const body = req.body
     return body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined

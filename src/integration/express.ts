@@ -256,11 +256,7 @@ const reportedConfigErrors = new WeakSet<ResolvedConfig>()
  * })
  * ```
  */
-export async function getSession(
-  req: ExpressRequest,
-  config?: ExpressAuthConfig,
-  res?: ExpressResponse,
-): Promise<Session | null> {
+export async function getSession(req: ExpressRequest, config?: ExpressAuthConfig, res?: ExpressResponse): Promise<Session | null> {
   const effective = config ?? mountedConfig(req)
   if (!effective) {
     throw new Error("getSession(req) found no ExpressAuth on this app: pass the config, getSession(req, config).")

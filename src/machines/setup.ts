@@ -4,16 +4,7 @@
  * `machine.provide({ actors })`, so machines stay pure and testable without I/O.
  */
 import { assign, fromPromise, setup } from "xstate"
-import type {
-  AuthorizationStart,
-  FlowInput,
-  FlowOutput,
-  GateResult,
-  Identity,
-  Issued,
-  OAuthPending,
-  Reply,
-} from "./types.js"
+import type { AuthorizationStart, FlowInput, FlowOutput, GateResult, Identity, Issued, OAuthPending, Reply } from "./types.js"
 
 /** What a flow keeps between steps. Everything here may be persisted: no secrets from the user. */
 export interface FlowContext {
@@ -59,9 +50,7 @@ export const flowSetup = setup({
     /** credentials: check the submitted fields, answer who the user is. */
     authorize: fromPromise<Identity, { params: Record<string, unknown> }>(notProvided("authorize")),
     /** OAuth / OIDC: build the authorization request and its checks. */
-    startAuthorization: fromPromise<AuthorizationStart, { params: Record<string, unknown> }>(
-      notProvided("startAuthorization"),
-    ),
+    startAuthorization: fromPromise<AuthorizationStart, { params: Record<string, unknown> }>(notProvided("startAuthorization")),
     /** OAuth / OIDC: validate the callback, redeem the code, read the profile. */
     finishAuthorization: fromPromise<Identity, { params: Record<string, unknown>; pending: OAuthPending }>(
       notProvided("finishAuthorization"),
@@ -118,7 +107,6 @@ export function initialContext(input: FlowInput): FlowContext {
     steps: {},
   }
 }
-
 
 /**
  * The tail every sign-in flow ends in, entered once the identity is established:

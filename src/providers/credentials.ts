@@ -19,8 +19,9 @@ import type { CredentialInput, CredentialsConfig } from "../types.js"
 
 export type { CredentialInput, CredentialsConfig }
 
-export type CredentialsOptions<C extends Record<string, CredentialInput> = Record<string, CredentialInput>> =
-  Partial<Omit<CredentialsConfig<C>, "type">>
+export type CredentialsOptions<C extends Record<string, CredentialInput> = Record<string, CredentialInput>> = Partial<
+  Omit<CredentialsConfig<C>, "type">
+>
 
 export default function Credentials<C extends Record<string, CredentialInput> = Record<string, CredentialInput>>(
   options: CredentialsOptions<C> = {},

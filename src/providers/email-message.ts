@@ -89,17 +89,11 @@ function isHttpUrl(url: string): boolean {
 }
 
 function escapeHtml(value: string): string {
-  return value
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;")
-    .replaceAll("'", "&#39;")
+  return value.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&#39;")
 }
 
 const HEX_COLOR = /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i
-const FUNCTIONAL_COLOR =
-  /^(?:rgb|hsl)a?\((?:[\s,/]*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:%|deg|grad|rad|turn)?){3,4}\s*\)$/i
+const FUNCTIONAL_COLOR = /^(?:rgb|hsl)a?\((?:[\s,/]*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:%|deg|grad|rad|turn)?){3,4}\s*\)$/i
 
 const NAMED_COLORS: ReadonlySet<string> = new Set(
   (

@@ -37,9 +37,7 @@ export interface MicrosoftEntraIDOptions extends OAuthUserConfig<MicrosoftEntraI
   profilePhotoSize?: ProfilePhotoSize
 }
 
-export default function MicrosoftEntraID(
-  options: MicrosoftEntraIDOptions = {},
-): OIDCConfig<MicrosoftEntraIDProfile> {
+export default function MicrosoftEntraID(options: MicrosoftEntraIDOptions = {}): OIDCConfig<MicrosoftEntraIDProfile> {
   const { profilePhotoSize = 48, ...overrides } = options
   const timeout = options.timeout ?? 10_000
   const preset: OIDCConfig<MicrosoftEntraIDProfile> = {

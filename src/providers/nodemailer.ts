@@ -98,10 +98,9 @@ async function createTransporter(server: string | Record<string, unknown>): Prom
   try {
     nodemailer = await import("nodemailer")
   } catch (error) {
-    throw new Error(
-      'Email sign-in sends mail with the "nodemailer" package, which could not be loaded: npm install nodemailer',
-      { cause: error },
-    )
+    throw new Error('Email sign-in sends mail with the "nodemailer" package, which could not be loaded: npm install nodemailer', {
+      cause: error,
+    })
   }
   return nodemailer.createTransport(server as Parameters<typeof nodemailer.createTransport>[0])
 }
@@ -134,9 +133,7 @@ function urlWithTimeouts(url: string): string {
 function addresses(list: unknown): string[] {
   if (!Array.isArray(list)) return []
   return list
-    .map((entry: unknown) =>
-      typeof entry === "string" ? entry : String((entry as { address?: unknown } | null)?.address ?? ""),
-    )
+    .map((entry: unknown) => (typeof entry === "string" ? entry : String((entry as { address?: unknown } | null)?.address ?? "")))
     .filter(Boolean)
 }
 

@@ -5,9 +5,7 @@
 import type { Awaitable, Profile, TokenSet, User } from "../types.js"
 
 /** An endpoint as a URL, or `{ url, params }` (params become query parameters). */
-export type EndpointSetting<Extra extends object = object> =
-  | string
-  | ({ url?: string; params?: Record<string, unknown> } & Partial<Extra>)
+export type EndpointSetting<Extra extends object = object> = string | ({ url?: string; params?: Record<string, unknown> } & Partial<Extra>)
 
 export interface UserinfoRequestContext {
   tokens: TokenSet
@@ -34,6 +32,7 @@ export interface OAuthUserConfig<P extends object = Profile> {
   /** Maps the provider's profile to a user. The `id` is always turned into a string. */
   profile?(profile: P, tokens: TokenSet): Awaitable<User>
   /** Picks the token fields stored on the account. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: Auth.js lets this callback return nothing
   account?(tokens: TokenSet): Record<string, unknown> | undefined | void
   style?: { logo?: string; bg?: string; text?: string; brandColor?: string }
   allowDangerousEmailAccountLinking?: boolean

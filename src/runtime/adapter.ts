@@ -8,7 +8,9 @@ import type { Adapter } from "../adapters/types.js"
 import type { LoggerInstance } from "../types.js"
 
 /** The adapter with every method guaranteed present (a missing one rejects with AdapterError). */
-export type SafeAdapter = { [K in keyof Adapter]-?: (...args: Parameters<NonNullable<Adapter[K]>>) => Promise<Awaited<ReturnType<NonNullable<Adapter[K]>>>> }
+export type SafeAdapter = {
+  [K in keyof Adapter]-?: (...args: Parameters<NonNullable<Adapter[K]>>) => Promise<Awaited<ReturnType<NonNullable<Adapter[K]>>>>
+}
 
 const cache = new WeakMap<object, SafeAdapter>()
 
@@ -52,13 +54,7 @@ export const DATABASE_SESSION_METHODS = [
 export const OAUTH_LINKING_METHODS = ["getUser", "getUserByEmail", "getUserByAccount", "createUser", "linkAccount"] as const
 
 /** Methods email sign-in calls: the token pair, and user lookup, creation and update. */
-export const EMAIL_METHODS = [
-  "createVerificationToken",
-  "useVerificationToken",
-  "getUserByEmail",
-  "createUser",
-  "updateUser",
-] as const
+export const EMAIL_METHODS = ["createVerificationToken", "useVerificationToken", "getUserByEmail", "createUser", "updateUser"] as const
 
 /** Methods WebAuthn calls: options (users, passkeys), verification, and linking. */
 export const WEBAUTHN_METHODS = [

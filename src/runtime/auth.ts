@@ -66,11 +66,7 @@ export function parsePath(pathname: string, basePath: string, extra: ReadonlySet
  * Handles one parsed request. Integrations call this directly (no web `Request` needed); `basePath`
  * overrides the configured one, e.g. with the Express mount path.
  */
-export async function handleRequest(
-  req: IncomingRequest,
-  config: ResolvedConfig,
-  basePath: string = config.basePath,
-): Promise<Handled> {
+export async function handleRequest(req: IncomingRequest, config: ResolvedConfig, basePath: string = config.basePath): Promise<Handled> {
   if (req.method !== "GET" && req.method !== "POST") {
     return badRequest(config, "Only GET and POST requests are supported")
   }
@@ -169,9 +165,7 @@ export async function Auth(request: Request, config: AuthConfig, options: AuthOp
     handled = await handleRequest(incoming, resolved)
   } catch (err) {
     handled =
-      err instanceof UnknownAction
-        ? badRequest(resolved, err.message)
-        : { response: json({ message: "Internal error" }, 500), error: err }
+      err instanceof UnknownAction ? badRequest(resolved, err.message) : { response: json({ message: "Internal error" }, 500), error: err }
     if (!(err instanceof UnknownAction)) resolved.logger.error(err instanceof Error ? err : new Error(String(err)))
   }
   const returnRedirect = request.headers.get("x-auth-return-redirect") !== null

@@ -33,7 +33,8 @@ const GENERATE_SECRET = "Generate one with: openssl rand -base64 33"
 export const configMessages = {
   untrustedHost: (url?: string) =>
     `Host must be trusted.${url ? ` URL was: ${url}.` : ""} Set AUTH_URL (or \`url\`) to the app's public URL, or list the host in \`trustHost\` (\`true\` trusts any Host: only behind a proxy you control).`,
-  missingSecret: () => `Please define a \`secret\`. Set AUTH_SECRET (or \`secret\`) to ${MIN_SECRET_LENGTH}+ random characters. ${GENERATE_SECRET}`,
+  missingSecret: () =>
+    `Please define a \`secret\`. Set AUTH_SECRET (or \`secret\`) to ${MIN_SECRET_LENGTH}+ random characters. ${GENERATE_SECRET}`,
   shortSecret: () =>
     `Please define a \`secret\` of at least ${MIN_SECRET_LENGTH} characters: authchart refuses any secret under that length, old rotation secrets included. ${GENERATE_SECRET}`,
   invalidEndpoints: (id: string, key: string) =>
@@ -43,13 +44,14 @@ export const configMessages = {
   missingAuthorize: (id: string) =>
     `Must define an authorize() handler to use credentials authentication provider. Give provider "${id}" an \`authorize(credentials, request)\` that returns the user or null.`,
   unsupportedStrategy: () =>
-    "Signing in with credentials only supported if JWT strategy is enabled. authchart can give credentials users database sessions: set `session.allowCredentials: true` to opt in, or use `session.strategy: \"jwt\"`.",
+    'Signing in with credentials only supported if JWT strategy is enabled. authchart can give credentials users database sessions: set `session.allowCredentials: true` to opt in, or use `session.strategy: "jwt"`.',
   experimentalWebAuthn: () =>
     "WebAuthn is an experimental feature. To enable it, set `experimental.enableWebAuthn` to `true` in your config.",
   emailAdapter: () =>
     "Email login requires an adapter. Pass `adapter`, or a flow store that keeps tokens (`RedisFlowStore`) for email sign-in with JWT sessions.",
-  databaseAdapter: () => "Database session requires an adapter. Pass `adapter`, or use `session.strategy: \"jwt\"`.",
-  webauthnAdapter: () => "WebAuthn requires an adapter. Pass an `adapter` with the authenticator methods (the memory and Redis adapters have them).",
+  databaseAdapter: () => 'Database session requires an adapter. Pass `adapter`, or use `session.strategy: "jwt"`.',
+  webauthnAdapter: () =>
+    "WebAuthn requires an adapter. Pass an `adapter` with the authenticator methods (the memory and Redis adapters have them).",
   missingAdapterMethods: (missing: readonly string[]) =>
     `Required adapter methods were missing: ${missing.join(", ")}. The enabled flows call them; add them to the adapter or turn the flow off.`,
   duplicateConditionalUI: () =>
@@ -93,7 +95,11 @@ function assertEndpoints(provider: ResolvedProvider): AuthError | null {
     const missing = ENDPOINTS.find((key) => endpointUrl(p[key]) === undefined)
     if (missing) return new InvalidEndpoints(configMessages.invalidEndpoints(provider.id, missing))
   }
-  const urls: [string, unknown][] = [...ENDPOINTS.map((k) => [k, endpointUrl(p[k])] as [string, unknown]), ["issuer", issuer], ["wellKnown", p.wellKnown]]
+  const urls: [string, unknown][] = [
+    ...ENDPOINTS.map((k) => [k, endpointUrl(p[k])] as [string, unknown]),
+    ["issuer", issuer],
+    ["wellKnown", p.wellKnown],
+  ]
   for (const [key, value] of urls) {
     if (value === undefined) continue
     if (typeof value !== "string" || !isHttpUrl(value)) {
@@ -141,10 +147,13 @@ function assertAdapter(config: AuthConfig, resolved: Omit<ResolvedConfig, "confi
   }
   if (!adapter) return null
   const required = new Set<string>()
-  if (resolved.session.strategy === "database") DATABASE_SESSION_METHODS.forEach((m) => required.add(m))
-  if (types.has("oauth") || types.has("oidc")) OAUTH_LINKING_METHODS.forEach((m) => required.add(m))
-  if (types.has("email")) EMAIL_METHODS.forEach((m) => required.add(m))
-  if (types.has("webauthn")) WEBAUTHN_METHODS.forEach((m) => required.add(m))
+  const add = (methods: Iterable<string>) => {
+    for (const m of methods) required.add(m)
+  }
+  if (resolved.session.strategy === "database") add(DATABASE_SESSION_METHODS)
+  if (types.has("oauth") || types.has("oidc")) add(OAUTH_LINKING_METHODS)
+  if (types.has("email")) add(EMAIL_METHODS)
+  if (types.has("webauthn")) add(WEBAUTHN_METHODS)
   const missing = missingMethods(adapter, required)
   return missing.length > 0 ? new MissingAdapterMethods(configMessages.missingAdapterMethods(missing)) : null
 }

@@ -124,7 +124,10 @@ function normalizeBasePath(path: string | undefined): string {
   return trimmed.startsWith("/") ? trimmed : `/${trimmed}`
 }
 
-function resolveProviders(entries: readonly (ProviderConfig | ProviderLike)[]): { map: Map<string, ResolvedProvider>; error: AuthError | null } {
+function resolveProviders(entries: readonly (ProviderConfig | ProviderLike)[]): {
+  map: Map<string, ResolvedProvider>
+  error: AuthError | null
+} {
   const map = new Map<string, ResolvedProvider>()
   let error: AuthError | null = null
   for (const provider of entries) {

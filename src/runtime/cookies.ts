@@ -107,12 +107,7 @@ export function readChunked(jar: CookieJar, name: string): string | undefined {
  * The cookies that store `value` under `name`, chunked when longer than {@link CHUNK_SIZE}, plus clears
  * of every stale chunk the request carried (so an unchunked↔chunked switch leaves nothing behind).
  */
-export function writeChunked(
-  jar: CookieJar,
-  name: string,
-  value: string,
-  options: CookieOption["options"],
-): OutCookie[] {
+export function writeChunked(jar: CookieJar, name: string, value: string, options: CookieOption["options"]): OutCookie[] {
   const out = new Map<string, OutCookie>()
   for (const seen of chunkNamesIn(jar, name)) out.set(seen, clearCookie(seen, options))
   if (value.length <= CHUNK_SIZE) {

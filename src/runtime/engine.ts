@@ -224,7 +224,13 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
       },
       io,
     )
-    emit?.({ ...base(), at: Date.now(), type: "persist", state: stateName(after.value), expiresAt: (envelope?.exp ?? Math.floor(ctx.now / 1000) + flow.ttl) * 1000 })
+    emit?.({
+      ...base(),
+      at: Date.now(),
+      type: "persist",
+      state: stateName(after.value),
+      expiresAt: (envelope?.exp ?? Math.floor(ctx.now / 1000) + flow.ttl) * 1000,
+    })
     const reply = (after.context as { reply?: Reply | null }).reply
     if (!reply) throw new FlowStateError(`Flow "${flow.id}" rested without a reply.`)
     if (reply.type === "page" && flow.pages?.[reply.page]) {

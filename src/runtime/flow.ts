@@ -74,9 +74,7 @@ export interface FlowDefinitionInput extends Omit<FlowDefinition, "ttl" | "versi
 }
 
 function fingerprint(machine: AnyStateMachine): string {
-  const shape = JSON.stringify(machine.definition, (key, value) =>
-    typeof value === "function" ? `fn:${key}` : value,
-  )
+  const shape = JSON.stringify(machine.definition, (key, value) => (typeof value === "function" ? `fn:${key}` : value))
   return createHash("sha256").update(shape).digest("base64url").slice(0, 16)
 }
 

@@ -31,7 +31,9 @@ export type Inspector = (event: InspectionEvent) => void
  * object from `@statelyai/inspect` (anything with an `inspect` observer), which receives xstate's own
  * events with every snapshot's context replaced by `"[redacted]"`.
  */
-export type InspectOption = Inspector | { inspect: { next?: (event: XStateInspectionEvent) => void } | ((event: XStateInspectionEvent) => void) }
+export type InspectOption =
+  | Inspector
+  | { inspect: { next?: (event: XStateInspectionEvent) => void } | ((event: XStateInspectionEvent) => void) }
 
 /** Dots a state value into one name: `{ a: "b" }` → `a.b`. */
 export function stateName(value: unknown): string {

@@ -6,15 +6,7 @@
  * accepts exactly what `jose.jwtDecrypt` accepts with Auth.js' options; anything unusual (extra header
  * members, padding or whitespace in a part) goes to `jose` itself through {@link decryptJwtAsync}.
  */
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHash,
-  createHmac,
-  hkdfSync,
-  randomBytes,
-  timingSafeEqual,
-} from "node:crypto"
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto"
 import { errors, jwtDecrypt, type CompactJWEHeaderParameters } from "jose"
 
 /** The content encryptions a session token may use. Auth.js writes `A256CBC-HS512`. */
@@ -78,7 +70,9 @@ export function deriveKey(secret: string, salt: string, enc: ContentEncryption):
   const info = `Auth.js Generated Encryption Key (${salt})`
   const key = Buffer.from(hkdfSync("sha256", secret, salt, info, length))
   const jwk = `{"k":"${key.toString("base64url")}","kty":"oct"}`
-  const kid = createHash(length === 64 ? "sha512" : "sha256").update(jwk).digest("base64url")
+  const kid = createHash(length === 64 ? "sha512" : "sha256")
+    .update(jwk)
+    .digest("base64url")
   if (keyCache.size >= CACHE_LIMIT) keyCache.clear()
   const derived: DerivedKey = { key, kid }
   keyCache.set(id, derived)
@@ -89,13 +83,7 @@ export function deriveKey(secret: string, salt: string, enc: ContentEncryption):
 function cbcTag(key: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer): Buffer {
   const al = Buffer.alloc(8)
   al.writeBigUInt64BE(BigInt(aad.length) * 8n)
-  return createHmac("sha512", key.subarray(0, 32))
-    .update(aad)
-    .update(iv)
-    .update(ciphertext)
-    .update(al)
-    .digest()
-    .subarray(0, 32)
+  return createHmac("sha512", key.subarray(0, 32)).update(aad).update(iv).update(ciphertext).update(al).digest().subarray(0, 32)
 }
 
 /**
@@ -107,11 +95,7 @@ function cbcTag(key: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer): Buffe
  * const token = encryptJwt({ sub: "u1" }, deriveKey(secret, "authjs.session-token", "A256CBC-HS512"))
  * ```
  */
-export function encryptJwt(
-  payload: object,
-  keys: DerivedKey,
-  enc: ContentEncryption = "A256CBC-HS512",
-): string {
+export function encryptJwt(payload: object, keys: DerivedKey, enc: ContentEncryption = "A256CBC-HS512"): string {
   if (keys.key.length !== keyLength(enc)) throw new TypeError(`key length does not fit ${enc}`)
   const header = Buffer.from(JSON.stringify({ alg: "dir", enc, kid: keys.kid })).toString("base64url")
   const aad = Buffer.from(header, "latin1")
@@ -223,7 +207,11 @@ function checkClaims(bytes: Uint8Array): DecryptedJwt {
   if (!isJsonObject(payload)) throw new errors.JWTInvalid("JWT Claims Set must be a top-level JSON object")
   const now = Math.floor(Date.now() / 1000)
   const { iat, nbf, exp } = payload
-  for (const [claim, value] of [["iat", iat], ["nbf", nbf], ["exp", exp]] as const) {
+  for (const [claim, value] of [
+    ["iat", iat],
+    ["nbf", nbf],
+    ["exp", exp],
+  ] as const) {
     if (value !== undefined && typeof value !== "number") {
       throw new errors.JWTClaimValidationFailed(`"${claim}" claim must be a number`, payload, claim, "invalid")
     }
@@ -280,11 +268,7 @@ export function decryptJwt(token: string, secrets: readonly string[], salt: stri
  * const { payload } = await decryptJwtAsync(token, secrets, "__Secure-authjs.session-token")
  * ```
  */
-export async function decryptJwtAsync(
-  token: string,
-  secrets: readonly string[],
-  salt: string,
-): Promise<DecryptedJwt> {
+export async function decryptJwtAsync(token: string, secrets: readonly string[], salt: string): Promise<DecryptedJwt> {
   try {
     return decryptJwt(token, secrets, salt)
   } catch (error) {

@@ -47,10 +47,9 @@ export function missingOptionalPeers(
     if (missing.length > 0) {
       const names = missing.map((name) => `"${name}"`).join(" and ")
       const what = missing.length === 1 ? `the package ${names}, which is not installed` : `the packages ${names}, which are not installed`
-      return new MissingDependency(
-        `The ${provider.type} provider "${provider.id}" needs ${what}: npm install ${missing.join(" ")}`,
-        { packages: missing },
-      )
+      return new MissingDependency(`The ${provider.type} provider "${provider.id}" needs ${what}: npm install ${missing.join(" ")}`, {
+        packages: missing,
+      })
     }
   }
   return null

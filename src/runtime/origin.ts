@@ -36,7 +36,10 @@ export function trustFromEnv(value: string | undefined): boolean | string[] | un
   if (!v) return undefined
   if (TRUE.test(v)) return true
   if (FALSE.test(v)) return false
-  return v.split(",").map((h) => h.trim()).filter(Boolean)
+  return v
+    .split(",")
+    .map((h) => h.trim())
+    .filter(Boolean)
 }
 
 function isHttp(url: URL): boolean {

@@ -34,13 +34,19 @@ function ipv6Groups(address: string): number[] | null {
  * ```
  */
 export function clientKey(ip: string): string {
-  const address = ip.trim().replace(/^\[|\]$/g, "").replace(/%.*$/, "")
+  const address = ip
+    .trim()
+    .replace(/^\[|\]$/g, "")
+    .replace(/%.*$/, "")
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
   if (mapped?.[1]) return mapped[1]
   if (isIP(address) !== 6) return address
   const groups = ipv6Groups(address)
   if (!groups) return address
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(":")}::/64`
 }
 
 /** The normalised account or address (trimmed, lower-case), for counting. */

@@ -19,7 +19,5 @@ import { stateKey } from "./server-state.js"
 export async function resetRateLimit(config: AuthConfig, account: string): Promise<void> {
   const resolved = resolvedFor(config)
   const hashed = accountHash(account, resolved.secrets[0])
-  await Promise.all(
-    (["passwordAccount", "emailAddress"] as const).map((rule) => resolved.serverState.reset(stateKey("rl", hashed, rule))),
-  )
+  await Promise.all((["passwordAccount", "emailAddress"] as const).map((rule) => resolved.serverState.reset(stateKey("rl", hashed, rule))))
 }

@@ -19,8 +19,7 @@ export const NO_CACHE = Object.freeze({
 })
 
 /** The message of every configuration-error answer (Auth.js' wording). */
-export const CONFIG_MESSAGE =
-  "There was a problem with the server configuration. Check the server logs for more information."
+export const CONFIG_MESSAGE = "There was a problem with the server configuration. Check the server logs for more information."
 
 /**
  * A response after the request was fully handled, ready for any integration to write. The body is text,

@@ -39,7 +39,9 @@ async function revokedSession(ctx: RequestContext, token: string, userId: string
     ctx.config.logger.error(new SessionTokenError("Session revocation could not be checked; the session stands.", { err }))
     return null
   }
-  await adapterOf(ctx)?.deleteSession(token).catch(() => null)
+  await adapterOf(ctx)
+    ?.deleteSession(token)
+    .catch(() => null)
   return { body: null, cookies: clearSession(ctx) }
 }
 
@@ -59,7 +61,9 @@ export const databaseStrategy: SessionStrategy = {
     const { session, user } = found
     const { maxAge, updateAge } = ctx.config.session
     if (session.expires.getTime() <= ctx.now) {
-      await adapter.deleteSession(token).catch((err) => ctx.config.logger.error(new SessionTokenError("Expired session not deleted.", { err })))
+      await adapter
+        .deleteSession(token)
+        .catch((err) => ctx.config.logger.error(new SessionTokenError("Expired session not deleted.", { err })))
       return { body: null, cookies: clearSession(ctx) }
     }
     let expires = session.expires

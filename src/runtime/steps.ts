@@ -142,26 +142,24 @@ function stepActors(step: StepDefinition) {
     }
     return { skip: false, data: (await step.enter?.(args)) ?? {} }
   })
-  const submit = effect<SubmitOutput, { identity: Identity; state?: StepState; params: Record<string, unknown> }>(
-    async (ctx, input) => {
-      const max = step.maxAttempts ?? 5
-      const counted = await countAttempt(ctx, step, input.identity)
-      const attempt = Math.max((input.state?.attempts ?? 0) + 1, counted?.count ?? 0)
-      if (attempt > max) throw new StepFailed(`The ${step.id} step refused attempt ${attempt} (at most ${max}).`)
-      const args = { ...argsOf(ctx, input.identity, input.state), params: input.params, attempt }
-      const verdict = await (step.submit as NonNullable<StepDefinition["submit"]>)(args)
-      const normal = typeof verdict === "boolean" ? { result: verdict ? ("pass" as const) : ("retry" as const) } : verdict
-      const data = { ...(input.state?.data ?? {}), ...(normal.data ?? {}) }
-      if (normal.result === "pass") {
-        if (counted) await ctx.config.serverState.reset(counted.key)
-        return { result: "pass", data }
-      }
-      if (normal.result === "fail" || attempt >= max) {
-        throw new StepFailed(`The ${step.id} step failed after ${attempt} attempt(s).`)
-      }
-      return { result: "retry", data, ...(normal.message ? { message: normal.message } : {}) }
-    },
-  )
+  const submit = effect<SubmitOutput, { identity: Identity; state?: StepState; params: Record<string, unknown> }>(async (ctx, input) => {
+    const max = step.maxAttempts ?? 5
+    const counted = await countAttempt(ctx, step, input.identity)
+    const attempt = Math.max((input.state?.attempts ?? 0) + 1, counted?.count ?? 0)
+    if (attempt > max) throw new StepFailed(`The ${step.id} step refused attempt ${attempt} (at most ${max}).`)
+    const args = { ...argsOf(ctx, input.identity, input.state), params: input.params, attempt }
+    const verdict = await (step.submit as NonNullable<StepDefinition["submit"]>)(args)
+    const normal = typeof verdict === "boolean" ? { result: verdict ? ("pass" as const) : ("retry" as const) } : verdict
+    const data = { ...(input.state?.data ?? {}), ...(normal.data ?? {}) }
+    if (normal.result === "pass") {
+      if (counted) await ctx.config.serverState.reset(counted.key)
+      return { result: "pass", data }
+    }
+    if (normal.result === "fail" || attempt >= max) {
+      throw new StepFailed(`The ${step.id} step failed after ${attempt} attempt(s).`)
+    }
+    return { result: "retry", data, ...(normal.message ? { message: normal.message } : {}) }
+  })
   return { [`${step.id}.enter`]: enter, [`${step.id}.submit`]: submit }
 }
 
@@ -269,7 +267,14 @@ export function extendFlow(flow: FlowDefinition, steps: readonly StepDefinition[
     ...flow.routes,
     ...steps
       .filter((s) => s.page)
-      .map((s) => ({ method: "POST" as const, action: "callback" as const, step: s.id, event: "STEP", csrf: true, params: "body" as const })),
+      .map((s) => ({
+        method: "POST" as const,
+        action: "callback" as const,
+        step: s.id,
+        event: "STEP",
+        csrf: true,
+        params: "body" as const,
+      })),
     // reloading a step's page (GET on the callback URL) shows it again; see the engine
     ...(flow.routes.some((r) => r.method === "GET" && r.action === "callback")
       ? []

@@ -87,7 +87,10 @@ export function RedisServerState(client: RedisServerStateClient, options: RedisS
       await run(client.del(full(key)), "DEL")
     },
     async setNotBefore(userId, at, ttlMs) {
-      await run(client.eval(NOT_BEFORE, { keys: [full(notBeforeKey(userId))], arguments: [String(Math.floor(at)), ms(ttlMs)] }), "EVAL not-before")
+      await run(
+        client.eval(NOT_BEFORE, { keys: [full(notBeforeKey(userId))], arguments: [String(Math.floor(at)), ms(ttlMs)] }),
+        "EVAL not-before",
+      )
     },
     async getNotBefore(userId) {
       const value = await run(client.get(full(notBeforeKey(userId))), "GET")

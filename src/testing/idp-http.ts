@@ -24,17 +24,16 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   send(res, status, JSON.stringify(body), "application/json")
 }
 
-const escape = (value: string): string =>
-  value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** One button per account, and a cancel button (the provider then answers `error=access_denied`). */
 export function loginPage(action: string, interaction: string, accounts: readonly TestIdPAccount[]): string {
   const buttons = accounts
-    .map((a) => `<button name="account" value="${escape(a.sub)}">${escape(a.name ?? a.email)} (${escape(a.email)})</button>`)
+    .map((a) => `<button name="account" value="${escapeHtml(a.sub)}">${escapeHtml(a.name ?? a.email)} (${escapeHtml(a.email)})</button>`)
     .join("\n")
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Test IdP</title></head><body>
 <h1>Test IdP: sign in as</h1>
-<form method="post" action="${escape(action)}"><input type="hidden" name="interaction" value="${escape(interaction)}">
+<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="interaction" value="${escapeHtml(interaction)}">
 ${buttons}
 <button name="deny" value="1">Cancel</button></form></body></html>`
 }

@@ -146,7 +146,10 @@ export async function createTestIdP(options: TestIdPOptions = {}): Promise<TestI
     const form = await readForm(req)
     const basic = /^Basic (.+)$/i.exec(req.headers.authorization ?? "")?.[1]
     const [id, secret] = basic
-      ? Buffer.from(basic, "base64").toString().split(":").map((part) => decodeURIComponent(part))
+      ? Buffer.from(basic, "base64")
+          .toString()
+          .split(":")
+          .map((part) => decodeURIComponent(part))
       : [form.get("client_id"), form.get("client_secret")]
     if (id !== clientId || secret !== clientSecret) return sendJson(res, 401, { error: "invalid_client" })
     if (form.get("grant_type") !== "authorization_code") return sendJson(res, 400, { error: "unsupported_grant_type" })
@@ -154,7 +157,8 @@ export async function createTestIdP(options: TestIdPOptions = {}): Promise<TestI
     codes.delete(form.get("code") ?? "")
     const verifier = form.get("code_verifier")
     const pkceOk =
-      issued?.challenge === undefined || (verifier !== null && createHash("sha256").update(verifier).digest("base64url") === issued.challenge)
+      issued?.challenge === undefined ||
+      (verifier !== null && createHash("sha256").update(verifier).digest("base64url") === issued.challenge)
     if (!issued || issued.expires < Date.now() || issued.redirectUri !== form.get("redirect_uri") || !pkceOk) {
       return sendJson(res, 400, { error: "invalid_grant" })
     }
@@ -228,8 +232,7 @@ export async function createTestIdP(options: TestIdPOptions = {}): Promise<TestI
     clientId,
     clientSecret,
     accounts,
-    provider: (overrides = {}) =>
-      OIDC({ id: "test-idp", name: "Test IdP", issuer, clientId, clientSecret, ...overrides }),
+    provider: (overrides = {}) => OIDC({ id: "test-idp", name: "Test IdP", issuer, clientId, clientSecret, ...overrides }),
     close: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy()

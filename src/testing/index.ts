@@ -13,7 +13,14 @@
  * your app); everything else needs nothing beyond authchart.
  * @packageDocumentation
  */
-export { createTestClient, getSessionFrom, type SignInOptions, type SignInResult, type TestClient, type TestClientOptions } from "./client.js"
+export {
+  createTestClient,
+  getSessionFrom,
+  type SignInOptions,
+  type SignInResult,
+  type TestClient,
+  type TestClientOptions,
+} from "./client.js"
 export { TestCookieJar } from "./cookie-jar.js"
 export { createTestIdP, type TestIdP, type TestIdPAccount, type TestIdPOptions } from "./idp.js"
 export { createTestMailbox, type MailWait, type TestMail, type TestMailbox } from "./mailbox.js"

@@ -180,12 +180,15 @@ function flatten(mail: ParsedMail, envelopeTo: string[]): TestMail {
   const text = mail.text ?? ""
   const hrefs = [...html.matchAll(/href\s*=\s*"([^"]*)"/gi)].map((match) => decodeEntities(match[1] ?? ""))
   const urls = [...text.matchAll(/https?:\/\/[^\s<>"]+/gi)].map((match) => match[0])
-  const addresses = (field: ParsedAddress | ParsedAddress[] | undefined) =>
-    [field ?? []].flat().flatMap((group) => group.value)
+  const addresses = (field: ParsedAddress | ParsedAddress[] | undefined) => [field ?? []].flat().flatMap((group) => group.value)
   return {
-    to: addresses(mail.to).map((a) => a.address ?? "").filter(Boolean),
+    to: addresses(mail.to)
+      .map((a) => a.address ?? "")
+      .filter(Boolean),
     envelopeTo,
-    from: addresses(mail.from).map((a) => (a.name ? `${a.name} <${a.address ?? ""}>` : (a.address ?? ""))).join(", "),
+    from: addresses(mail.from)
+      .map((a) => (a.name ? `${a.name} <${a.address ?? ""}>` : (a.address ?? "")))
+      .join(", "),
     subject: mail.subject ?? "",
     text,
     html,
@@ -194,10 +197,5 @@ function flatten(mail: ParsedMail, envelopeTo: string[]): TestMail {
 }
 
 function decodeEntities(value: string): string {
-  return value
-    .replaceAll("&quot;", '"')
-    .replaceAll("&#39;", "'")
-    .replaceAll("&lt;", "<")
-    .replaceAll("&gt;", ">")
-    .replaceAll("&amp;", "&")
+  return value.replaceAll("&quot;", '"').replaceAll("&#39;", "'").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&")
 }

@@ -118,11 +118,7 @@ export function newVerificationToken(overrides: Partial<VerificationToken> = {})
  * Registers the conformance suite for one adapter. `setup` runs once (beforeAll) and returns the
  * adapter plus a teardown (afterAll).
  */
-export function runAdapterConformance(
-  name: string,
-  setup: () => Promise<ConformanceSetup>,
-  options: ConformanceOptions = {},
-): void {
+export function runAdapterConformance(name: string, setup: () => Promise<ConformanceSetup>, options: ConformanceOptions = {}): void {
   const {
     keepsUserId = true,
     extraColumns = false,
@@ -165,8 +161,16 @@ export function runAdapterConformance(
     describe("methods", () => {
       it("has the user, account and session methods Auth.js requires", () => {
         for (const method of [
-          "createUser", "getUser", "getUserByEmail", "getUserByAccount", "updateUser", "linkAccount",
-          "createSession", "getSessionAndUser", "updateSession", "deleteSession",
+          "createUser",
+          "getUser",
+          "getUserByEmail",
+          "getUserByAccount",
+          "updateUser",
+          "linkAccount",
+          "createSession",
+          "getSessionAndUser",
+          "updateSession",
+          "deleteSession",
         ]) {
           expect(adapter(), method).toHaveProperty(method, expect.any(Function))
         }
@@ -180,7 +184,11 @@ export function runAdapterConformance(
 
       it.runIf(webauthn)("has getAccount and the authenticator methods", () => {
         for (const method of [
-          "getAccount", "getAuthenticator", "createAuthenticator", "listAuthenticatorsByUserId", "updateAuthenticatorCounter",
+          "getAccount",
+          "getAuthenticator",
+          "createAuthenticator",
+          "listAuthenticatorsByUserId",
+          "updateAuthenticatorCounter",
         ]) {
           expect(adapter(), method).toHaveProperty(method, expect.any(Function))
         }

@@ -30,7 +30,14 @@ describe("@auth/pg-adapter quirks its backend entry records", () => {
 
   it("lacks getAccount, the authenticator methods and deleteUserSessions", () => {
     const adapter = PostgresAdapter(new pg.Pool()) as Record<string, unknown>
-    for (const method of ["getAccount", "getAuthenticator", "createAuthenticator", "listAuthenticatorsByUserId", "updateAuthenticatorCounter", "deleteUserSessions"]) {
+    for (const method of [
+      "getAccount",
+      "getAuthenticator",
+      "createAuthenticator",
+      "listAuthenticatorsByUserId",
+      "updateAuthenticatorCounter",
+      "deleteUserSessions",
+    ]) {
       expect(adapter[method], method).toBeUndefined()
     }
   })

@@ -16,11 +16,16 @@ import { answerUrl, browser, errorTypes, oidcAt, sessionOf, startIdp } from "./s
 const HTTPS = "https://app.test"
 let idp: OidcServer
 beforeAll(async () => {
-  idp = await startIdp(["idp"], { extra: [{ client_id: "tls-client", client_secret: "tls-secret-0123456789", redirect_uris: [`${HTTPS}/auth/callback/idp`] }] })
+  idp = await startIdp(["idp"], {
+    extra: [{ client_id: "tls-client", client_secret: "tls-secret-0123456789", redirect_uris: [`${HTTPS}/auth/callback/idp`] }],
+  })
 })
 afterAll(() => idp?.stop())
 
-const anyone = Credentials({ credentials: { username: {} }, authorize: ({ username }) => ({ id: String(username), name: String(username) }) })
+const anyone = Credentials({
+  credentials: { username: {} },
+  authorize: ({ username }) => ({ id: String(username), name: String(username) }),
+})
 const site = () => browser([anyone, oidcAt(idp, "idp", { clientId: "tls-client", clientSecret: "tls-secret-0123456789" })], {}, HTTPS)
 
 /** POST /signin/idp over HTTPS: the authorization URL, after the browser's own CSRF round trip. */

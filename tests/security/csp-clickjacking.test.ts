@@ -151,7 +151,9 @@ describe("clickjacking and CSP in Chromium", () => {
     attacker = createServer((req, res) => {
       const src = new URL(req.url ?? "/", "http://x").searchParams.get("src") ?? ""
       res.setHeader("content-type", "text/html")
-      res.end(`<!DOCTYPE html><title>win a prize</title><iframe id="victim" src="${src.replace(/"/g, "")}" width="600" height="600"></iframe>`)
+      res.end(
+        `<!DOCTYPE html><title>win a prize</title><iframe id="victim" src="${src.replace(/"/g, "")}" width="600" height="600"></iframe>`,
+      )
     })
     attacker.listen(0, "127.0.0.1")
     await once(attacker, "listening")
@@ -178,7 +180,10 @@ describe("clickjacking and CSP in Chromium", () => {
       ;(window as unknown as { __violations: string[] }).__violations = seen
       document.addEventListener("securitypolicyviolation", (e) => seen.push(`${e.effectiveDirective} ${e.blockedURI}`))
     })
-    const violations = async () => [...reported, ...(await tab.evaluate(() => (window as unknown as { __violations: string[] }).__violations))]
+    const violations = async () => [
+      ...reported,
+      ...(await tab.evaluate(() => (window as unknown as { __violations: string[] }).__violations)),
+    ]
     const done = async () => {
       expect(await violations()).toEqual([])
       await tab.close()
@@ -188,14 +193,22 @@ describe("clickjacking and CSP in Chromium", () => {
 
   it("every page renders styled, with no policy violation", async () => {
     const { page, done } = await watchedTab()
-    for (const path of ["/auth/signin", "/auth/signout", "/auth/verify-request", "/auth/error?error=Verification", "/auth/signin?error=OAuthCallbackError"]) {
+    for (const path of [
+      "/auth/signin",
+      "/auth/signout",
+      "/auth/verify-request",
+      "/auth/error?error=Verification",
+      "/auth/signin?error=OAuthCallbackError",
+    ]) {
       await page.goto(`${app.base}${path}`)
       // the page's own stylesheet applied: the card has the built-in border radius
       expect(await page.locator(".card").evaluate((el) => getComputedStyle(el).borderTopLeftRadius), path).toBe("8px")
     }
     // the passkey script loaded (by nonce) and set its form up
     await page.goto(`${app.base}/auth/signin`)
-    expect(await page.evaluate(() => typeof (window as unknown as { SimpleWebAuthnBrowser?: unknown }).SimpleWebAuthnBrowser)).toBe("object")
+    expect(await page.evaluate(() => typeof (window as unknown as { SimpleWebAuthnBrowser?: unknown }).SimpleWebAuthnBrowser)).toBe(
+      "object",
+    )
     await done()
   }, 60_000)
 
@@ -281,7 +294,12 @@ describe("clickjacking and CSP in Chromium", () => {
     await page.locator("#victim").waitFor()
     const frame = await (await page.locator("#victim").elementHandle())?.contentFrame()
     await frame?.waitForLoadState("load").catch(() => {})
-    const shown = frame ? await frame.locator("form, .card, h1, p").count().catch(() => 0) : 0
+    const shown = frame
+      ? await frame
+          .locator("form, .card, h1, p")
+          .count()
+          .catch(() => 0)
+      : 0
     const url = frame?.url() ?? ""
     await page.close()
     return shown > 0 && url.startsWith(app.base)
@@ -291,13 +309,14 @@ describe("clickjacking and CSP in Chromium", () => {
     expect(await framed("/")).toBe(true)
   }, 60_000)
 
-  it.each(["/auth/signin", "/auth/signout", "/auth/error?error=AccessDenied", "/auth/__inspect"])(
-    "framing %s is refused: by frame-ancestors alone, and by X-Frame-Options alone",
-    async (path) => {
-      expect(await framed(path)).toBe(false)
-      expect(await framed(path, "x-frame-options")).toBe(false)
-      expect(await framed(path, "content-security-policy")).toBe(false)
-    },
-    60_000,
-  )
+  it.each([
+    "/auth/signin",
+    "/auth/signout",
+    "/auth/error?error=AccessDenied",
+    "/auth/__inspect",
+  ])("framing %s is refused: by frame-ancestors alone, and by X-Frame-Options alone", async (path) => {
+    expect(await framed(path)).toBe(false)
+    expect(await framed(path, "x-frame-options")).toBe(false)
+    expect(await framed(path, "content-security-policy")).toBe(false)
+  }, 60_000)
 })

@@ -77,9 +77,10 @@ async function request(body: { form?: Record<string, string>; json?: unknown }) 
   const { client, log } = site()
   const csrfToken = await client.csrf()
   const before = smtp.messages.length
-  const res = body.json !== undefined
-    ? await client.send("/auth/signin/nodemailer", { json: { csrfToken, ...(body.json as object) } })
-    : await client.send("/auth/signin/nodemailer", { form: { csrfToken, ...body.form } })
+  const res =
+    body.json !== undefined
+      ? await client.send("/auth/signin/nodemailer", { json: { csrfToken, ...(body.json as object) } })
+      : await client.send("/auth/signin/nodemailer", { form: { csrfToken, ...body.form } })
   return { res, log, before }
 }
 

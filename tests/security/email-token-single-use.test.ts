@@ -45,7 +45,9 @@ describe("magic-link replay through a store that does not delete", () => {
     })
     const csrfToken = await client.csrf()
     const before = smtp.messages.length
-    await client.send("/auth/signin/nodemailer", { form: { csrfToken, email: `leaky-${randomUUID()}@example.test`, callbackUrl: "/inbox" } })
+    await client.send("/auth/signin/nodemailer", {
+      form: { csrfToken, email: `leaky-${randomUUID()}@example.test`, callbackUrl: "/inbox" },
+    })
     const link = new URL((await smtp.waitForMessage(before + 1)).links.find((l) => l.includes("/auth/callback/nodemailer")) as string)
 
     const owner = new AuthClient(config)

@@ -53,7 +53,10 @@ const storeKinds: { name: string; make: () => Stores }[] = [
   { name: "sealed cookie store, memory port", make: () => ({ flowStore: cookieFlowStore(), serverState: memoryServerState() }) },
   {
     name: "Redis flow store, Redis port",
-    make: () => ({ flowStore: RedisFlowStore(redis, { prefix: "replay:flow:" }), serverState: RedisServerState(redis, { prefix: "replay:state:" }) }),
+    make: () => ({
+      flowStore: RedisFlowStore(redis, { prefix: "replay:flow:" }),
+      serverState: RedisServerState(redis, { prefix: "replay:state:" }),
+    }),
   },
 ]
 
@@ -69,7 +72,8 @@ describe.each(storeKinds)("flow-snapshot replay ($name)", ({ make }) => {
     expect(kept).toBeTruthy()
 
     let last: Response | undefined
-    for (let i = 0; i < 5; i++) last = await client.send("/auth/callback/credentials", { form: { csrfToken, step: "totp", code: "000000" } })
+    for (let i = 0; i < 5; i++)
+      last = await client.send("/auth/callback/credentials", { form: { csrfToken, step: "totp", code: "000000" } })
     expect(last?.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=AccessDenied`)
 
     client.jar.cookies.set(CREDENTIALS_FLOW, kept)
@@ -85,7 +89,9 @@ describe.each(storeKinds)("flow-snapshot replay ($name)", ({ make }) => {
       secret: SECRET,
       trustHost: true,
       logger: log.logger,
-      providers: [{ id: "idp", name: "IdP", type: "oidc", issuer: idp.issuer, clientId: "replay-client", clientSecret: "replay-secret" }] as AuthConfig["providers"],
+      providers: [
+        { id: "idp", name: "IdP", type: "oidc", issuer: idp.issuer, clientId: "replay-client", clientSecret: "replay-secret" },
+      ] as AuthConfig["providers"],
       ...make(),
     }
     const victim = new AuthClient(config)

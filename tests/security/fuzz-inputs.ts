@@ -65,11 +65,43 @@ export const text: fc.Arbitrary<string> = fc.oneof(
 /** Text that can travel in a header value (latin1 printable and tab; Node refuses the rest). */
 const headerSafe = (s: string): string => s.replace(/[^\t\x20-\x7e\x80-\xff]/g, "?")
 
-const ACTIONS = ["signin", "callback", "session", "csrf", "providers", "signout", "error", "verify-request", "webauthn-options", "webauthn-script", "nope", ""]
-const PROVIDERS = ["credentials", "idp", "nodemailer", "passkey", "undefined", "nope", "..", "%2e%2e", "%00", "%FF", "%E2%80%AE", "a%2Fb", "%0A%1B[31m"]
+const ACTIONS = [
+  "signin",
+  "callback",
+  "session",
+  "csrf",
+  "providers",
+  "signout",
+  "error",
+  "verify-request",
+  "webauthn-options",
+  "webauthn-script",
+  "nope",
+  "",
+]
+const PROVIDERS = [
+  "credentials",
+  "idp",
+  "nodemailer",
+  "passkey",
+  "undefined",
+  "nope",
+  "..",
+  "%2e%2e",
+  "%00",
+  "%FF",
+  "%E2%80%AE",
+  "a%2Fb",
+  "%0A%1B[31m",
+]
 
 const path: fc.Arbitrary<string> = fc.oneof(
-  { weight: 6, arbitrary: fc.tuple(fc.constantFrom(...ACTIONS), fc.option(fc.constantFrom(...PROVIDERS), { nil: undefined })).map(([a, p]) => `/auth/${a}${p === undefined ? "" : `/${p}`}`) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...ACTIONS), fc.option(fc.constantFrom(...PROVIDERS), { nil: undefined }))
+      .map(([a, p]) => `/auth/${a}${p === undefined ? "" : `/${p}`}`),
+  },
   { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...ACTIONS), text).map(([a, t]) => `/auth/${a}/${encodeURIComponent(t)}`) },
   {
     weight: 2,
@@ -121,15 +153,52 @@ const route: fc.Arbitrary<[string, string]> = fc.oneof(
   { weight: 1, arbitrary: fc.tuple(METHODS, path) },
 )
 
-const QUERY_KEYS = ["callbackUrl", "error", "code", "state", "iss", "token", "email", "csrfToken", "step", "action", "redirect_uri", "__proto__", "constructor", "a[b]", "prompt", "provider"]
+const QUERY_KEYS = [
+  "callbackUrl",
+  "error",
+  "code",
+  "state",
+  "iss",
+  "token",
+  "email",
+  "csrfToken",
+  "step",
+  "action",
+  "redirect_uri",
+  "__proto__",
+  "constructor",
+  "a[b]",
+  "prompt",
+  "provider",
+]
 
 const query: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constant("") },
-  { weight: 6, arbitrary: fc.array(fc.tuple(fc.constantFrom(...QUERY_KEYS), text), { maxLength: 5 }).map((pairs) => `?${new URLSearchParams(pairs)}`) },
-  { weight: 1, arbitrary: fc.constantFrom("?%", "?a=%ZZ", "?__proto__[x]=1", "?callbackUrl=%2F%2Fevil.test", "?&&&=", "?error=%3Cx-fz%3E") },
+  {
+    weight: 6,
+    arbitrary: fc.array(fc.tuple(fc.constantFrom(...QUERY_KEYS), text), { maxLength: 5 }).map((pairs) => `?${new URLSearchParams(pairs)}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("?%", "?a=%ZZ", "?__proto__[x]=1", "?callbackUrl=%2F%2Fevil.test", "?&&&=", "?error=%3Cx-fz%3E"),
+  },
 )
 
-const BODY_KEYS = ["csrfToken", "callbackUrl", "email", "username", "password", "code", "step", "action", "data", "token", "__proto__", "constructor", "state"]
+const BODY_KEYS = [
+  "csrfToken",
+  "callbackUrl",
+  "email",
+  "username",
+  "password",
+  "code",
+  "step",
+  "action",
+  "data",
+  "token",
+  "__proto__",
+  "constructor",
+  "state",
+]
 
 function mutate(value: string): fc.Arbitrary<string> {
   return fc.oneof(
@@ -213,20 +282,25 @@ function body(real: NearValid): fc.Arbitrary<{ type: string | undefined; bytes: 
   return fc.oneof(
     { weight: 3, arbitrary: fc.constant({ type: undefined, bytes: undefined }) },
     { weight: 8, arbitrary: plausible },
-    { weight: 4, arbitrary: fc.tuple(form, type).map(([pairs, t]) => ({ type: t, bytes: Buffer.from(new URLSearchParams(pairs).toString()) })) },
+    {
+      weight: 4,
+      arbitrary: fc.tuple(form, type).map(([pairs, t]) => ({ type: t, bytes: Buffer.from(new URLSearchParams(pairs).toString()) })),
+    },
     { weight: 3, arbitrary: fc.tuple(json, type).map(([value, t]) => ({ type: t, bytes: Buffer.from(JSON.stringify(value) ?? "null") })) },
     {
       weight: 1,
-      arbitrary: fc.tuple(
-        fc.constantFrom(
-          Buffer.from([0xff, 0xfe, 0x3d, 0xc3, 0x28, 0x26, 0xa0, 0xa1]),
-          Buffer.from("{"),
-          Buffer.from('{"a":'.repeat(2000)),
-          Buffer.from(`email=${"%".repeat(3)}`),
-          Buffer.alloc(1_100_000, 0x61),
-        ),
-        type,
-      ).map(([bytes, t]) => ({ type: t, bytes })),
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom(
+            Buffer.from([0xff, 0xfe, 0x3d, 0xc3, 0x28, 0x26, 0xa0, 0xa1]),
+            Buffer.from("{"),
+            Buffer.from('{"a":'.repeat(2000)),
+            Buffer.from(`email=${"%".repeat(3)}`),
+            Buffer.alloc(1_100_000, 0x61),
+          ),
+          type,
+        )
+        .map(([bytes, t]) => ({ type: t, bytes })),
     },
   )
 }
@@ -244,7 +318,13 @@ export function fuzzRequest(real: NearValid, host: string): fc.Arbitrary<FuzzReq
       forwardedHost: fc.option(fc.oneof(fc.constantFrom(...HOSTS), text), { nil: undefined }),
       forwardedProto: fc.option(fc.constantFrom("http", "https", "javascript", "", "ftp", "https,http", "HTTPS", MARK), { nil: undefined }),
       cookie: cookieHeader(real),
-      authorization: fc.option(fc.oneof(mutate(real.sessionToken).map((t) => `Bearer ${t}`), text), { nil: undefined }),
+      authorization: fc.option(
+        fc.oneof(
+          mutate(real.sessionToken).map((t) => `Bearer ${t}`),
+          text,
+        ),
+        { nil: undefined },
+      ),
       returnRedirect: fc.boolean(),
       extra: fc.option(text, { nil: undefined }),
     })

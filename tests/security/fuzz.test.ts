@@ -93,7 +93,10 @@ async function startApp(mode: Mode): Promise<FuzzApp> {
     session: { strategy: "jwt" },
     experimental: { enableWebAuthn: true },
     providers: [
-      Credentials({ credentials: { username: {} }, authorize: ({ username }) => (username === "ada" ? { id: "u-ada", name: "Ada" } : null) }),
+      Credentials({
+        credentials: { username: {} },
+        authorize: ({ username }) => (username === "ada" ? { id: "u-ada", name: "Ada" } : null),
+      }),
       oidcAt(idp, "idp"),
       Nodemailer({ server: smtp.url, from: "auth@example.test" }),
       Passkey(),
@@ -119,10 +122,11 @@ async function startApp(mode: Mode): Promise<FuzzApp> {
     host: `127.0.0.1:${port}`,
     mode,
     last,
-    stop: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }
 
@@ -131,7 +135,15 @@ function send(app: FuzzApp, req: FuzzRequest): Promise<Reply> {
   const url = new URL(app.origin)
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
-      { host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, agent: false, maxHeaderSize: 1 << 20 },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: req.method,
+        path: req.path,
+        headers: req.headers,
+        agent: false,
+        maxHeaderSize: 1 << 20,
+      },
       (res) => {
         const chunks: Buffer[] = []
         res.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -183,7 +195,10 @@ function check(app: FuzzApp, req: FuzzRequest, reply: Reply, newLogs: string[]):
   const what = `${req.method} ${req.path.slice(0, 300)} ${JSON.stringify(req.headers).slice(0, 300)}`
   if (app.mode === "allow-list" && reply.status === 500) {
     // the documented answer to a host outside the allow-list: UntrustedHost, no redirect, no cookie
-    expect(newLogs.some((line) => line.includes("UntrustedHost")), `a 5xx is only UntrustedHost: ${what}`).toBe(true)
+    expect(
+      newLogs.some((line) => line.includes("UntrustedHost")),
+      `a 5xx is only UntrustedHost: ${what}`,
+    ).toBe(true)
     expect(reply.headers.location, `UntrustedHost redirects nowhere: ${what}`).toBeUndefined()
     expect(reply.headers["set-cookie"], `UntrustedHost sets no cookie: ${what}`).toBeUndefined()
   } else {
@@ -197,7 +212,9 @@ function check(app: FuzzApp, req: FuzzRequest, reply: Reply, newLogs: string[]):
       expect([app.origin, idp.issuer], `never a redirect off the origin: ${target} for ${what}`).toContain(resolved.origin)
     }
     if (app.mode === "allow-list") {
-      expect([app.host, new URL(idp.issuer).host], `never a redirect to a host off the list: ${target} for ${what}`).toContain(resolved.host)
+      expect([app.host, new URL(idp.issuer).host], `never a redirect to a host off the list: ${target} for ${what}`).toContain(
+        resolved.host,
+      )
     }
   }
   if (!String(reply.headers["content-type"]).includes("application/json")) {
@@ -205,7 +222,10 @@ function check(app: FuzzApp, req: FuzzRequest, reply: Reply, newLogs: string[]):
   }
   for (const secret of secrets) {
     expect(reply.body.includes(secret), `no secret or token in a body: ${what}`).toBe(false)
-    expect(newLogs.find((line) => line.includes(secret)), `no secret or token in a log line: ${what}`).toBeUndefined()
+    expect(
+      newLogs.find((line) => line.includes(secret)),
+      `no secret or token in a log line: ${what}`,
+    ).toBeUndefined()
   }
 }
 
@@ -225,7 +245,11 @@ async function nearValid(app: FuzzApp): Promise<NearValid> {
     send(app, {
       method: "POST",
       path,
-      headers: { host: app.host, cookie: `authjs.csrf-token=${encodeURIComponent(csrfCookie)}`, "content-type": "application/x-www-form-urlencoded" },
+      headers: {
+        host: app.host,
+        cookie: `authjs.csrf-token=${encodeURIComponent(csrfCookie)}`,
+        "content-type": "application/x-www-form-urlencoded",
+      },
       body: Buffer.from(new URLSearchParams({ csrfToken, ...form }).toString()),
     })
   const signedIn = await post("/auth/callback/credentials", { username: "ada" })
@@ -275,17 +299,29 @@ async function fuzz(target: FuzzApp): Promise<void> {
 }
 
 describe("fuzzing the mounted Express app over HTTP", () => {
-  it("fuzz: a pinned origin (url set): no 5xx, no off-origin redirect, no raw reflection, no secret in a body or a log line, getSession never throws", async () => {
-    await fuzz(pinned)
-  }, TEST_TIMEOUT_MS)
+  it(
+    "fuzz: a pinned origin (url set): no 5xx, no off-origin redirect, no raw reflection, no secret in a body or a log line, getSession never throws",
+    async () => {
+      await fuzz(pinned)
+    },
+    TEST_TIMEOUT_MS,
+  )
 
-  it("fuzz: a trusted proxy (trust proxy, X-Forwarded-* honoured): no 5xx, http(s) redirects only, no raw reflection, no secret leaked, getSession never throws", async () => {
-    await fuzz(proxied)
-  }, TEST_TIMEOUT_MS)
+  it(
+    "fuzz: a trusted proxy (trust proxy, X-Forwarded-* honoured): no 5xx, http(s) redirects only, no raw reflection, no secret leaked, getSession never throws",
+    async () => {
+      await fuzz(proxied)
+    },
+    TEST_TIMEOUT_MS,
+  )
 
-  it("fuzz: an allow-listed host behind a trusted proxy: other hosts get only UntrustedHost, no redirect to a host off the list, no raw reflection, no secret leaked, getSession never throws", async () => {
-    await fuzz(allowListed)
-  }, TEST_TIMEOUT_MS)
+  it(
+    "fuzz: an allow-listed host behind a trusted proxy: other hosts get only UntrustedHost, no redirect to a host off the list, no raw reflection, no secret leaked, getSession never throws",
+    async () => {
+      await fuzz(allowListed)
+    },
+    TEST_TIMEOUT_MS,
+  )
 
   it("fuzz: no crash and no unhandled rejection during the runs; the secrets checked include issued tokens and PKCE verifiers", () => {
     expect(crashes).toEqual([])

@@ -198,10 +198,15 @@ describe("Host poisoning without AUTH_URL, in production: only allow-listed host
 
   it("trust proxy + X-Forwarded-Host: evil.test → UntrustedHost; the allow-listed forwarded host works", async () => {
     const app = await serve({ config: makeConfig({ trustHost: ["app.example.test"] }).config, env, trustProxy: true })
-    const bad = await app.send("/auth/signin/nodemailer", { headers: { host: "app.example.test", "x-forwarded-host": EVIL }, form: { email: VICTIM } })
+    const bad = await app.send("/auth/signin/nodemailer", {
+      headers: { host: "app.example.test", "x-forwarded-host": EVIL },
+      form: { email: VICTIM },
+    })
     expect(bad.status).toBe(500)
     expect(bad.location).toBeUndefined()
-    const good = await app.send("/auth/signin", { headers: { host: "10.0.0.5", "x-forwarded-host": "app.example.test", "x-forwarded-proto": "https" } })
+    const good = await app.send("/auth/signin", {
+      headers: { host: "10.0.0.5", "x-forwarded-host": "app.example.test", "x-forwarded-proto": "https" },
+    })
     expect(good.status).toBe(200)
     expect(good.body).toContain("https://app.example.test/auth/signin/corp")
   })

@@ -62,7 +62,10 @@ describe("log injection through a provider id in the path", () => {
     expect(request).toContain(String.raw`\\x0d\\x0a`) // JSON of the escaped text
 
     const seen: unknown[] = []
-    await Auth(new Request(`http://app.test${INJECTED_PATH}`), config({ debug: true, logger: { debug: (_m, meta) => void seen.push(meta) } }))
+    await Auth(
+      new Request(`http://app.test${INJECTED_PATH}`),
+      config({ debug: true, logger: { debug: (_m, meta) => void seen.push(meta) } }),
+    )
     expect(JSON.stringify(seen)).toContain("x\\\\x0d\\\\x0a")
     expect(JSON.stringify(seen)).not.toMatch(/\\u001b|\\r|\\n/)
   })
@@ -92,7 +95,12 @@ describe("the logger escapes every message, name, stack and metadata value", () 
     expect(lines).toHaveLength(3)
     const [, causeLine = "", details = ""] = lines
     expect(causeLine.split("\n")[0]).toContain(String.raw`upstream said\x0a[auth][error] forged`)
-    expect(causeLine.split("\n").slice(1).every((frame) => frame.trimStart().startsWith("at "))).toBe(true)
+    expect(
+      causeLine
+        .split("\n")
+        .slice(1)
+        .every((frame) => frame.trimStart().startsWith("at ")),
+    ).toBe(true)
     expect(details).toContain(String.raw`p\\u2028q`)
     for (const line of lines) expect(line.replace(OWN_COLOURS, "").replace(/\n/g, "")).not.toMatch(CONTROL)
   })

@@ -96,7 +96,10 @@ describe.each(stores)("magic links with %s", (_, storage) => {
     ["no token", (u: URL) => u.searchParams.delete("token")],
     ["an empty token", (u: URL) => u.searchParams.set("token", "")],
     ["a token one character off", (u: URL) => u.searchParams.set("token", `${(u.searchParams.get("token") as string).slice(0, -1)}x`)],
-    ["the token twice (first one wrong)", (u: URL) => u.searchParams.set("token", `${"0".repeat(64)}&token=${u.searchParams.get("token")}`)],
+    [
+      "the token twice (first one wrong)",
+      (u: URL) => u.searchParams.set("token", `${"0".repeat(64)}&token=${u.searchParams.get("token")}`),
+    ],
   ])("magic-link mismatch: %s is Verification", async (_, edit) => {
     const { link, open } = await linkFor(`edit-${randomUUID()}@example.test`)
     const edited = new URL(link)

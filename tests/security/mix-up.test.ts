@@ -6,7 +6,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { OidcServer } from "../support/oidc-provider.js"
-import { ORIGIN, answerUrl, beginSignIn, browser, deliver, errorTypes, expectRefused, flowCookie, oidcAt, sessionOf, startIdp } from "./support.js"
+import {
+  ORIGIN,
+  answerUrl,
+  beginSignIn,
+  browser,
+  deliver,
+  errorTypes,
+  expectRefused,
+  flowCookie,
+  oidcAt,
+  sessionOf,
+  startIdp,
+} from "./support.js"
 
 const IDS = ["honest", "attacker", "quiet"]
 let honest: OidcServer

@@ -103,7 +103,10 @@ async function expectResponseOnSite(res: Response, where: string): Promise<strin
 
 const peers = idpAndSmtp(["idp"])
 
-const anyone = Credentials({ credentials: { username: {} }, authorize: ({ username }) => ({ id: String(username), name: String(username) }) })
+const anyone = Credentials({
+  credentials: { username: {} },
+  authorize: ({ username }) => ({ id: String(username), name: String(username) }),
+})
 
 function app(extra: Parameters<typeof browser>[1] = {}) {
   return browser([anyone, oidcAt(peers.idp, "idp"), Nodemailer({ server: peers.smtp.url }), Passkey()], {
@@ -114,7 +117,11 @@ function app(extra: Parameters<typeof browser>[1] = {}) {
   })
 }
 
-async function credentialsSignIn(client: AuthClient, form: Record<string, string>, options: { query?: string; headers?: Record<string, string> } = {}) {
+async function credentialsSignIn(
+  client: AuthClient,
+  form: Record<string, string>,
+  options: { query?: string; headers?: Record<string, string> } = {},
+) {
   const csrfToken = await client.csrf()
   return client.send(`/auth/callback/credentials${options.query ?? ""}`, {
     form: { csrfToken, username: "ada", ...form },
@@ -124,87 +131,130 @@ async function credentialsSignIn(client: AuthClient, form: Record<string, string
 
 function hiddenCallbackUrl(html: string): string | undefined {
   const match = /name="callbackUrl" value="([^"]*)"/.exec(html)
-  return match?.[1]?.replaceAll("&quot;", '"').replaceAll("&#39;", "'").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&")
+  return match?.[1]
+    ?.replaceAll("&quot;", '"')
+    .replaceAll("&#39;", "'")
+    .replaceAll("&lt;", "<")
+    .replaceAll("&gt;", ">")
+    .replaceAll("&amp;", "&")
 }
 
 /** One place a callback URL is read: drive it with `payload`, assert on whatever comes back, return where it leads. */
 type Sink = (payload: string) => Promise<string | undefined | null>
 
 const sinks: Array<[string, Sink, (readonly string[])?]> = [
-  ["the default redirect callback", async (payload) => {
-    const url = defaultRedirect({ url: payload, baseUrl: ORIGIN })
-    expectOnSite(url, "redirect()")
-    return url
-  }],
-  ["callbackUrl in the credentials callback body", async (payload) => {
-    return expectResponseOnSite(await credentialsSignIn(app().client, { callbackUrl: payload }), "body")
-  }],
-  ["callbackUrl in the credentials callback query", async (payload) => {
-    const query = `?${new URLSearchParams({ callbackUrl: payload })}`
-    return expectResponseOnSite(await credentialsSignIn(app().client, {}, { query }), "query")
-  }],
-  ["the callback-url cookie", async (payload) => {
-    const { client } = app()
-    client.jar.cookies.set("authjs.callback-url", payload)
-    return expectResponseOnSite(await credentialsSignIn(client, {}), "cookie")
-  }],
-  ["X-Auth-Return-Redirect url", async (payload) => {
-    const res = await credentialsSignIn(app().client, { callbackUrl: payload }, { headers: { "X-Auth-Return-Redirect": "1" } })
-    expect(res.status).toBe(200)
-    await expectResponseOnSite(res, "X-Auth-Return-Redirect")
-    return ((await res.json()) as { url: string }).url
-  }],
-  ["sign-out callbackUrl", async (payload) => {
-    const { client } = app()
-    const csrfToken = await client.csrf()
-    return expectResponseOnSite(await client.send("/auth/signout", { form: { csrfToken, callbackUrl: payload } }), "signout")
-  }],
-  ["the built-in sign-in page", async (payload) => {
-    const res = await app().client.send(`/auth/signin?${new URLSearchParams({ callbackUrl: payload })}`)
-    expect(res.status).toBe(200)
-    const hidden = hiddenCallbackUrl(await res.text())
-    expectOnSite(hidden, "hidden callbackUrl field")
-    await expectResponseOnSite(res, "sign-in page")
-    return hidden
-  }],
-  ["a custom sign-in page (pages.signIn)", async (payload) => {
-    const res = await app({ pages: { signIn: "/login" } }).client.send(`/auth/signin?${new URLSearchParams({ callbackUrl: payload })}`)
-    await expectResponseOnSite(res, "custom sign-in")
-    const inner = new URL(res.headers.get("location") as string).searchParams.get("callbackUrl")
-    expectOnSite(inner, "custom sign-in callbackUrl")
-    return inner
-  }],
-  ["the OAuth sign-in start (the callback URL the flow keeps)", async (payload) => {
-    const { client } = app()
-    const csrfToken = await client.csrf()
-    const res = await client.send("/auth/signin/idp", { form: { csrfToken, callbackUrl: payload } })
-    expect(new URL(res.headers.get("location") as string).origin).toBe(peers.idp.issuer)
-    return cookieSet(res, "authjs.callback-url") ?? (await expectResponseOnSite(res, "OAuth start"))
-  }],
-  ["the OAuth flow, to its end", async (payload) => {
-    const { client } = app()
-    const authz = await beginSignIn(client, "idp", { callbackUrl: payload })
-    return expectResponseOnSite(await deliver(client, answerUrl(await peers.idp.authorize(authz.href))), "OAuth callback")
-  }, SAMPLE],
-  ["the email flow, pages.newUser, and a link edited by the attacker", async (payload) => {
-    const { client, config } = app({ pages: { newUser: "/welcome" } })
-    const before = peers.smtp.messages.length
-    const csrfToken = await client.csrf()
-    await client.send("/auth/signin/nodemailer", { form: { csrfToken, email: `x${before}@example.test`, callbackUrl: payload } })
-    const link = new URL((await peers.smtp.waitForMessage(before + 1)).links.find((l) => l.includes("/callback/nodemailer")) as string)
-    expectOnSite(link.searchParams.get("callbackUrl"), "callbackUrl in the mailed link")
-    link.searchParams.set("callbackUrl", payload)
-    const res = await new AuthClient(config).send(`${link.pathname}${link.search}`)
-    await expectResponseOnSite(res, "magic link")
-    const inner = new URL(res.headers.get("location") as string).searchParams.get("callbackUrl")
-    expectOnSite(inner, "newUser callbackUrl")
-    return inner
-  }, SAMPLE],
-  ["the passkey options request", async (payload) => {
-    const res = await app().client.send(`/auth/webauthn-options/passkey?${new URLSearchParams({ callbackUrl: payload })}`)
-    expect(res.status).toBe(200)
-    return expectResponseOnSite(res, "webauthn-options")
-  }],
+  [
+    "the default redirect callback",
+    async (payload) => {
+      const url = defaultRedirect({ url: payload, baseUrl: ORIGIN })
+      expectOnSite(url, "redirect()")
+      return url
+    },
+  ],
+  [
+    "callbackUrl in the credentials callback body",
+    async (payload) => {
+      return expectResponseOnSite(await credentialsSignIn(app().client, { callbackUrl: payload }), "body")
+    },
+  ],
+  [
+    "callbackUrl in the credentials callback query",
+    async (payload) => {
+      const query = `?${new URLSearchParams({ callbackUrl: payload })}`
+      return expectResponseOnSite(await credentialsSignIn(app().client, {}, { query }), "query")
+    },
+  ],
+  [
+    "the callback-url cookie",
+    async (payload) => {
+      const { client } = app()
+      client.jar.cookies.set("authjs.callback-url", payload)
+      return expectResponseOnSite(await credentialsSignIn(client, {}), "cookie")
+    },
+  ],
+  [
+    "X-Auth-Return-Redirect url",
+    async (payload) => {
+      const res = await credentialsSignIn(app().client, { callbackUrl: payload }, { headers: { "X-Auth-Return-Redirect": "1" } })
+      expect(res.status).toBe(200)
+      await expectResponseOnSite(res, "X-Auth-Return-Redirect")
+      return ((await res.json()) as { url: string }).url
+    },
+  ],
+  [
+    "sign-out callbackUrl",
+    async (payload) => {
+      const { client } = app()
+      const csrfToken = await client.csrf()
+      return expectResponseOnSite(await client.send("/auth/signout", { form: { csrfToken, callbackUrl: payload } }), "signout")
+    },
+  ],
+  [
+    "the built-in sign-in page",
+    async (payload) => {
+      const res = await app().client.send(`/auth/signin?${new URLSearchParams({ callbackUrl: payload })}`)
+      expect(res.status).toBe(200)
+      const hidden = hiddenCallbackUrl(await res.text())
+      expectOnSite(hidden, "hidden callbackUrl field")
+      await expectResponseOnSite(res, "sign-in page")
+      return hidden
+    },
+  ],
+  [
+    "a custom sign-in page (pages.signIn)",
+    async (payload) => {
+      const res = await app({ pages: { signIn: "/login" } }).client.send(`/auth/signin?${new URLSearchParams({ callbackUrl: payload })}`)
+      await expectResponseOnSite(res, "custom sign-in")
+      const inner = new URL(res.headers.get("location") as string).searchParams.get("callbackUrl")
+      expectOnSite(inner, "custom sign-in callbackUrl")
+      return inner
+    },
+  ],
+  [
+    "the OAuth sign-in start (the callback URL the flow keeps)",
+    async (payload) => {
+      const { client } = app()
+      const csrfToken = await client.csrf()
+      const res = await client.send("/auth/signin/idp", { form: { csrfToken, callbackUrl: payload } })
+      expect(new URL(res.headers.get("location") as string).origin).toBe(peers.idp.issuer)
+      return cookieSet(res, "authjs.callback-url") ?? (await expectResponseOnSite(res, "OAuth start"))
+    },
+  ],
+  [
+    "the OAuth flow, to its end",
+    async (payload) => {
+      const { client } = app()
+      const authz = await beginSignIn(client, "idp", { callbackUrl: payload })
+      return expectResponseOnSite(await deliver(client, answerUrl(await peers.idp.authorize(authz.href))), "OAuth callback")
+    },
+    SAMPLE,
+  ],
+  [
+    "the email flow, pages.newUser, and a link edited by the attacker",
+    async (payload) => {
+      const { client, config } = app({ pages: { newUser: "/welcome" } })
+      const before = peers.smtp.messages.length
+      const csrfToken = await client.csrf()
+      await client.send("/auth/signin/nodemailer", { form: { csrfToken, email: `x${before}@example.test`, callbackUrl: payload } })
+      const link = new URL((await peers.smtp.waitForMessage(before + 1)).links.find((l) => l.includes("/callback/nodemailer")) as string)
+      expectOnSite(link.searchParams.get("callbackUrl"), "callbackUrl in the mailed link")
+      link.searchParams.set("callbackUrl", payload)
+      const res = await new AuthClient(config).send(`${link.pathname}${link.search}`)
+      await expectResponseOnSite(res, "magic link")
+      const inner = new URL(res.headers.get("location") as string).searchParams.get("callbackUrl")
+      expectOnSite(inner, "newUser callbackUrl")
+      return inner
+    },
+    SAMPLE,
+  ],
+  [
+    "the passkey options request",
+    async (payload) => {
+      const res = await app().client.send(`/auth/webauthn-options/passkey?${new URLSearchParams({ callbackUrl: payload })}`)
+      expect(res.status).toBe(200)
+      return expectResponseOnSite(res, "webauthn-options")
+    },
+  ],
 ]
 
 describe.each(sinks)("open redirect through %s", (_, sink, payloads = PAYLOADS) => {

@@ -12,7 +12,9 @@ import { OTHER_CLIENT, ORIGIN, answerUrl, beginSignIn, browser, deliver, oidcAt,
 
 let idp: OidcServer
 beforeAll(async () => {
-  idp = await startIdp(["idp"], { extra: [{ client_id: "evil", client_secret: "evil-secret-0123456789", redirect_uris: ["https://evil.test/cb"] }] })
+  idp = await startIdp(["idp"], {
+    extra: [{ client_id: "evil", client_secret: "evil-secret-0123456789", redirect_uris: ["https://evil.test/cb"] }],
+  })
 })
 afterAll(() => idp?.stop())
 

@@ -16,7 +16,10 @@ const b64 = (value: string | Buffer) => Buffer.from(value).toString("base64url")
 
 /** A config whose `jwt` callback can make the token large (chunked). */
 function site(padding = 0) {
-  const anyone = Credentials({ credentials: { username: {} }, authorize: ({ username }) => ({ id: `u-${String(username)}`, name: String(username) }) })
+  const anyone = Credentials({
+    credentials: { username: {} },
+    authorize: ({ username }) => ({ id: `u-${String(username)}`, name: String(username) }),
+  })
   return browser([anyone], { callbacks: { jwt: ({ token }) => (padding ? { ...token, padding: "x".repeat(padding) } : token) } })
 }
 
@@ -34,8 +37,14 @@ async function expectNoSession(cookies: Record<string, string>, padding = 0) {
   expect(body).toBeNull()
   expect(errorTypes(log)).toEqual(["JWTSessionError"])
   // every cookie part the browser sent is cleared
-  const cleared = setCookies(res).filter((c) => c.attributes["max-age"] === "0").map((c) => c.name)
-  expect(cleared.sort()).toEqual(Object.keys(cookies).filter((n) => n === NAME || n.startsWith(`${NAME}.`)).sort())
+  const cleared = setCookies(res)
+    .filter((c) => c.attributes["max-age"] === "0")
+    .map((c) => c.name)
+  expect(cleared.sort()).toEqual(
+    Object.keys(cookies)
+      .filter((n) => n === NAME || n.startsWith(`${NAME}.`))
+      .sort(),
+  )
 }
 
 const token = (payload: Record<string, unknown>, options: { secret?: string; salt?: string } = {}) =>
@@ -56,7 +65,10 @@ describe("tampered session tokens", () => {
   })
 
   it.each([
-    ["a token sealed with another secret (alg dir, wrong key)", () => token({ name: "Eve", sub: "u1" }, { secret: "the-attackers-secret-0123456789-abcdef" })],
+    [
+      "a token sealed with another secret (alg dir, wrong key)",
+      () => token({ name: "Eve", sub: "u1" }, { secret: "the-attackers-secret-0123456789-abcdef" }),
+    ],
     ["a token sealed for another cookie (salt)", () => token({ name: "Eve", sub: "u1" }, { salt: "authchart.flow.credentials" })],
     ["a token sealed for the __Secure- cookie name", () => token({ name: "Eve", sub: "u1" }, { salt: `__Secure-${NAME}` })],
   ])("tampered token: %s", async (_, make) => {
@@ -65,27 +77,42 @@ describe("tampered session tokens", () => {
 
   it.each([
     ["alg none, JWS-shaped", async () => `${b64('{"alg":"none","typ":"JWT"}')}.${b64('{"name":"Eve","sub":"u1"}')}.`],
-    ["alg none in a JWE header", async () => {
-      const parts = (await token({ name: "Eve" })).split(".")
-      return [b64('{"alg":"none","enc":"A256CBC-HS512"}'), ...parts.slice(1)].join(".")
-    }],
-    ["alg dir with enc switched to A256GCM", async () => {
-      const parts = (await token({ name: "Eve" })).split(".")
-      const header = JSON.parse(Buffer.from(parts[0] as string, "base64url").toString()) as Record<string, string>
-      return [b64(JSON.stringify({ ...header, enc: "A256GCM" })), ...parts.slice(1)].join(".")
-    }],
-    ["another kid", async () => {
-      const parts = (await token({ name: "Eve" })).split(".")
-      return [b64(JSON.stringify({ alg: "dir", enc: "A256CBC-HS512", kid: "attacker" })), ...parts.slice(1)].join(".")
-    }],
-    ["no kid, no tag", async () => {
-      const parts = (await token({ name: "Eve" })).split(".")
-      return [b64('{"alg":"dir","enc":"A256CBC-HS512"}'), parts[1], parts[2], parts[3], ""].join(".")
-    }],
-    ["an encrypted key where dir has none", async () => {
-      const parts = (await token({ name: "Eve" })).split(".")
-      return [parts[0], b64("k".repeat(32)), ...parts.slice(2)].join(".")
-    }],
+    [
+      "alg none in a JWE header",
+      async () => {
+        const parts = (await token({ name: "Eve" })).split(".")
+        return [b64('{"alg":"none","enc":"A256CBC-HS512"}'), ...parts.slice(1)].join(".")
+      },
+    ],
+    [
+      "alg dir with enc switched to A256GCM",
+      async () => {
+        const parts = (await token({ name: "Eve" })).split(".")
+        const header = JSON.parse(Buffer.from(parts[0] as string, "base64url").toString()) as Record<string, string>
+        return [b64(JSON.stringify({ ...header, enc: "A256GCM" })), ...parts.slice(1)].join(".")
+      },
+    ],
+    [
+      "another kid",
+      async () => {
+        const parts = (await token({ name: "Eve" })).split(".")
+        return [b64(JSON.stringify({ alg: "dir", enc: "A256CBC-HS512", kid: "attacker" })), ...parts.slice(1)].join(".")
+      },
+    ],
+    [
+      "no kid, no tag",
+      async () => {
+        const parts = (await token({ name: "Eve" })).split(".")
+        return [b64('{"alg":"dir","enc":"A256CBC-HS512"}'), parts[1], parts[2], parts[3], ""].join(".")
+      },
+    ],
+    [
+      "an encrypted key where dir has none",
+      async () => {
+        const parts = (await token({ name: "Eve" })).split(".")
+        return [parts[0], b64("k".repeat(32)), ...parts.slice(2)].join(".")
+      },
+    ],
     ["a truncated token", async () => (await token({ name: "Eve" })).slice(0, -10)],
     ["six parts", async () => `${await token({ name: "Eve" })}.x`],
     ["garbage", async () => "not-a-token"],
@@ -137,14 +164,18 @@ describe("chunk tricks", () => {
     expect(body?.user.name).toBe("ada")
   })
 
-  it.each([`${NAME}-x`, `${NAME}.00`, `${NAME}.-1`, `${NAME}.1e0`, `${NAME}x.0`, `${NAME}.0.0`])(
-    "chunk trick: a cookie named %s is not part of the session",
-    async (name) => {
-      const { body, log } = await sessionWith({ [name]: await token({ name: "Eve", sub: "u-eve" }) })
-      expect(body).toBeNull()
-      expect(errorTypes(log)).toEqual([])
-    },
-  )
+  it.each([
+    `${NAME}-x`,
+    `${NAME}.00`,
+    `${NAME}.-1`,
+    `${NAME}.1e0`,
+    `${NAME}x.0`,
+    `${NAME}.0.0`,
+  ])("chunk trick: a cookie named %s is not part of the session", async (name) => {
+    const { body, log } = await sessionWith({ [name]: await token({ name: "Eve", sub: "u-eve" }) })
+    expect(body).toBeNull()
+    expect(errorTypes(log)).toEqual([])
+  })
 
   it("the session of a browser with tampered chunks is gone afterwards", async () => {
     const { client } = site(9000)

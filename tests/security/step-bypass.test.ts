@@ -32,7 +32,12 @@ const ADA_SECRET = users.get("ada")?.totpSecret as string
 /** The TOTP app of the fixture, plus a second credentials provider ("staff") under the same flow. */
 function totpApp() {
   const base = appConfig(SECRET)
-  const staff = Credentials({ id: "staff", name: "Staff", credentials: { username: {}, password: {} }, authorize: () => ({ id: "u-ada", name: "Ada" }) })
+  const staff = Credentials({
+    id: "staff",
+    name: "Staff",
+    credentials: { username: {}, password: {} },
+    authorize: () => ({ id: "u-ada", name: "Ada" }),
+  })
   const config: AuthConfig = {
     ...base,
     trustHost: true,
@@ -72,18 +77,25 @@ describe("step bypass: the TOTP step after the password", () => {
     expect(await sessionOf(client)).toBeNull()
   })
 
-  it.each(["issuing", "linking", "done", "admin", "__proto__", "constructor", "TOTP", "totp ", ""])(
-    "step bypass: a wrong step id %j issues no session",
-    async (step) => {
-      const { client, log } = totpApp()
-      const csrfToken = await atTotpStep(client)
-      const res = await client.send("/auth/callback/credentials", { form: { csrfToken, step, code: totpCode(ADA_SECRET) } })
-      expect(res.headers.get("location")).toMatch(new RegExp(`^${ORIGIN}/auth/(error|signin)\\?error=`))
-      expect(client.jar.get("authjs.session-token")).toBeUndefined()
-      expect(await sessionOf(client)).toBeNull()
-      expect(errorTypes(log).length).toBe(1)
-    },
-  )
+  it.each([
+    "issuing",
+    "linking",
+    "done",
+    "admin",
+    "__proto__",
+    "constructor",
+    "TOTP",
+    "totp ",
+    "",
+  ])("step bypass: a wrong step id %j issues no session", async (step) => {
+    const { client, log } = totpApp()
+    const csrfToken = await atTotpStep(client)
+    const res = await client.send("/auth/callback/credentials", { form: { csrfToken, step, code: totpCode(ADA_SECRET) } })
+    expect(res.headers.get("location")).toMatch(new RegExp(`^${ORIGIN}/auth/(error|signin)\\?error=`))
+    expect(client.jar.get("authjs.session-token")).toBeUndefined()
+    expect(await sessionOf(client)).toBeNull()
+    expect(errorTypes(log).length).toBe(1)
+  })
 
   it("step bypass: GET instead of POST is refused (error=Configuration), no session", async () => {
     const { client, log } = totpApp()
@@ -116,7 +128,14 @@ describe("step bypass: the TOTP step after the password", () => {
   it("step bypass: a JSON body cannot smuggle a machine event or a passed verdict", async () => {
     const { client } = totpApp()
     const csrfToken = await atTotpStep(client)
-    const json = { csrfToken, step: "totp", type: "xstate.done.actor.totp.submit", output: { result: "pass" }, result: "pass", code: ["000000"] }
+    const json = {
+      csrfToken,
+      step: "totp",
+      type: "xstate.done.actor.totp.submit",
+      output: { result: "pass" },
+      result: "pass",
+      code: ["000000"],
+    }
     const res = await client.send("/auth/callback/credentials", { json })
     expect(res.status).toBe(200)
     expect(await res.text()).toContain('name="code"')
@@ -133,7 +152,8 @@ describe("step bypass: a step after an OpenID provider", () => {
 
   const terms = defineStep({
     id: "terms",
-    page: ({ action, csrfToken }) => `<form method="post" action="${action}"><input name="csrfToken" value="${csrfToken}"><input name="step" value="terms"></form>`,
+    page: ({ action, csrfToken }) =>
+      `<form method="post" action="${action}"><input name="csrfToken" value="${csrfToken}"><input name="step" value="terms"></form>`,
     submit: ({ params }) => params.accept === "yes",
   })
 

@@ -116,7 +116,9 @@ describe("WebAuthn challenge replay across instances", () => {
     const b = instance(shared)
     const onB = await post(cookie, body, b.config)
     expect(onB.headers.get("location")).toBe(`${base}/auth/error?error=WebAuthnVerificationError`)
-    expect(onB.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token=") && !c.startsWith("authjs.session-token=;"))).toBe(false)
+    expect(onB.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token=") && !c.startsWith("authjs.session-token=;"))).toBe(
+      false,
+    )
     expect(b.log.errors.map((e) => e.message)).toEqual(["This challenge was already answered."])
   }, 60_000)
 })

@@ -159,10 +159,13 @@ export const kyselyBackend: Backend = {
     const db = await openDatabase("kysely")
     // Kysely ends the pool it was given when it is destroyed.
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: db.pool }) })
-    return guarded(() => kysely.destroy(), async () => {
-      await createKyselyTables(kysely)
-      return KyselyAdapter(kysely) as Adapter
-    })
+    return guarded(
+      () => kysely.destroy(),
+      async () => {
+        await createKyselyTables(kysely)
+        return KyselyAdapter(kysely) as Adapter
+      },
+    )
   },
 }
 

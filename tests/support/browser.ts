@@ -47,8 +47,21 @@ export async function launchBrowser(): Promise<Browser> {
 export type VirtualAuthenticator = "passkey" | "security-key"
 
 const AUTHENTICATORS: Record<VirtualAuthenticator, Record<string, unknown>> = {
-  passkey: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  "security-key": { protocol: "ctap2", transport: "usb", hasResidentKey: false, hasUserVerification: false, automaticPresenceSimulation: true },
+  passkey: {
+    protocol: "ctap2",
+    transport: "internal",
+    hasResidentKey: true,
+    hasUserVerification: true,
+    isUserVerified: true,
+    automaticPresenceSimulation: true,
+  },
+  "security-key": {
+    protocol: "ctap2",
+    transport: "usb",
+    hasResidentKey: false,
+    hasUserVerification: false,
+    automaticPresenceSimulation: true,
+  },
 }
 
 /**

@@ -34,7 +34,10 @@ export interface Form {
   text: string
 }
 
-export const visibleText = (html: string): string => decodeEntities(html.replace(/<[^>]*>/g, " ")).replace(/\s+/g, " ").trim()
+export const visibleText = (html: string): string =>
+  decodeEntities(html.replace(/<[^>]*>/g, " "))
+    .replace(/\s+/g, " ")
+    .trim()
 
 /** Every `<form>` of a page with its inputs (hidden values prefilled). */
 export function forms(html: string): Form[] {

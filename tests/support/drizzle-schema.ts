@@ -6,15 +6,12 @@
  */
 import type { AdapterAccountType } from "@auth/core/adapters"
 import { boolean, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core"
-import {
-  integer as sqliteInteger,
-  primaryKey as sqlitePrimaryKey,
-  sqliteTable,
-  text as sqliteText,
-} from "drizzle-orm/sqlite-core"
+import { integer as sqliteInteger, primaryKey as sqlitePrimaryKey, sqliteTable, text as sqliteText } from "drizzle-orm/sqlite-core"
 
 const pgUsers = pgTable("user", {
-  id: text("id").primaryKey().$defaultFn(() => crypto.randomUUID()),
+  id: text("id")
+    .primaryKey()
+    .$defaultFn(() => crypto.randomUUID()),
   name: text("name"),
   email: text("email").unique(),
   emailVerified: timestamp("emailVerified", { mode: "date" }),
@@ -27,7 +24,9 @@ export const pgTables = {
   accountsTable: pgTable(
     "account",
     {
-      userId: text("userId").notNull().references(() => pgUsers.id, { onDelete: "cascade" }),
+      userId: text("userId")
+        .notNull()
+        .references(() => pgUsers.id, { onDelete: "cascade" }),
       type: text("type").$type<AdapterAccountType>().notNull(),
       provider: text("provider").notNull(),
       providerAccountId: text("providerAccountId").notNull(),
@@ -43,7 +42,9 @@ export const pgTables = {
   ),
   sessionsTable: pgTable("session", {
     sessionToken: text("sessionToken").primaryKey(),
-    userId: text("userId").notNull().references(() => pgUsers.id, { onDelete: "cascade" }),
+    userId: text("userId")
+      .notNull()
+      .references(() => pgUsers.id, { onDelete: "cascade" }),
     expires: timestamp("expires", { mode: "date" }).notNull(),
   }),
   verificationTokensTable: pgTable(
@@ -59,7 +60,9 @@ export const pgTables = {
     "authenticator",
     {
       credentialID: text("credentialID").notNull().unique(),
-      userId: text("userId").notNull().references(() => pgUsers.id, { onDelete: "cascade" }),
+      userId: text("userId")
+        .notNull()
+        .references(() => pgUsers.id, { onDelete: "cascade" }),
       providerAccountId: text("providerAccountId").notNull(),
       credentialPublicKey: text("credentialPublicKey").notNull(),
       counter: integer("counter").notNull(),
@@ -72,7 +75,9 @@ export const pgTables = {
 }
 
 const sqliteUsers = sqliteTable("user", {
-  id: sqliteText("id").primaryKey().$defaultFn(() => crypto.randomUUID()),
+  id: sqliteText("id")
+    .primaryKey()
+    .$defaultFn(() => crypto.randomUUID()),
   name: sqliteText("name"),
   email: sqliteText("email").unique(),
   emailVerified: sqliteInteger("emailVerified", { mode: "timestamp_ms" }),
@@ -85,7 +90,9 @@ export const sqliteTables = {
   accountsTable: sqliteTable(
     "account",
     {
-      userId: sqliteText("userId").notNull().references(() => sqliteUsers.id, { onDelete: "cascade" }),
+      userId: sqliteText("userId")
+        .notNull()
+        .references(() => sqliteUsers.id, { onDelete: "cascade" }),
       type: sqliteText("type").$type<AdapterAccountType>().notNull(),
       provider: sqliteText("provider").notNull(),
       providerAccountId: sqliteText("providerAccountId").notNull(),
@@ -101,7 +108,9 @@ export const sqliteTables = {
   ),
   sessionsTable: sqliteTable("session", {
     sessionToken: sqliteText("sessionToken").primaryKey(),
-    userId: sqliteText("userId").notNull().references(() => sqliteUsers.id, { onDelete: "cascade" }),
+    userId: sqliteText("userId")
+      .notNull()
+      .references(() => sqliteUsers.id, { onDelete: "cascade" }),
     expires: sqliteInteger("expires", { mode: "timestamp_ms" }).notNull(),
   }),
   verificationTokensTable: sqliteTable(
@@ -117,7 +126,9 @@ export const sqliteTables = {
     "authenticator",
     {
       credentialID: sqliteText("credentialID").notNull().unique(),
-      userId: sqliteText("userId").notNull().references(() => sqliteUsers.id, { onDelete: "cascade" }),
+      userId: sqliteText("userId")
+        .notNull()
+        .references(() => sqliteUsers.id, { onDelete: "cascade" }),
       providerAccountId: sqliteText("providerAccountId").notNull(),
       credentialPublicKey: sqliteText("credentialPublicKey").notNull(),
       counter: sqliteInteger("counter").notNull(),

@@ -39,9 +39,7 @@ export interface TestAccount {
   email_verified?: boolean
 }
 
-export type AuthorizeResult =
-  | { kind: "redirect"; url: string }
-  | { kind: "form_post"; action: string; fields: Record<string, string> }
+export type AuthorizeResult = { kind: "redirect"; url: string } | { kind: "form_post"; action: string; fields: Record<string, string> }
 
 export type TokenFault = "500" | "malformed" | "slow" | null
 
@@ -460,7 +458,10 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
     async renderError(ctx: KoaContext, out: Record<string, unknown>) {
       ctx.type = "html"
       const rows = Object.entries(out)
-        .map(([key, value]) => `<p><strong>${escapeHtml(key)}</strong>: <span class="${escapeHtml(key)}">${escapeHtml(String(value))}</span></p>`)
+        .map(
+          ([key, value]) =>
+            `<p><strong>${escapeHtml(key)}</strong>: <span class="${escapeHtml(key)}">${escapeHtml(String(value))}</span></p>`,
+        )
         .join("")
       ctx.body = `<!DOCTYPE html><html><head><title>oidc test provider error</title></head><body>${rows}</body></html>`
     },

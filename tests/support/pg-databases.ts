@@ -16,7 +16,10 @@ let databases = 0
 afterAll(async () => {
   const started = server
   server = undefined
-  await started?.then((s) => s.stop(), () => {})
+  await started?.then(
+    (s) => s.stop(),
+    () => {},
+  )
 })
 
 /** A pool on a fresh, empty database; `close()` ends the pool (the database goes with the server). */

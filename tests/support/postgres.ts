@@ -66,7 +66,10 @@ export async function postgresBinDir(): Promise<string> {
 async function serverIdentity(): Promise<{ uid: number; gid: number } | undefined> {
   if (process.getuid?.() !== 0) return undefined
   const passwd = await readFile("/etc/passwd", "utf8")
-  const fields = passwd.split("\n").map((line) => line.split(":")).find((f) => f[0] === "postgres")
+  const fields = passwd
+    .split("\n")
+    .map((line) => line.split(":"))
+    .find((f) => f[0] === "postgres")
   if (!fields) throw new Error("Running as root, but there is no `postgres` user to run PostgreSQL as.")
   return { uid: Number(fields[2]), gid: Number(fields[3]) }
 }
@@ -75,8 +78,22 @@ function startServer(bin: string, dir: string, port: number, identity: { uid: nu
   return new Promise<ChildProcess>((resolve, reject) => {
     const child = spawn(
       join(bin, "postgres"),
-      ["-D", join(dir, "data"), "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1",
-        "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
+      [
+        "-D",
+        join(dir, "data"),
+        "-p",
+        String(port),
+        "-k",
+        dir,
+        "-c",
+        "listen_addresses=127.0.0.1",
+        "-c",
+        "fsync=off",
+        "-c",
+        "synchronous_commit=off",
+        "-c",
+        "full_page_writes=off",
+      ],
       { cwd: dir, stdio: ["ignore", "pipe", "pipe"], ...identity },
     )
     let output = ""
@@ -119,11 +136,10 @@ export async function startPostgres(): Promise<PostgresServer> {
     })
   }
   try {
-    await run(
-      join(bin, "initdb"),
-      ["-D", join(dir, "data"), "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"],
-      { cwd: dir, ...identity },
-    )
+    await run(join(bin, "initdb"), ["-D", join(dir, "data"), "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"], {
+      cwd: dir,
+      ...identity,
+    })
   } catch (err) {
     await rm(dir, { recursive: true, force: true })
     throw new Error("initdb failed", { cause: err })

@@ -59,24 +59,21 @@ export function rawRequest(base: string, path: string, options: RawRequest = {})
   const method = options.method ?? (body === undefined ? "GET" : "POST")
   const url = new URL(base)
   return new Promise((resolve, reject) => {
-    const req = request(
-      { host: url.hostname, port: url.port, path, method, headers, timeout: 5_000 },
-      (res) => {
-        let text = ""
-        res.setEncoding("utf8")
-        res.on("data", (chunk: string) => (text += chunk))
-        res.on("end", () => {
-          const location = res.headers.location
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            setCookies: res.headers["set-cookie"] ?? [],
-            location: typeof location === "string" ? location : undefined,
-            body: text,
-          })
+    const req = request({ host: url.hostname, port: url.port, path, method, headers, timeout: 5_000 }, (res) => {
+      let text = ""
+      res.setEncoding("utf8")
+      res.on("data", (chunk: string) => (text += chunk))
+      res.on("end", () => {
+        const location = res.headers.location
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          setCookies: res.headers["set-cookie"] ?? [],
+          location: typeof location === "string" ? location : undefined,
+          body: text,
         })
-      },
-    )
+      })
+    })
     req.on("timeout", () => req.destroy(new Error(`no answer to ${method} ${path} within 5 s`)))
     req.on("error", reject)
     req.end(body)

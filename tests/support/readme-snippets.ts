@@ -84,7 +84,14 @@ export function typeCheckReadme(app: string, readmePath: string): string[] {
   writeFileSync(
     join(app, "tsconfig.json"),
     JSON.stringify({
-      compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true, skipLibCheck: true },
+      compilerOptions: {
+        strict: true,
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        noEmit: true,
+        skipLibCheck: true,
+      },
       include: ["readme-snippets"],
     }),
   )

@@ -85,9 +85,7 @@ function spawnOnce(port: number): Promise<ChildProcess> {
     child.once("error", (err: NodeJS.ErrnoException) => {
       clearTimeout(timer)
       reject(
-        err.code === "ENOENT"
-          ? new Error("redis-server is not installed: run `apt-get install -y redis-server`.", { cause: err })
-          : err,
+        err.code === "ENOENT" ? new Error("redis-server is not installed: run `apt-get install -y redis-server`.", { cause: err }) : err,
       )
     })
     child.once("exit", (code, signal) => {

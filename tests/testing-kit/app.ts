@@ -28,7 +28,15 @@ export function createApp(options: { mailbox: TestMailbox; idp: TestIdP; strateg
         credentials: { email: { label: "Email" }, password: { label: "Password", type: "password" } },
         authorize: async ({ email, password }) => {
           if (typeof email !== "string" || passwords.get(email) !== password) return null
-          return (await adapter.getUserByEmail(email)) ?? (await adapter.createUser({ id: crypto.randomUUID(), email, emailVerified: null, name: email.startsWith("ada") ? "Ada" : "Kay" }))
+          return (
+            (await adapter.getUserByEmail(email)) ??
+            (await adapter.createUser({
+              id: crypto.randomUUID(),
+              email,
+              emailVerified: null,
+              name: email.startsWith("ada") ? "Ada" : "Kay",
+            }))
+          )
         },
       }),
       Nodemailer({ server: options.mailbox.url, from: "Example <app@example.test>" }),

@@ -28,7 +28,11 @@ async function codeFor(account: string): Promise<string> {
   })
   const page = await (await fetch(`${idp.issuer}/authorize?${params}`)).text()
   const interaction = /name="interaction" value="([^"]+)"/.exec(page)?.[1] ?? ""
-  const back = await fetch(`${idp.issuer}/login`, { method: "POST", body: new URLSearchParams({ interaction, account }), redirect: "manual" })
+  const back = await fetch(`${idp.issuer}/login`, {
+    method: "POST",
+    body: new URLSearchParams({ interaction, account }),
+    redirect: "manual",
+  })
   const location = new URL(back.headers.get("location") ?? "")
   expect([location.origin + location.pathname, location.searchParams.get("state"), location.searchParams.get("iss")]).toEqual([
     "http://127.0.0.1:9/cb",
@@ -83,7 +87,12 @@ describe("createTestIdP", () => {
   })
 
   it("answers an unregistered redirect URI itself, without redirecting to it", async () => {
-    const params = new URLSearchParams({ client_id: "test-client", redirect_uri: "http://evil.test/cb", response_type: "code", scope: "openid" })
+    const params = new URLSearchParams({
+      client_id: "test-client",
+      redirect_uri: "http://evil.test/cb",
+      response_type: "code",
+      scope: "openid",
+    })
     const response = await fetch(`${idp.issuer}/authorize?${params}`, { redirect: "manual" })
     expect([response.status, response.headers.get("location")]).toEqual([400, null])
   })

@@ -30,7 +30,11 @@ describe("sessionCookie with JWT sessions", () => {
 
   it("encodes a given token as is; an https URL gives the __Secure- cookie name", async () => {
     const { authConfig } = createApp({ ...servers, strategy: "jwt" })
-    const cookie = await sessionCookie(authConfig, { token: { sub: "u9", email: "x@example.test", role: "admin" } }, { url: "https://app.example" })
+    const cookie = await sessionCookie(
+      authConfig,
+      { token: { sub: "u9", email: "x@example.test", role: "admin" } },
+      { url: "https://app.example" },
+    )
     const [name, value = ""] = cookie.split("=")
     expect(name).toBe("__Secure-authjs.session-token")
     const token = await decode({ token: value, secret: authConfig.secret ?? "", salt: "__Secure-authjs.session-token" })

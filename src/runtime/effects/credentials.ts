@@ -14,18 +14,18 @@ import { toUserRequest } from "../context.js"
  * problem (`CallbackRouteError` → `error=Configuration`), logged with its cause.
  */
 export const authorize = effect<Identity, { params: Record<string, unknown> }>(async (ctx, input) => {
-    const provider = ctx.provider?.config as CredentialsConfig
-    let user: Awaited<ReturnType<CredentialsConfig["authorize"]>>
-    try {
-      user = await provider.authorize(input.params, toUserRequest(ctx.req))
-    } catch (err) {
-      if (err instanceof AuthError) throw err
-      throw new CallbackRouteError("authorize threw an error.", { err, provider: provider.id })
-    }
-    if (!user) throw new CredentialsSignin()
-    const id = user.id === undefined || user.id === null ? randomUUID() : String(user.id)
-    return {
-      user: { ...user, id },
-      account: { providerAccountId: id, type: "credentials", provider: provider.id },
-    }
+  const provider = ctx.provider?.config as CredentialsConfig
+  let user: Awaited<ReturnType<CredentialsConfig["authorize"]>>
+  try {
+    user = await provider.authorize(input.params, toUserRequest(ctx.req))
+  } catch (err) {
+    if (err instanceof AuthError) throw err
+    throw new CallbackRouteError("authorize threw an error.", { err, provider: provider.id })
+  }
+  if (!user) throw new CredentialsSignin()
+  const id = user.id === undefined || user.id === null ? randomUUID() : String(user.id)
+  return {
+    user: { ...user, id },
+    account: { providerAccountId: id, type: "credentials", provider: provider.id },
+  }
 })

@@ -6,15 +6,18 @@
 import { type ActorSystem, fromPromise, type PromiseActorLogic } from "xstate"
 import type { EffectContext } from "../flow.js"
 
-const scopes = new WeakMap<ActorSystem<any>, EffectContext>()
+// biome-ignore lint/suspicious/noExplicitAny: an actor system of any machine (its type parameter is invariant)
+type AnySystem = ActorSystem<any>
+
+const scopes = new WeakMap<AnySystem, EffectContext>()
 
 /** Binds a request's context to the actor system of the flow run that serves it. */
-export function bindEffectContext(system: ActorSystem<any>, ctx: EffectContext): void {
+export function bindEffectContext(system: AnySystem, ctx: EffectContext): void {
   scopes.set(system, ctx)
 }
 
 /** The request context of the flow run an effect belongs to. */
-export function effectContext(system: ActorSystem<any>): EffectContext {
+export function effectContext(system: AnySystem): EffectContext {
   const ctx = scopes.get(system)
   if (!ctx) throw new Error("effect run outside a flow run (no request context bound)")
   return ctx

@@ -188,19 +188,19 @@ async function linkWebAuthn(ctx: EffectContext, adapter: SafeAdapter, identity: 
 
 /** The tail's linking step: a no-op without an adapter. */
 export const linkIdentity = effect<Identity, Identity>(async (ctx, input) => {
-    const adapter = adapterOf(ctx)
-    if (!adapter || !input.account) return input
-    switch (input.account.type) {
-      case "oauth":
-      case "oidc":
-        return linkOAuth(ctx, adapter, input)
-      case "credentials":
-        return ctx.config.session.strategy === "database" ? ensureCredentialsUser(adapter, input) : input
-      case "email":
-        return linkEmail(ctx, adapter, input)
-      case "webauthn":
-        return linkWebAuthn(ctx, adapter, input)
-      default:
-        return input
-    }
+  const adapter = adapterOf(ctx)
+  if (!adapter || !input.account) return input
+  switch (input.account.type) {
+    case "oauth":
+    case "oidc":
+      return linkOAuth(ctx, adapter, input)
+    case "credentials":
+      return ctx.config.session.strategy === "database" ? ensureCredentialsUser(adapter, input) : input
+    case "email":
+      return linkEmail(ctx, adapter, input)
+    case "webauthn":
+      return linkWebAuthn(ctx, adapter, input)
+    default:
+      return input
+  }
 })

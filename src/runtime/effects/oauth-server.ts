@@ -54,8 +54,7 @@ export function clientOf(provider: OAuthConfig): { client: o.Client; auth: o.Cli
     ...(typeof alg === "string" ? { id_token_signed_response_alg: alg } : {}),
   }
   const secret = provider.clientSecret ?? ""
-  const auth =
-    method === "client_secret_post" ? o.ClientSecretPost(secret) : method === "none" ? o.None() : o.ClientSecretBasic(secret)
+  const auth = method === "client_secret_post" ? o.ClientSecretPost(secret) : method === "none" ? o.None() : o.ClientSecretBasic(secret)
   return { client, auth }
 }
 
@@ -94,11 +93,7 @@ async function discover(provider: OAuthConfig, cache: DiscoveryCache, now: numbe
  * The authorization server: explicit endpoints win; discovery fills what is missing when there is an
  * issuer. Without either, `InvalidEndpoints`.
  */
-export async function authorizationServer(
-  provider: OAuthConfig,
-  cache: DiscoveryCache,
-  now: number,
-): Promise<o.AuthorizationServer> {
+export async function authorizationServer(provider: OAuthConfig, cache: DiscoveryCache, now: number): Promise<o.AuthorizationServer> {
   const authorization = endpoint(provider.authorization).url
   const token = endpoint(provider.token).url
   const userinfo = endpoint(provider.userinfo).url

@@ -6,14 +6,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import * as o from "oauth4webapi"
-import {
-  AuthError,
-  CallbackRouteError,
-  InvalidCheck,
-  OAuthCallbackError,
-  OAuthProfileParseError,
-  OAuthSignInError,
-} from "../../errors.js"
+import { AuthError, CallbackRouteError, InvalidCheck, OAuthCallbackError, OAuthProfileParseError, OAuthSignInError } from "../../errors.js"
 import type { AuthorizationStart, Identity, OAuthPending } from "../../machines/types.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
 import type { Profile, TokenSet, User } from "../../types.js"
@@ -62,47 +55,43 @@ function equal(a: string, b: string): boolean {
 }
 
 export const startAuthorization = effect<AuthorizationStart, { params: Record<string, unknown> }>(async (ctx) => {
-    const cache = discoveryCache(ctx.config)
-    const provider = providerOf(ctx)
-    let server: o.AuthorizationServer
-    try {
-      server = await authorizationServer(provider, cache, ctx.now)
-    } catch (err) {
-      if (err instanceof AuthError) throw err
-      throw new OAuthSignInError(`The provider "${provider.id}" could not be reached or described.`, { err })
-    }
-    const url = new URL(server.authorization_endpoint as string)
-    const configured = endpoint(provider.authorization)
-    for (const [key, value] of Object.entries(configured.params)) url.searchParams.set(key, value)
-    for (const [key, value] of ctx.req.url.searchParams) {
-      if (FIXED_PARAMS.has(key)) continue
-      if (!ALLOWED_PARAMS.has(key) && !provider.allowedAuthorizationParams?.includes(key)) continue
-      if (key === "scope") {
-        const scopes = new Set([...(url.searchParams.get("scope") ?? "").split(" "), ...value.split(" ")])
-        url.searchParams.set("scope", [...scopes].filter(Boolean).join(" "))
-      } else url.searchParams.set(key, value)
-    }
-    if (provider.type === "oidc" && !url.searchParams.has("scope")) url.searchParams.set("scope", "openid profile email")
-    const redirectUri = redirectUriOf(ctx, provider)
-    const ownCallback = `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`
-    const state = redirectUri === ownCallback ? o.generateRandomState() : sealProxyState(ctx, ownCallback)
-    const codeVerifier = o.generateRandomCodeVerifier()
-    const nonce = checksOf(provider).nonce ? o.generateRandomNonce() : null
-    url.searchParams.set("response_type", "code")
-    url.searchParams.set("client_id", provider.clientId ?? "")
-    url.searchParams.set("redirect_uri", redirectUri)
-    url.searchParams.set("state", state)
-    url.searchParams.set("code_challenge", await o.calculatePKCECodeChallenge(codeVerifier))
-    url.searchParams.set("code_challenge_method", "S256")
-    if (nonce) url.searchParams.set("nonce", nonce)
-    return { url: url.href, pending: { state, codeVerifier, nonce, redirectUri, issuer: server.issuer } }
+  const cache = discoveryCache(ctx.config)
+  const provider = providerOf(ctx)
+  let server: o.AuthorizationServer
+  try {
+    server = await authorizationServer(provider, cache, ctx.now)
+  } catch (err) {
+    if (err instanceof AuthError) throw err
+    throw new OAuthSignInError(`The provider "${provider.id}" could not be reached or described.`, { err })
+  }
+  const url = new URL(server.authorization_endpoint as string)
+  const configured = endpoint(provider.authorization)
+  for (const [key, value] of Object.entries(configured.params)) url.searchParams.set(key, value)
+  for (const [key, value] of ctx.req.url.searchParams) {
+    if (FIXED_PARAMS.has(key)) continue
+    if (!ALLOWED_PARAMS.has(key) && !provider.allowedAuthorizationParams?.includes(key)) continue
+    if (key === "scope") {
+      const scopes = new Set([...(url.searchParams.get("scope") ?? "").split(" "), ...value.split(" ")])
+      url.searchParams.set("scope", [...scopes].filter(Boolean).join(" "))
+    } else url.searchParams.set(key, value)
+  }
+  if (provider.type === "oidc" && !url.searchParams.has("scope")) url.searchParams.set("scope", "openid profile email")
+  const redirectUri = redirectUriOf(ctx, provider)
+  const ownCallback = `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`
+  const state = redirectUri === ownCallback ? o.generateRandomState() : sealProxyState(ctx, ownCallback)
+  const codeVerifier = o.generateRandomCodeVerifier()
+  const nonce = checksOf(provider).nonce ? o.generateRandomNonce() : null
+  url.searchParams.set("response_type", "code")
+  url.searchParams.set("client_id", provider.clientId ?? "")
+  url.searchParams.set("redirect_uri", redirectUri)
+  url.searchParams.set("state", state)
+  url.searchParams.set("code_challenge", await o.calculatePKCECodeChallenge(codeVerifier))
+  url.searchParams.set("code_challenge_method", "S256")
+  if (nonce) url.searchParams.set("nonce", nonce)
+  return { url: url.href, pending: { state, codeVerifier, nonce, redirectUri, issuer: server.issuer } }
 })
 
-async function readProfile(
-  provider: OAuthConfig,
-  server: o.AuthorizationServer,
-  tokens: o.TokenEndpointResponse,
-): Promise<Profile> {
+async function readProfile(provider: OAuthConfig, server: o.AuthorizationServer, tokens: o.TokenEndpointResponse): Promise<Profile> {
   const { client } = clientOf(provider)
   const claims = o.getValidatedIdTokenClaims(tokens)
   const userinfo = endpoint(provider.userinfo)
@@ -144,7 +133,8 @@ async function identityOf(provider: OAuthConfig, profile: Profile, tokens: Token
   }
   if (mapped.id === undefined || mapped.id === null) throw new OAuthProfileParseError("profile() returned no id.")
   const providerAccountId = String(mapped.id)
-  const stored = provider.account?.(tokens) ?? Object.fromEntries(STORED_TOKEN_FIELDS.filter((k) => tokens[k] !== undefined).map((k) => [k, tokens[k]]))
+  const stored =
+    provider.account?.(tokens) ?? Object.fromEntries(STORED_TOKEN_FIELDS.filter((k) => tokens[k] !== undefined).map((k) => [k, tokens[k]]))
   return {
     user: { ...mapped, id: stableUserId(provider.id, providerAccountId), email: mapped.email?.toLowerCase() ?? null },
     account: { ...stored, provider: provider.id, type: provider.type, providerAccountId },
@@ -159,47 +149,47 @@ function callbackParams(input: Record<string, unknown>): URLSearchParams {
 }
 
 export const finishAuthorization = effect<Identity, { params: Record<string, unknown>; pending: OAuthPending }>(async (ctx, input) => {
-    const cache = discoveryCache(ctx.config)
-    const provider = providerOf(ctx)
-    const { pending } = input
-    const params = callbackParams(input.params)
-    const error = params.get("error")
-    if (error) {
-      throw new OAuthCallbackError("The provider returned an error.", {
-        provider: provider.id,
-        error,
-        error_description: params.get("error_description") ?? undefined,
-      })
-    }
-    const state = params.get("state")
-    if (!state || !equal(state, pending.state)) throw new InvalidCheck("The state does not match this sign-in.")
-    try {
-      const server = await authorizationServer(provider, cache, ctx.now)
-      if (server.issuer !== pending.issuer) throw new InvalidCheck("The provider's issuer changed during sign-in.")
-      if (!provider.issuer) params.delete("iss")
-      const { client, auth } = clientOf(provider)
-      const validated = o.validateAuthResponse(server, client, params, pending.state)
-      const http = httpOptions(provider, new URL(server.token_endpoint as string))
-      const response = await o.authorizationCodeGrantRequest(server, client, auth, validated, pending.redirectUri, pending.codeVerifier, http)
-      const tokens = await o.processAuthorizationCodeResponse(server, client, response, {
-        expectedNonce: pending.nonce ?? o.expectNoNonce,
-        requireIdToken: provider.type === "oidc",
-      })
-      const tokenSet: TokenSet = { ...tokens }
-      if (typeof tokens.expires_in === "number") tokenSet.expires_at = Math.floor(ctx.now / 1000) + tokens.expires_in
-      const profile = await readProfile(provider, server, tokens)
-      const appleUser = input.params.user
-      if (typeof appleUser === "string") {
-        try {
-          profile.user = JSON.parse(appleUser)
-        } catch {
-          // not JSON: ignore the optional user hint
-        }
+  const cache = discoveryCache(ctx.config)
+  const provider = providerOf(ctx)
+  const { pending } = input
+  const params = callbackParams(input.params)
+  const error = params.get("error")
+  if (error) {
+    throw new OAuthCallbackError("The provider returned an error.", {
+      provider: provider.id,
+      error,
+      error_description: params.get("error_description") ?? undefined,
+    })
+  }
+  const state = params.get("state")
+  if (!state || !equal(state, pending.state)) throw new InvalidCheck("The state does not match this sign-in.")
+  try {
+    const server = await authorizationServer(provider, cache, ctx.now)
+    if (server.issuer !== pending.issuer) throw new InvalidCheck("The provider's issuer changed during sign-in.")
+    if (!provider.issuer) params.delete("iss")
+    const { client, auth } = clientOf(provider)
+    const validated = o.validateAuthResponse(server, client, params, pending.state)
+    const http = httpOptions(provider, new URL(server.token_endpoint as string))
+    const response = await o.authorizationCodeGrantRequest(server, client, auth, validated, pending.redirectUri, pending.codeVerifier, http)
+    const tokens = await o.processAuthorizationCodeResponse(server, client, response, {
+      expectedNonce: pending.nonce ?? o.expectNoNonce,
+      requireIdToken: provider.type === "oidc",
+    })
+    const tokenSet: TokenSet = { ...tokens }
+    if (typeof tokens.expires_in === "number") tokenSet.expires_at = Math.floor(ctx.now / 1000) + tokens.expires_in
+    const profile = await readProfile(provider, server, tokens)
+    const appleUser = input.params.user
+    if (typeof appleUser === "string") {
+      try {
+        profile.user = JSON.parse(appleUser)
+      } catch {
+        // not JSON: ignore the optional user hint
       }
-      return await identityOf(provider, profile, tokenSet)
-    } catch (err) {
-      throw asAuthError(err, provider.id)
     }
+    return await identityOf(provider, profile, tokenSet)
+  } catch (err) {
+    throw asAuthError(err, provider.id)
+  }
 })
 
 /** oauth4webapi's failures as authchart errors: check failures are InvalidCheck, the rest CallbackRouteError. */

@@ -21,15 +21,15 @@ function subjectOf(identity: Identity): { user: User; account: Account | null; p
 
 /** The `signIn` callback: true goes on; false or a throw is AccessDenied; a string redirects. */
 export const signInGate = effect<GateResult, Identity>(async (ctx, input) => {
-    const subject = subjectOf(input)
-    const adapter = adapterOf(ctx)
-    const account = input.account
-    if (adapter && account && (account.type === "oauth" || account.type === "oidc")) {
-      const known = await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId })
-      if (known) subject.user = known as User
-    }
-    const credentials = input.account?.type === "credentials" ? { credentials: { ...(ctx.req.body ?? {}) } } : {}
-    return askSignIn(ctx, { ...subject, ...credentials })
+  const subject = subjectOf(input)
+  const adapter = adapterOf(ctx)
+  const account = input.account
+  if (adapter && account && (account.type === "oauth" || account.type === "oidc")) {
+    const known = await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId })
+    if (known) subject.user = known as User
+  }
+  const credentials = input.account?.type === "credentials" ? { credentials: { ...(ctx.req.body ?? {}) } } : {}
+  return askSignIn(ctx, { ...subject, ...credentials })
 })
 
 /**
@@ -54,14 +54,14 @@ export async function askSignIn(
 
 /** Issues the session, fires `signIn`, and says where to go (`pages.newUser` for new users). */
 export const issueSession = effect<Issued, Identity>(async (ctx, input) => {
-    const subject = { ...subjectOf(input), ...(input.isNewUser !== undefined ? { isNewUser: input.isNewUser } : {}) }
-    const cookies = await sessionStrategy(ctx).issue(ctx, subject)
-    await fireEvent(ctx, "signIn", subject)
-    const newUser = ctx.config.pages.newUser
-    if (input.isNewUser && newUser) {
-      const target = new URL(newUser, ctx.origin)
-      target.searchParams.set("callbackUrl", ctx.callbackUrl)
-      return { redirect: target.href, cookies }
-    }
-    return { redirect: ctx.callbackUrl, cookies }
+  const subject = { ...subjectOf(input), ...(input.isNewUser !== undefined ? { isNewUser: input.isNewUser } : {}) }
+  const cookies = await sessionStrategy(ctx).issue(ctx, subject)
+  await fireEvent(ctx, "signIn", subject)
+  const newUser = ctx.config.pages.newUser
+  if (input.isNewUser && newUser) {
+    const target = new URL(newUser, ctx.origin)
+    target.searchParams.set("callbackUrl", ctx.callbackUrl)
+    return { redirect: target.href, cookies }
+  }
+  return { redirect: ctx.callbackUrl, cookies }
 })

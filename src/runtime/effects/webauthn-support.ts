@@ -56,8 +56,7 @@ export const toStoredId = (id: string): string => Buffer.from(id, "base64").toSt
 /** base64url of a stored (standard base64) value, as the WebAuthn JSON wants it. */
 export const toJsonId = (stored: string): string => Buffer.from(stored, "base64").toString("base64url")
 
-export const transportList = (stored: string | null | undefined): string[] | undefined =>
-  stored ? stored.split(",") : undefined
+export const transportList = (stored: string | null | undefined): string[] | undefined => (stored ? stored.split(",") : undefined)
 
 /**
  * User verification is checked when the provider says so, else when it asked the authenticator for it

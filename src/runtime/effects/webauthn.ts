@@ -36,9 +36,7 @@ import {
 
 export type WebAuthnAction = "register" | "authenticate"
 
-type Issued =
-  | { options: { action: WebAuthnAction; options: unknown }; user: FlowUser | null }
-  | { refused: string; message?: string }
+type Issued = { options: { action: WebAuthnAction; options: unknown }; user: FlowUser | null } | { refused: string; message?: string }
 
 /** Registering, signed out, with the email of an existing account: what happened and what to do. */
 const ACCOUNT_EXISTS =
@@ -105,7 +103,9 @@ export const webauthnOptions = effect<Issued, { params: Record<string, unknown> 
   const email = info?.user.email
   if (action === "register" && !email) return { refused: params.email ? "Invalid email" : "Missing email" }
   if (!decision && action === "register" && !signedIn && info?.exists) {
-    ctx.config.logger.error(new AccountNotLinked("A signed-out passkey registration named the email of an existing account.", { provider: provider.id }))
+    ctx.config.logger.error(
+      new AccountNotLinked("A signed-out passkey registration named the email of an existing account.", { provider: provider.id }),
+    )
     return { refused: "Invalid request", message: ACCOUNT_EXISTS }
   }
   if (!decision) return { refused: "Invalid request" }
@@ -180,9 +180,7 @@ export const webauthnVerify = effect<Identity, VerifyInput>(async (ctx, input) =
     throw new WebAuthnVerificationError(`A "${action}" response does not answer the "${issued.action}" options issued.`)
   }
   if (!(await consumeChallenge(ctx, issued.challenge))) throw new WebAuthnVerificationError("This challenge was already answered.")
-  return action === "authenticate"
-    ? authenticate(ctx, response, issued.challenge)
-    : register(ctx, response, issued.challenge, input.user)
+  return action === "authenticate" ? authenticate(ctx, response, issued.challenge) : register(ctx, response, issued.challenge, input.user)
 })
 
 async function authenticate(ctx: EffectContext, response: { id: string }, challenge: string): Promise<Identity> {
@@ -265,7 +263,10 @@ async function register(ctx: EffectContext, response: { id: string }, challenge:
 
 function uvFor(provider: WebAuthnConfig, action: WebAuthnAction): boolean {
   return action === "authenticate"
-    ? requireUserVerification(provider.verifyAuthenticationOptions?.requireUserVerification, provider.authenticationOptions?.userVerification)
+    ? requireUserVerification(
+        provider.verifyAuthenticationOptions?.requireUserVerification,
+        provider.authenticationOptions?.userVerification,
+      )
     : requireUserVerification(
         provider.verifyRegistrationOptions?.requireUserVerification,
         provider.registrationOptions?.authenticatorSelection?.userVerification,

@@ -42,7 +42,8 @@ const SIGNIN_ERRORS: Readonly<Record<string, string>> = {
   Signin: TRY_OTHER,
   OAuthSignin: "The sign-in with this provider could not be started. Try again later, or choose another way to sign in.",
   // also what a cancel at the provider (`error=access_denied`) ends in
-  OAuthCallbackError: "The provider did not complete the sign-in: it was cancelled or refused there. Try again, or choose another way to sign in.",
+  OAuthCallbackError:
+    "The provider did not complete the sign-in: it was cancelled or refused there. Try again, or choose another way to sign in.",
   OAuthCreateAccount: TRY_OTHER,
   EmailCreateAccount: TRY_OTHER,
   Callback: TRY_OTHER,
@@ -214,7 +215,8 @@ function groups(props: SignInPageProps): SafeHtml[][] {
  */
 export function renderSignIn(props: SignInPageProps): string {
   const sections = groups(props).map((blocks, i) => html`${i > 0 ? html`<hr>` : null}${blocks}`)
-  const message = props.error === "RateLimited" && props.retryIn ? rateLimitMessage(props.retryIn * 60) : signInErrorMessage(props.error ?? "")
+  const message =
+    props.error === "RateLimited" && props.retryIn ? rateLimitMessage(props.retryIn * 60) : signInErrorMessage(props.error ?? "")
   const error = props.error ? html`<div class="error" role="alert"><p>${message}</p></div>` : null
   const webauthn = props.webauthnScriptUrl && props.providers.some((p) => p.type === "webauthn" && p.webauthn)
   return layout({
@@ -229,5 +231,8 @@ export function renderSignIn(props: SignInPageProps): string {
 
 /** The origins of the page's images (provider and theme logos on another origin), for its policy. */
 export function signInImageOrigins(props: Pick<SignInPageProps, "providers" | "theme">): string[] {
-  return imageOrigins([props.theme.logo, ...props.providers.map((p) => (p.type === "oauth" || p.type === "oidc" ? p.style?.logo : undefined))])
+  return imageOrigins([
+    props.theme.logo,
+    ...props.providers.map((p) => (p.type === "oauth" || p.type === "oidc" ? p.style?.logo : undefined)),
+  ])
 }

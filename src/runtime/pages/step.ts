@@ -80,7 +80,6 @@ export function renderStepPage(props: StepPageProps, content: StepPageContent): 
   })
 }
 
-
 /** Input of {@link renderStepCard}: the step's form as the app wrote it and what the runtime knows. */
 export interface StepCardProps {
   /** Heading of the card and the document's title. */

@@ -12,7 +12,7 @@
  *   and starts it again after a button's ceremony fails or is cancelled.
  * Errors are written into the form's `[data-webauthn-status]` element.
  */
-export const WEBAUTHN_CLIENT_SCRIPT = String.raw`
+export const WEBAUTHN_CLIENT_SCRIPT = `
 ;(function () {
   "use strict"
   var lib = window.SimpleWebAuthnBrowser
