@@ -1,7 +1,8 @@
 /**
  * One conformance suite for every `ServerState` (STYLE.md habit 8): the default memory port and
  * `RedisServerState` on a real redis-server run the same scenarios: claim once (also raced), count in a
- * window (also raced), reset, the per-user "not before", expiry of each, and keys that do not collide.
+ * window (also raced), reset, the per-user "not before", records of fields, expiry of each, and keys
+ * that do not collide.
  * Expiry runs in real time with TTLs of a few tens of milliseconds (waiting, not asserting speed).
  */
 import { setTimeout as sleep } from "node:timers/promises"
@@ -105,6 +106,41 @@ export function runServerStateConformance({ name, make }: ServerStateUnderTest):
       await state.setNotBefore(owner, 42, 10_000)
       expect(await state.getNotBefore(`${owner}x`)).toBeNull()
       expect(await state.getNotBefore(owner)).toBe(42)
+    })
+
+    it("fields: set some, add more, overwrite one, read them all, delete some; a record left empty is gone", async () => {
+      const key = fresh("sessions")
+      expect(await state.getFields(key)).toEqual({})
+      await state.setFields(key, { "a:t": "token-a", "a:c": "1" }, 10_000)
+      await state.setFields(key, { "b:t": "token-b" }, 10_000)
+      await state.setFields(key, { "a:c": "2" }, 10_000)
+      expect(await state.getFields(key)).toEqual({ "a:t": "token-a", "a:c": "2", "b:t": "token-b" })
+      await state.deleteFields(key, ["a:t", "a:c", "missing"])
+      expect(await state.getFields(key)).toEqual({ "b:t": "token-b" })
+      await state.deleteFields(key, [])
+      await state.deleteFields(key, ["b:t"])
+      expect(await state.getFields(key)).toEqual({})
+      await state.setFields(key, { x: "1" }, 10_000)
+      await state.reset(key)
+      expect(await state.getFields(key)).toEqual({})
+    })
+
+    it("fields: a record lives as long as its longest set asked, and is gone after", async () => {
+      const key = fresh("sessions")
+      await state.setFields(key, { a: "1" }, 250)
+      await state.setFields(key, { b: "2" }, 40)
+      await sleep(120)
+      expect(await state.getFields(key)).toEqual({ a: "1", b: "2" })
+      await sleep(300)
+      expect(await state.getFields(key)).toEqual({})
+    })
+
+    it("fields under a race: 25 simultaneous sets of different fields all land", async () => {
+      const key = fresh("accounts")
+      await Promise.all(Array.from({ length: 25 }, (_, i) => state.setFields(key, { [`f${i}`]: String(i) }, 10_000)))
+      const fields = await state.getFields(key)
+      expect(Object.keys(fields)).toHaveLength(25)
+      expect(fields.f7).toBe("7")
     })
   })
 }

@@ -71,15 +71,18 @@ describe("RedisServerState: keys, TTLs and bounded commands", () => {
     await state.claim(stateKey("totp", "user 1", 57_300_123), 90_000)
     await state.count(stateKey("attempts", "user 1", "totp"), 900_000)
     await state.setNotBefore("user 1", 1_700_000_000_000, 3_600_000)
+    await state.setFields(stateKey("sessions", "user 1"), { "s1:t": "x" }, 3_600_000)
     expect((await client.keys("layout:*")).sort()).toEqual([
       "layout:attempts:{user%201}:totp",
       "layout:nbf:{user%201}",
+      "layout:sessions:{user%201}",
       "layout:totp:{user%201}:57300123",
     ])
     const ttl = async (key: string) => client.pTTL(key)
     expect(await ttl("layout:totp:{user%201}:57300123")).toBeGreaterThan(89_000)
     expect(await ttl("layout:attempts:{user%201}:totp")).toBeGreaterThan(899_000)
     expect(await ttl("layout:nbf:{user%201}")).toBeGreaterThan(3_599_000)
+    expect(await ttl("layout:sessions:{user%201}")).toBeGreaterThan(3_599_000)
   })
 
   it("a prefix with braces is refused (it would capture the hash tag)", () => {
@@ -98,6 +101,9 @@ describe("RedisServerState: keys, TTLs and bounded commands", () => {
         () => state.reset("k"),
         () => state.setNotBefore("u", 1, 1000),
         () => state.getNotBefore("u"),
+        () => state.setFields("r", { f: "1" }, 1000),
+        () => state.getFields("r"),
+        () => state.deleteFields("r", ["f"]),
       ]
       for (const verb of verbs) await expect(verb()).rejects.toBeInstanceOf(FlowStoreUnavailable)
     } finally {

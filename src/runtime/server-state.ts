@@ -1,7 +1,8 @@
 /**
  * The server-state port: the few guarantees a cookie cannot give. "This snapshot, code, challenge or
  * token was already used" (`claim`), "this account failed 5 times in 15 minutes" (`count`), "this
- * user's sessions end now" (`setNotBefore`/`getNotBefore`). One small interface, a bounded in-memory
+ * user's sessions end now" (`setNotBefore`/`getNotBefore`), and a few small per-user records (the fields
+ * verbs: a user's sessions and linked accounts, for listing and revoking). One small interface, a bounded in-memory
  * implementation (the default, one per resolved config), and `RedisServerState` in
  * `authchart/stores/redis` for apps that run several instances.
  *
@@ -21,7 +22,7 @@ export interface WindowCount {
  * The port. Every method is atomic on its own; implementations bound each call in time and throw
  * (never hang) when their backend is unreachable, so callers fail closed.
  *
- * @example A custom implementation only needs these five verbs:
+ * @example A custom implementation only needs these eight verbs:
  * ```ts
  * const config = { ...authConfig, serverState: RedisServerState(redis, { prefix: "myapp:state:" }) }
  * ```
@@ -37,7 +38,7 @@ export interface ServerState {
    * answers the count so far. Attempt caps and rate limits.
    */
   count(key: string, windowMs: number): Promise<WindowCount>
-  /** Forgets `key`: a count starts again at zero, a claim (a lock) is released. */
+  /** Forgets `key`: a count starts again at zero, a claim (a lock) is released, a record is gone. */
   reset(key: string): Promise<void>
   /**
    * Sets the moment (ms since the epoch) before which the user's sessions are no longer valid, kept
@@ -46,6 +47,15 @@ export interface ServerState {
   setNotBefore(userId: string, at: number, ttlMs: number): Promise<void>
   /** The user's "not before" moment (ms since the epoch), or null. */
   getNotBefore(userId: string): Promise<number | null>
+  /**
+   * Sets `fields` of the record at `key` (other fields stay), and keeps the record at least `ttlMs`
+   * from now (a longer life it already has is kept). A user's session and account index.
+   */
+  setFields(key: string, fields: Readonly<Record<string, string>>, ttlMs: number): Promise<void>
+  /** Every field of the record at `key` (an empty object when there is none). */
+  getFields(key: string): Promise<Record<string, string>>
+  /** Removes `fields` from the record at `key`; a record left empty is gone. */
+  deleteFields(key: string, fields: readonly string[]): Promise<void>
 }
 
 const part = (value: string | number) => encodeURIComponent(String(value))
@@ -76,6 +86,8 @@ export interface MemoryServerStateOptions {
 interface Entry {
   expires: number
   value: number
+  /** The fields of a record (`setFields`). */
+  fields?: Map<string, string>
 }
 
 const SWEEP_EVERY_MS = 60_000
@@ -146,6 +158,23 @@ export function memoryServerState(options: MemoryServerStateOptions = {}): Serve
     },
     async getNotBefore(userId) {
       return live(notBeforeKey(userId), clock())?.value ?? null
+    },
+    async setFields(key, fields, ttlMs) {
+      const now = clock()
+      const current = live(key, now)
+      const expires = Math.max(now + Math.max(1, ttlMs), current?.expires ?? 0)
+      const record = new Map(current?.fields ?? [])
+      for (const [field, value] of Object.entries(fields)) record.set(field, value)
+      put(key, { expires, value: 0, fields: record }, now)
+    },
+    async getFields(key) {
+      return Object.fromEntries(live(key, clock())?.fields ?? [])
+    },
+    async deleteFields(key, fields) {
+      const record = live(key, clock())?.fields
+      if (!record) return
+      for (const field of fields) record.delete(field)
+      if (record.size === 0) entries.delete(key)
     },
   }
 }

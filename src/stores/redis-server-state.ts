@@ -9,6 +9,9 @@
  * | `reset` | `DEL` |
  * | `setNotBefore` | one Lua script: keep the later moment, `PX ttl` |
  * | `getNotBefore` | `GET` |
+ * | `setFields` | one Lua script: `HSET`, and `PEXPIRE` when the record would live shorter |
+ * | `getFields` | `HGETALL` (through `EVAL`) |
+ * | `deleteFields` | `HDEL` (through `EVAL`) |
  *
  * Keys are `prefix + stateKey(…)`, e.g. `authchart:state:totp:{user-42}:57300123`: the `{…}` hash tag
  * puts every key of one owner in one Redis Cluster slot, and the prefix may not contain braces (it would
@@ -57,6 +60,27 @@ else
 end
 return 1`
 
+const SET_FIELDS = `redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+end
+return 1`
+
+const GET_FIELDS = "return redis.call('HGETALL', KEYS[1])"
+const DELETE_FIELDS = "return redis.call('HDEL', KEYS[1], unpack(ARGV))"
+
+/** HGETALL's reply as an object: a flat `[field, value, …]` array (RESP2/Lua) or a map (RESP3). */
+function fieldsOf(reply: unknown): Record<string, string> {
+  if (Array.isArray(reply)) {
+    const out: Record<string, string> = {}
+    for (let i = 0; i + 1 < reply.length; i += 2) out[String(reply[i])] = String(reply[i + 1])
+    return out
+  }
+  if (reply instanceof Map) return Object.fromEntries([...reply].map(([k, v]) => [String(k), String(v)]))
+  if (reply && typeof reply === "object") return Object.fromEntries(Object.entries(reply).map(([k, v]) => [k, String(v)]))
+  return {}
+}
+
 const UNAVAILABLE = "The server-state store (Redis) is unavailable."
 const ms = (value: number) => String(Math.max(1, Math.ceil(value)))
 
@@ -96,6 +120,18 @@ export function RedisServerState(client: RedisServerStateClient, options: RedisS
       const value = await run(client.get(full(notBeforeKey(userId))), "GET")
       const at = value === null ? Number.NaN : Number(value)
       return Number.isFinite(at) ? at : null
+    },
+    async setFields(key, fields, ttlMs) {
+      const pairs = Object.entries(fields).flat()
+      if (pairs.length === 0) return
+      await run(client.eval(SET_FIELDS, { keys: [full(key)], arguments: [ms(ttlMs), ...pairs] }), "EVAL set-fields")
+    },
+    async getFields(key) {
+      return fieldsOf(await run(client.eval(GET_FIELDS, { keys: [full(key)], arguments: [] }), "EVAL get-fields"))
+    },
+    async deleteFields(key, fields) {
+      if (fields.length === 0) return
+      await run(client.eval(DELETE_FIELDS, { keys: [full(key)], arguments: [...fields] }), "EVAL delete-fields")
     },
   }
 }
