@@ -2,7 +2,7 @@
  * Proves the real OpenID Provider harness (tests/support/oidc-provider.ts) with a hand-written
  * oauth4webapi client: discovery → authorization URL (PKCE S256 + state + nonce) → scripted login/consent →
  * response validation → code grant → ID token claims → userinfo; plus form_post, deny, token faults,
- * client authentication bookkeeping, RFC 9207 `iss` on/off, and closedPort().
+ * client authentication bookkeeping, RFC 9207 `iss` on/off, refresh tokens with rotation, and closedPort().
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as oauth from "oauth4webapi"
@@ -310,6 +310,50 @@ describe("oidc harness: issParameter false", () => {
     const denied = callbackParams(await server.authorize(denyFlow.url.href, { deny: true }))
     expect(denied.get("error")).toBe("access_denied")
     expect(denied.has("iss")).toBe(false)
+  })
+})
+
+describe("oidc harness: refresh tokens (short-lived access tokens, rotation on)", () => {
+  let server: OidcServer
+  let as: oauth.AuthorizationServer
+
+  beforeAll(async () => {
+    server = await startOidcProvider({ clients: testClients(), accessTokenTtl: 30, rotateRefreshTokens: true })
+    as = await discover(server)
+  })
+  afterAll(async () => {
+    await server?.stop()
+  })
+
+  async function signIn(extra: Record<string, string>) {
+    const flow = await authorizationUrl(as, CLIENTS.basic.client_id, extra)
+    const client: oauth.Client = { client_id: CLIENTS.basic.client_id }
+    const validated = oauth.validateAuthResponse(as, client, callbackParams(await server.authorize(flow.url.href)), flow.state)
+    const { response } = await redeem(as, "basic", validated, flow)
+    return { client, tokens: await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: flow.nonce }) }
+  }
+
+  it("no refresh token without offline_access and prompt=consent", async () => {
+    const { tokens } = await signIn({})
+    expect(tokens.refresh_token).toBeUndefined()
+    expect(tokens.expires_in).toBe(30)
+  })
+
+  it("offline_access + prompt=consent: a refresh token; each refresh rotates it, counted by grant; a used one is refused", async () => {
+    const { client, tokens } = await signIn({ scope: "openid profile email offline_access", prompt: "consent" })
+    expect(tokens.refresh_token).toEqual(expect.any(String))
+    const refresh = (token: string) =>
+      oauth.refreshTokenGrantRequest(as, client, clientAuth("basic"), token, { signal: signal(), ...insecure })
+    const before = server.tokenRequests.grants.refresh_token ?? 0
+    const next = await oauth.processRefreshTokenResponse(as, client, await refresh(tokens.refresh_token!))
+    expect(next.refresh_token).toEqual(expect.any(String))
+    expect(next.refresh_token).not.toBe(tokens.refresh_token)
+    expect(next.access_token).not.toBe(tokens.access_token)
+    expect(server.tokenRequests.grants.refresh_token).toBe(before + 1)
+    await expect(oauth.processRefreshTokenResponse(as, client, await refresh(tokens.refresh_token!))).rejects.toMatchObject({
+      error: "invalid_grant",
+    })
+    expect(server.tokenRequests.grants.refresh_token).toBe(before + 2)
   })
 })
 

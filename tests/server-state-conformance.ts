@@ -2,7 +2,8 @@
  * One conformance suite for every `ServerState` (STYLE.md habit 8): the default memory port and
  * `RedisServerState` on a real redis-server run the same scenarios: claim once (also raced), count in a
  * window (also raced), reset, the per-user "not before", records of fields, expiry of each, and keys
- * that do not collide.
+ * that do not collide; values with a TTL (get/set), owned locks (also raced) and the write that needs a
+ * held lock.
  * Expiry runs in real time with TTLs of a few tens of milliseconds (waiting, not asserting speed).
  */
 import { setTimeout as sleep } from "node:timers/promises"
@@ -141,6 +142,64 @@ export function runServerStateConformance({ name, make }: ServerStateUnderTest):
       const fields = await state.getFields(key)
       expect(Object.keys(fields)).toHaveLength(25)
       expect(fields.f7).toBe("7")
+    })
+
+    it("get/set: null at first; a value replaces the last one; it expires; reset forgets it", async () => {
+      const key = fresh("value")
+      expect(await state.get(key)).toBeNull()
+      await state.set(key, '{"a":1}', 10_000)
+      expect(await state.get(key)).toBe('{"a":1}')
+      await state.set(key, "second ✓", 60)
+      expect(await state.get(key)).toBe("second ✓")
+      await sleep(150)
+      expect(await state.get(key)).toBeNull()
+      await state.set(key, "again", 10_000)
+      await state.reset(key)
+      expect(await state.get(key)).toBeNull()
+    })
+
+    it("lock: one owner at a time; unlock only by its owner; a lock expires on its own", async () => {
+      const key = fresh("lock")
+      expect(await state.lock(key, "owner-a", 10_000)).toBe(true)
+      expect(await state.lock(key, "owner-b", 10_000)).toBe(false)
+      expect(await state.lock(key, "owner-a", 10_000)).toBe(false)
+      await state.unlock(key, "owner-b")
+      expect(await state.lock(key, "owner-b", 10_000)).toBe(false)
+      await state.unlock(key, "owner-a")
+      expect(await state.lock(key, "owner-b", 60)).toBe(true)
+      await sleep(150)
+      expect(await state.lock(key, "owner-c", 10_000)).toBe(true)
+      // b's lock expired and c took it over: b giving "its" lock back must not free c's
+      await state.unlock(key, "owner-b")
+      expect(await state.lock(key, "owner-d", 10_000)).toBe(false)
+    })
+
+    it("lock under a race: of 25 owners asking at once exactly one gets it", async () => {
+      const key = fresh("lock")
+      const results = await Promise.all(Array.from({ length: 25 }, (_, i) => state.lock(key, `owner-${i}`, 10_000)))
+      expect(results.filter(Boolean)).toHaveLength(1)
+    })
+
+    it("setIfLocked: writes only while the owner holds the lock, and only then", async () => {
+      const owner = `o-${process.pid}-${++unique}`
+      const lock = stateKey("refresh-lock", owner, "p")
+      const key = stateKey("tokens", owner, "p")
+      expect(await state.setIfLocked(lock, "me", key, "v1", 10_000)).toBe(false)
+      expect(await state.get(key)).toBeNull()
+      expect(await state.lock(lock, "me", 60)).toBe(true)
+      expect(await state.setIfLocked(lock, "someone-else", key, "v0", 10_000)).toBe(false)
+      expect(await state.setIfLocked(lock, "me", key, "v1", 10_000)).toBe(true)
+      expect(await state.get(key)).toBe("v1")
+      await sleep(150)
+      // the lock expired: the late writer is refused and the value stays
+      expect(await state.setIfLocked(lock, "me", key, "v2", 10_000)).toBe(false)
+      expect(await state.get(key)).toBe("v1")
+    })
+
+    it("setIfLocked refuses keys of two owners (two Redis Cluster slots)", async () => {
+      const lock = stateKey("refresh-lock", `a-${process.pid}`, "p")
+      const key = stateKey("tokens", `b-${process.pid}`, "p")
+      await expect(state.setIfLocked(lock, "me", key, "v", 10_000)).rejects.toThrow(TypeError)
     })
   })
 }

@@ -72,17 +72,23 @@ describe("RedisServerState: keys, TTLs and bounded commands", () => {
     await state.count(stateKey("attempts", "user 1", "totp"), 900_000)
     await state.setNotBefore("user 1", 1_700_000_000_000, 3_600_000)
     await state.setFields(stateKey("sessions", "user 1"), { "s1:t": "x" }, 3_600_000)
+    await state.lock(stateKey("lock", "user 1", "p"), "me", 15_000)
+    await state.setIfLocked(stateKey("lock", "user 1", "p"), "me", stateKey("value", "user 1", "p"), "v", 600_000)
     expect((await client.keys("layout:*")).sort()).toEqual([
       "layout:attempts:{user%201}:totp",
+      "layout:lock:{user%201}:p",
       "layout:nbf:{user%201}",
       "layout:sessions:{user%201}",
       "layout:totp:{user%201}:57300123",
+      "layout:value:{user%201}:p",
     ])
     const ttl = async (key: string) => client.pTTL(key)
     expect(await ttl("layout:totp:{user%201}:57300123")).toBeGreaterThan(89_000)
     expect(await ttl("layout:attempts:{user%201}:totp")).toBeGreaterThan(899_000)
     expect(await ttl("layout:nbf:{user%201}")).toBeGreaterThan(3_599_000)
     expect(await ttl("layout:sessions:{user%201}")).toBeGreaterThan(3_599_000)
+    expect(await ttl("layout:lock:{user%201}:p")).toBeGreaterThan(14_000)
+    expect(await ttl("layout:value:{user%201}:p")).toBeGreaterThan(599_000)
   })
 
   it("a prefix with braces is refused (it would capture the hash tag)", () => {
@@ -104,6 +110,11 @@ describe("RedisServerState: keys, TTLs and bounded commands", () => {
         () => state.setFields("r", { f: "1" }, 1000),
         () => state.getFields("r"),
         () => state.deleteFields("r", ["f"]),
+        () => state.get("k"),
+        () => state.set("k", "v", 1000),
+        () => state.lock("k", "me", 1000),
+        () => state.unlock("k", "me"),
+        () => state.setIfLocked(stateKey("l", "u"), "me", stateKey("v", "u"), "v", 1000),
       ]
       for (const verb of verbs) await expect(verb()).rejects.toBeInstanceOf(FlowStoreUnavailable)
     } finally {

@@ -7,8 +7,12 @@
  * `authchart/stores/redis` for apps that run several instances.
  *
  * Keys are built with {@link stateKey}: `kind:{owner}:part…`. The braces are a Redis Cluster hash tag, so
- * every key of one owner (a user, a flow) lands in one slot and a later multi-key operation on them stays
- * possible; each verb here touches a single key.
+ * every key of one owner (a user, a flow) lands in one slot. Every verb touches a single key except
+ * `setIfLocked`, whose two keys must share their owner (checked by {@link sameOwner}).
+ *
+ * Besides the security guarantees the port keeps small values with a TTL (`get`/`set`: a provider's
+ * current token set) and owned locks (`lock`/`unlock`/`setIfLocked`: one token refresh at a time across
+ * instances, its result written only while the lock is still held).
  */
 
 /** What `count` answers: the hits in the current window (this one included) and when it ends. */
@@ -56,6 +60,22 @@ export interface ServerState {
   getFields(key: string): Promise<Record<string, string>>
   /** Removes `fields` from the record at `key`; a record left empty is gone. */
   deleteFields(key: string, fields: readonly string[]): Promise<void>
+  /** The text stored at `key` by `set` or `setIfLocked`, or null (never set, expired, or reset). */
+  get(key: string): Promise<string | null>
+  /** Stores `value` at `key` for `ttlMs` milliseconds, replacing what was there. */
+  set(key: string, value: string, ttlMs: number): Promise<void>
+  /**
+   * Takes the lock `key` for `owner` (a random id of the caller) for `ttlMs`: true when taken, false
+   * while another owner holds it. A lock expires on its own, so a crashed holder blocks no one for long.
+   */
+  lock(key: string, owner: string, ttlMs: number): Promise<boolean>
+  /** Gives the lock `key` back, only if `owner` still holds it (a lock taken over after expiry stays). */
+  unlock(key: string, owner: string): Promise<void>
+  /**
+   * In one atomic step: stores `value` at `key` for `ttlMs` only while `owner` holds the lock `lockKey`
+   * (true when stored). Both keys must have the same owner tag (one Redis Cluster slot).
+   */
+  setIfLocked(lockKey: string, owner: string, key: string, value: string, ttlMs: number): Promise<boolean>
 }
 
 const part = (value: string | number) => encodeURIComponent(String(value))
@@ -73,6 +93,21 @@ export function stateKey(kind: string, owner: string, ...parts: readonly (string
   return [`${part(kind)}:{${part(owner)}}`, ...parts.map(part)].join(":")
 }
 
+/** The owner tag of a key made by {@link stateKey} (`{…}`), or the whole key when it has none. */
+function ownerTag(key: string): string {
+  const open = key.indexOf("{")
+  const close = open === -1 ? -1 : key.indexOf("}", open + 1)
+  return close > open + 1 ? key.slice(open + 1, close) : key
+}
+
+/**
+ * Throws unless both keys belong to the same owner (the same `{…}` tag), so an operation on both stays
+ * within one Redis Cluster slot.
+ */
+export function sameOwner(a: string, b: string): void {
+  if (ownerTag(a) !== ownerTag(b)) throw new TypeError("server state: keys of one operation must share their {owner} tag.")
+}
+
 /** The key of a user's "not before" moment, for implementations that keep it with the other keys. */
 export const notBeforeKey = (userId: string): string => stateKey("nbf", userId)
 
@@ -88,6 +123,8 @@ interface Entry {
   value: number
   /** The fields of a record (`setFields`). */
   fields?: Map<string, string>
+  /** The text of `set`, or a lock's owner. */
+  text?: string
 }
 
 const SWEEP_EVERY_MS = 60_000
@@ -175,6 +212,29 @@ export function memoryServerState(options: MemoryServerStateOptions = {}): Serve
       if (!record) return
       for (const field of fields) record.delete(field)
       if (record.size === 0) entries.delete(key)
+    },
+    async get(key) {
+      return live(key, clock())?.text ?? null
+    },
+    async set(key, value, ttlMs) {
+      const now = clock()
+      put(key, { expires: now + Math.max(1, ttlMs), value: 0, text: value }, now)
+    },
+    async lock(key, owner, ttlMs) {
+      const now = clock()
+      if (live(key, now)) return false
+      put(key, { expires: now + Math.max(1, ttlMs), value: 0, text: owner }, now)
+      return true
+    },
+    async unlock(key, owner) {
+      if (live(key, clock())?.text === owner) entries.delete(key)
+    },
+    async setIfLocked(lockKey, owner, key, value, ttlMs) {
+      sameOwner(lockKey, key)
+      const now = clock()
+      if (live(lockKey, now)?.text !== owner) return false
+      put(key, { expires: now + Math.max(1, ttlMs), value: 0, text: value }, now)
+      return true
     },
   }
 }

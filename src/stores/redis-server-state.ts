@@ -12,6 +12,10 @@
  * | `setFields` | one Lua script: `HSET`, and `PEXPIRE` when the record would live shorter |
  * | `getFields` | `HGETALL` (through `EVAL`) |
  * | `deleteFields` | `HDEL` (through `EVAL`) |
+ * | `get` / `set` | `GET` / `SET key value PX ttl` |
+ * | `lock` | `SET key owner NX PX ttl` |
+ * | `unlock` | one Lua script: `DEL` when the value is still the owner |
+ * | `setIfLocked` | one Lua script on two keys of one owner tag (one slot): `SET … PX` when the lock's value is the owner |
  *
  * Keys are `prefix + stateKey(…)`, e.g. `authchart:state:totp:{user-42}:57300123`: the `{…}` hash tag
  * puts every key of one owner in one Redis Cluster slot, and the prefix may not contain braces (it would
@@ -26,12 +30,12 @@
  * const config = { ...authConfig, flowStore: RedisFlowStore(redis), serverState: RedisServerState(redis) }
  * ```
  */
-import { type ServerState, notBeforeKey } from "../runtime/server-state.js"
+import { type ServerState, notBeforeKey, sameOwner } from "../runtime/server-state.js"
 import { bounded } from "./redis-bounded.js"
 
 /** The commands the port uses, as node-redis v4/v5 clients provide them. */
 export interface RedisServerStateClient {
-  set(key: string, value: string, options: { PX: number; NX: true }): Promise<unknown>
+  set(key: string, value: string, options: { PX: number; NX?: true }): Promise<unknown>
   get(key: string): Promise<string | null>
   del(key: string): Promise<unknown>
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>
@@ -80,6 +84,17 @@ function fieldsOf(reply: unknown): Record<string, string> {
   if (reply && typeof reply === "object") return Object.fromEntries(Object.entries(reply).map(([k, v]) => [k, String(v)]))
   return {}
 }
+
+const UNLOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0`
+
+const SET_IF_LOCKED = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+  return 1
+end
+return 0`
 
 const UNAVAILABLE = "The server-state store (Redis) is unavailable."
 const ms = (value: number) => String(Math.max(1, Math.ceil(value)))
@@ -132,6 +147,27 @@ export function RedisServerState(client: RedisServerStateClient, options: RedisS
     async deleteFields(key, fields) {
       if (fields.length === 0) return
       await run(client.eval(DELETE_FIELDS, { keys: [full(key)], arguments: [...fields] }), "EVAL delete-fields")
+    },
+    async get(key) {
+      return run(client.get(full(key)), "GET")
+    },
+    async set(key, value, ttlMs) {
+      await run(client.set(full(key), value, { PX: Math.max(1, Math.ceil(ttlMs)) }), "SET")
+    },
+    async lock(key, owner, ttlMs) {
+      const reply = await run(client.set(full(key), owner, { PX: Math.max(1, Math.ceil(ttlMs)), NX: true }), "SET NX lock")
+      return reply !== null && reply !== undefined
+    },
+    async unlock(key, owner) {
+      await run(client.eval(UNLOCK, { keys: [full(key)], arguments: [owner] }), "EVAL unlock")
+    },
+    async setIfLocked(lockKey, owner, key, value, ttlMs) {
+      sameOwner(lockKey, key)
+      const reply = await run(
+        client.eval(SET_IF_LOCKED, { keys: [full(lockKey), full(key)], arguments: [owner, value, ms(ttlMs)] }),
+        "EVAL set-if-locked",
+      )
+      return Number(reply) === 1
     },
   }
 }

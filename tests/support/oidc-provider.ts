@@ -45,6 +45,8 @@ export type TokenFault = "500" | "malformed" | "slow" | null
 
 export interface TokenRequestLog {
   count: number
+  /** Requests by `grant_type` (e.g. `refresh_token`), faulted ones included. */
+  grants: Record<string, number>
   lastAuth: "basic" | "post" | "none" | null
   lastBody: Record<string, string>
 }
@@ -77,6 +79,14 @@ export interface StartOidcProviderOptions {
   accounts?: TestAccount[]
   /** RFC 9207 `iss` in authorization responses (and `authorization_response_iss_parameter_supported` in discovery). Default true. */
   issParameter?: boolean
+  /** Lifetime of access tokens in seconds (oidc-provider `ttl.AccessToken`). Default 3600. */
+  accessTokenTtl?: number
+  /**
+   * Rotate refresh tokens at every use (oidc-provider `rotateRefreshToken`; a rotated token used again is
+   * refused and revokes its grant). Default: oidc-provider's own rule. Refresh tokens are issued when the
+   * sign-in asked for `offline_access` with `prompt=consent` (oidc-provider's `issueRefreshToken`).
+   */
+  rotateRefreshTokens?: boolean
 }
 
 export const DEFAULT_ACCOUNTS: readonly TestAccount[] = Object.freeze([
@@ -442,8 +452,9 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
       }
     },
     // Explicit values for everything oidc-provider otherwise warns about ("you SHOULD change ...").
+    ...(options.rotateRefreshTokens !== undefined ? { rotateRefreshToken: () => options.rotateRefreshTokens } : {}),
     ttl: {
-      AccessToken: 3600,
+      AccessToken: options.accessTokenTtl ?? 3600,
       AuthorizationCode: 60,
       ClientCredentials: 600,
       DeviceCode: 600,
@@ -473,7 +484,11 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
 
   // --- token endpoint faults + bookkeeping ----------------------------------------------------------
   let tokenFault: TokenFault = null
-  const tokenRequests: TokenRequestLog = { count: 0, lastAuth: null, lastBody: {} }
+  const tokenRequests: TokenRequestLog = { count: 0, grants: {}, lastAuth: null, lastBody: {} }
+  const countGrant = (body: Record<string, string>) => {
+    const grant = body.grant_type ?? "none"
+    tokenRequests.grants[grant] = (tokenRequests.grants[grant] ?? 0) + 1
+  }
   const slowWaiters = new Set<() => void>()
   let stopped = false
 
@@ -488,12 +503,14 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
       } finally {
         // oidc-provider parsed the body itself (ctx.oidc.body); parsing it here would make it warn.
         const body = flattenBody(ctx.oidc?.body)
+        countGrant(body)
         tokenRequests.lastBody = body
         tokenRequests.lastAuth = classifyAuth(authorization, body)
       }
       return
     }
     const body = Object.fromEntries(new URLSearchParams(await readRawBody(ctx.req)))
+    countGrant(body)
     tokenRequests.lastBody = body
     tokenRequests.lastAuth = classifyAuth(authorization, body)
     if (fault === "500") {
