@@ -2,8 +2,10 @@
  * Applications extend `Session` and `JWT` by module augmentation, as with Auth.js. This file is checked
  * by `tsc` in `npm test`: if augmentation stopped working, the expectations below would not compile.
  */
-import { describe, expectTypeOf, it } from "vitest"
-import type { AuthConfig, DefaultSession, Session } from "authchart"
+import { describe, expect, expectTypeOf, it } from "vitest"
+import * as errors from "authchart"
+import { AccessDenied, AuthError, CredentialsSignin, EmailSignInError, isAuthError, StepFailed, Verification } from "authchart"
+import type { AnyAuthError, AuthConfig, DefaultSession, ErrorType, Session } from "authchart"
 import type { JWT } from "authchart/jwt"
 
 declare module "authchart" {
@@ -31,5 +33,58 @@ describe("module augmentation", () => {
       },
     }
     expectTypeOf(callbacks.session).not.toBeUndefined()
+  })
+})
+
+describe("errors: a union discriminated by type", () => {
+  /** What a handler can read once `switch (err.type)` has narrowed. */
+  function describeError(err: AnyAuthError): string {
+    switch (err.type) {
+      case "CredentialsSignin":
+        expectTypeOf(err).toEqualTypeOf<CredentialsSignin>()
+        return `credentials:${err.code}`
+      case "EmailSignInError":
+        expectTypeOf(err.code).toEqualTypeOf<"invalid_email" | "send_failed">()
+        return `email:${err.code}`
+      case "AccessDenied":
+        expectTypeOf(err).toEqualTypeOf<AccessDenied>()
+        // @ts-expect-error: AccessDenied has no code
+        return `denied:${err.code}`
+      default:
+        return err.type
+    }
+  }
+
+  it("narrows on type to the class, with its own fields", () => {
+    class InvalidLogin extends CredentialsSignin {
+      override code = "invalid_login"
+    }
+    expect(describeError(new InvalidLogin())).toBe("credentials:invalid_login")
+    expect(describeError(Object.assign(new EmailSignInError(), { code: "send_failed" as const }))).toBe("email:send_failed")
+    expect(describeError(new StepFailed())).toBe("denied:undefined")
+    expect(describeError(new Verification())).toBe("Verification")
+  })
+
+  it("gives each class the literal of its static type, and covers every ErrorType", () => {
+    expectTypeOf<AnyAuthError["type"]>().toEqualTypeOf<ErrorType>()
+    expectTypeOf(Verification.type).toEqualTypeOf<"Verification">()
+    expectTypeOf<Verification["type"]>().toEqualTypeOf<"Verification">()
+    expectTypeOf<AuthError["type"]>().toEqualTypeOf<ErrorType>()
+    const classes = Object.values(errors).filter(
+      (value): value is typeof AuthError => typeof value === "function" && value.prototype instanceof AuthError,
+    )
+    for (const ErrorClass of classes) expect([ErrorClass.name, new ErrorClass().type]).toEqual([ErrorClass.name, ErrorClass.type])
+    expect(new Set(classes.map((ErrorClass) => ErrorClass.type)).size).toBeGreaterThan(35)
+  })
+
+  it("keeps one constructor shape: a message, an Error as cause, or the cause alone", () => {
+    const cause = new Error("socket closed")
+    expect([new AuthError("Shown.").message, new AuthError(cause).cause, new Verification({ token: "x" }).cause]).toEqual([
+      "Shown.",
+      { err: cause },
+      { token: "x" },
+    ])
+    expect([new Verification().message, new Verification().kind, new CredentialsSignin().kind]).toEqual(["Verification", "error", "signIn"])
+    expect([isAuthError(new StepFailed()), isAuthError(cause), new StepFailed() instanceof AccessDenied]).toEqual([true, false, true])
   })
 })

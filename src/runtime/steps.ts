@@ -22,7 +22,7 @@
  * ```
  */
 import { type AnyStateMachine, assign, createMachine } from "xstate"
-import { AuthError } from "../errors.js"
+import { AccessDenied } from "../errors.js"
 import type { FlowUser, Identity } from "../machines/types.js"
 import { AWAITING_INPUT } from "../machines/types.js"
 import type { FlowContext, StepState } from "../machines/setup.js"
@@ -80,10 +80,8 @@ export interface StepDefinition {
   readonly attemptWindow?: number
 }
 
-/** A failed step: the flow ends, no session. Shown as `error=AccessDenied`. */
-export class StepFailed extends AuthError {
-  static override type = "AccessDenied" as const
-}
+/** A failed step: the flow ends, no session. An {@link AccessDenied}, shown as `error=AccessDenied`. */
+export class StepFailed extends AccessDenied {}
 
 const STEP_ID = /^[A-Za-z][\w-]{0,40}$/
 
