@@ -1,6 +1,6 @@
 /**
  * The email providers (`nodemailer`, `email`) and their message, against a real SMTP server
- * (smtp-server + mailparser, HARNESS.md §4).
+ * (smtp-server + mailparser, tests/support/smtp.ts).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import Email from "../src/providers/email.js"

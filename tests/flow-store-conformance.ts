@@ -1,5 +1,5 @@
 /**
- * One conformance suite for every `FlowStore` (STYLE.md habit 8): the sealed cookie store and the Redis
+ * One conformance suite for every `FlowStore`: the sealed cookie store and the Redis
  * store run the same scenarios through `Auth`, with a flow that rests between requests (a custom
  * "confirm" step declared with `defineFlow`, as in tests/flows.test.ts) and with a real OIDC sign-in
  * against the local oidc-provider.

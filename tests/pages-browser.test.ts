@@ -1,5 +1,5 @@
 /**
- * The built-in pages as a person sees them in Chromium (issue 13 item 15): the sign-in card keeps its
+ * The built-in pages as a person sees them in Chromium: the sign-in card keeps its
  * width when an error shows (and a step page's card has the same width); on a page with credentials,
  * email and passkeys the three email fields are labelled by method; cancelling at the provider says
  * so instead of "Try signing in with a different account"; the sign-out page's heading reads

@@ -1,5 +1,5 @@
 /**
- * What the passkey form says when it cannot go on (issue 13 item 8), in Chromium with a virtual
+ * What the passkey form says when it cannot go on, in Chromium with a virtual
  * authenticator on the built-in sign-in page: registering, signed out, with the email of an existing
  * account says so and what to do (and the server logs it once as `AccountNotLinked`); signing in with an
  * email that has no passkey says so, instead of "cancelled or timed out". Also: the start-up warning of

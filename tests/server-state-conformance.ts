@@ -1,5 +1,5 @@
 /**
- * One conformance suite for every `ServerState` (STYLE.md habit 8): the default memory port and
+ * One conformance suite for every `ServerState`: the default memory port and
  * `RedisServerState` on a real redis-server run the same scenarios: claim once (also raced), count in a
  * window (also raced), reset, the per-user "not before", records of fields, expiry of each, and keys
  * that do not collide; values with a TTL (get/set), owned locks (also raced) and the write that needs a

@@ -1,5 +1,5 @@
 /**
- * Extra steps' pages (issue 13 items 6 and 7): the built-in TOTP step and an app's own step render in the
+ * Extra steps' pages: the built-in TOTP step and an app's own step render in the
  * sign-in page's themed card (doctype, viewport, theme, brand colour, the page's CSS under its CSP nonce)
  * with the message of a wrong answer, the attempts left and a "Cancel and start over" link; an app may
  * opt out with a whole page of its own. Reloading a step's page (GET on the callback URL) shows the step

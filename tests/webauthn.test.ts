@@ -1,6 +1,6 @@
 /**
  * Passkeys end to end: Debian's Chromium with a CDP virtual authenticator (ctap2, internal, resident key,
- * user verification; HARNESS.md §3) on the built-in sign-in page of an Express 5 app served at
+ * user verification; tests/support/browser.ts) on the built-in sign-in page of an Express 5 app served at
  * http://localhost:<port> (RP ID `localhost`), with every adapter backend in `backends.ts` that has the
  * WebAuthn methods (`getAccount` and the authenticator methods); the others show one skipped test that
  * names the reason.

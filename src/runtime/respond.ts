@@ -128,7 +128,7 @@ export function configErrorPage(config: ResolvedConfig, homeUrl: string, signInU
   return htmlPage(page.html, { nonce, images: imageOrigins([config.theme.logo]) }, page.status)
 }
 
-/** The answer to every request while the configuration is broken (§1.3 of WIRE.md). */
+/** The answer to every request while the configuration is broken (as Auth.js: 500 JSON for API actions, the error page for page GETs). */
 export function configErrorResponse(ctx: RequestContext): ResponseInternal {
   const pageAction = ["signin", "signout", "error", "verify-request"].includes(ctx.action)
   if (!pageAction || ctx.req.method !== "GET") return json({ message: CONFIG_MESSAGE }, 500)

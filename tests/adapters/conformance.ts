@@ -1,7 +1,7 @@
 /**
- * One conformance suite for every `Adapter` (STYLE.md habit 8): authchart's own adapters and published
- * Auth.js ones run the same scenarios. It covers what Auth.js' `runBasicTests` checks (WIRE.md §19,
- * including the `sha256(token + "anything")` token hash) and more: copies not references, single use
+ * One conformance suite for every `Adapter`: authchart's own adapters and published
+ * Auth.js ones run the same scenarios. It covers what Auth.js' `runBasicTests` checks
+ * (including the `sha256(token + "anything")` token hash) and more: copies not references, single use
  * under concurrency, a wrong identifier neither returning nor consuming a token, cascades, WebAuthn
  * methods and "sign out everywhere".
  *

@@ -1,5 +1,5 @@
 /**
- * Attack class: flow-snapshot replay (issue 11, items 2 and 3), for both flow stores (the sealed cookie
+ * Attack class: flow-snapshot replay, for both flow stores (the sealed cookie
  * store and Redis). Every persisted snapshot resumes once: resuming claims (flow id, per-save nonce) in
  * the server-state port. Guarded by `claimEnvelope` (src/runtime/store.ts), called from `runFlow`.
  *

@@ -1,5 +1,5 @@
 /**
- * Attack class: TOTP brute force (issue 11, item 2). A step's wrong answers are counted per user on the
+ * Attack class: TOTP brute force. A step's wrong answers are counted per user on the
  * server (`countAttempt` in src/runtime/steps.ts, the port's `count`), within `attemptWindow`, so
  * neither entering the password again (a new flow) nor replaying a flow cookie starts the count again:
  * the attempt after the last allowed one is refused even with the right code.

@@ -1,5 +1,5 @@
 /**
- * Attack class: WebAuthn challenge replay across instances (issue 11, item 4). A passkey response is
+ * Attack class: WebAuthn challenge replay across instances. A passkey response is
  * captured in Chromium (virtual authenticator) on instance A, which signs in with it; the same POST (flow
  * cookie and response) is then sent to instance B: another config of the same app (its own in-process
  * state), sharing the adapter and one `RedisServerState` on a real redis-server.

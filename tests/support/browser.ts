@@ -1,6 +1,6 @@
 /**
- * Debian's Chromium driven by playwright-core, headless, offline-safe flags, a fresh profile each time
- * (HARNESS.md §2). `launchBrowser()` returns a persistent context and a way to close it and its profile.
+ * Debian's Chromium driven by playwright-core, headless, offline-safe flags, a fresh profile each time.
+ * `launchBrowser()` returns a persistent context and a way to close it and its profile.
  */
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -43,7 +43,7 @@ export async function launchBrowser(): Promise<Browser> {
   }
 }
 
-/** A CDP virtual authenticator (HARNESS.md §3): a platform passkey by default, or a plain security key. */
+/** A CDP virtual authenticator: a platform passkey by default, or a plain security key. */
 export type VirtualAuthenticator = "passkey" | "security-key"
 
 const AUTHENTICATORS: Record<VirtualAuthenticator, Record<string, unknown>> = {

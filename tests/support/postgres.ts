@@ -1,5 +1,5 @@
 /**
- * A real, throwaway PostgreSQL for tests (HARNESS.md §5): a fresh cluster from `initdb` in a temp
+ * A real, throwaway PostgreSQL for tests: a fresh cluster from `initdb` in a temp
  * directory, a server on a free loopback port with its socket in that directory and durability off
  * (`fsync=off`), removed on `stop()`. Nothing under /etc or /var is touched.
  *

@@ -1,5 +1,5 @@
 /**
- * A real, throwaway redis-server for tests (HARNESS.md §1): spawned on a free loopback port with no
+ * A real, throwaway redis-server for tests: spawned on a free loopback port with no
  * persistence (`--save '' --appendonly no`), ready in ~15 ms, gone when the test stops it (or when the
  * test process exits). Fault injection: `kill()` (SIGKILL, a crash) and `freeze()`/`thaw()`
  * (SIGSTOP/SIGCONT, a stalled server).
@@ -138,7 +138,7 @@ export async function startRedis(): Promise<RedisServer> {
 export type TestRedisClient = ReturnType<typeof createClient>
 
 /**
- * A connected client configured fail-fast (HARNESS.md §1): no offline queue (a command while
+ * A connected client configured fail-fast: no offline queue (a command while
  * reconnecting fails at once), a 1 s socket timeout (a stalled server fails in ~1.3 s), pings to keep
  * an idle socket alive, and at most 5 reconnection attempts. Errors go to `errors` instead of crashing
  * the process. Close with `client.destroy()`.

@@ -1,5 +1,5 @@
 /**
- * A real SMTP server for tests (HARNESS.md §4): the testing kit's mailbox (smtp-server on a free loopback
+ * A real SMTP server for tests: the testing kit's mailbox (smtp-server on a free loopback
  * port, no TLS, no AUTH, every message parsed by mailparser's `simpleParser` and kept in `messages`).
  *
  * Fault injection: `refusingSmtp()` answers every RCPT TO with 550, `silentServer()` accepts TCP and

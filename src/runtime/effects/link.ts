@@ -1,5 +1,5 @@
 /**
- * User and account linking with an adapter (Auth.js' rules, WIRE.md §10), and who is signed in now.
+ * User and account linking with an adapter (Auth.js' rules, `handle-login.ts` in `@auth/core`), and who is signed in now.
  *
  * OAuth/OIDC: an existing account signs its user in (another signed-in user → `OAuthAccountNotLinked`);
  * a signed-in user gets the account linked; the same email under an unlinked user is

@@ -1,5 +1,5 @@
 /**
- * The WebAuthn flow's effects, with `@simplewebauthn/server` (WIRE.md §8).
+ * The WebAuthn flow's effects, with `@simplewebauthn/server`, following Auth.js' passkey provider.
  *
  * `webauthnOptions`: who is asking (the signed-in user, else `getUserInfo` from the form fields), then
  * Auth.js' decision between register and authenticate, then the options with a fresh challenge. Bad

@@ -65,7 +65,7 @@ function content(error: string | undefined, homeUrl: string, signInUrl: string):
 }
 
 /**
- * The built-in error page (WIRE §16): `Configuration` → 500, `AccessDenied` and `Verification` → 403
+ * The built-in error page, as Auth.js': `Configuration` → 500, `AccessDenied` and `Verification` → 403
  * with a "Sign in" link to `signInUrl`, anything else → 200 with a link home.
  *
  * @example

@@ -170,7 +170,7 @@ export interface LayoutProps {
 }
 
 /**
- * The whole HTML document of a built-in page, in the Auth.js shape (WIRE §16): inlined CSS, body class
+ * The whole HTML document of a built-in page, in the Auth.js shape: inlined CSS, body class
  * `__next-auth-theme-{colorScheme}`, content in `<div class="page">`. `theme.brandColor` and
  * `theme.buttonText` apply only when they are valid CSS colours ({@link cssColor}); `theme.logo` only
  * when it is an http(s) URL or a `/` path ({@link imageUrl}). The one `<style>` element carries `nonce`.

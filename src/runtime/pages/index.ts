@@ -1,6 +1,6 @@
 /**
  * The built-in pages: plain server-rendered HTML strings, every value escaped, rendered from validated
- * props only (WIRE §16, differences 1 and 21).
+ * props only (never from the query string), with links built from the origin and base path.
  *
  * @module
  */

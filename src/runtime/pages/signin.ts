@@ -203,7 +203,7 @@ function groups(props: SignInPageProps): SafeHtml[][] {
 }
 
 /**
- * The built-in sign-in page (WIRE §16): an optional error box, then one block per provider with an `<hr>`
+ * The built-in sign-in page, in Auth.js' markup: an optional error box, then one block per provider with an `<hr>`
  * between groups. OAuth/OIDC and e-mail forms post to the provider's `signinUrl`, credentials forms to its
  * `callbackUrl`; each carries the hidden `csrfToken` (and `callbackUrl`). Every value is escaped,
  * colours and logos are validated, and credential inputs get only a fixed set of attributes. Fields

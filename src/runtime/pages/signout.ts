@@ -12,7 +12,7 @@ export interface SignOutPageProps {
 }
 
 /**
- * The built-in sign-out confirmation page (WIRE §16): a form POST to `action` with the hidden
+ * The built-in sign-out confirmation page, as Auth.js': a form POST to `action` with the hidden
  * `csrfToken` and a "Sign out" button.
  *
  * @example renderSignOut({ csrfToken, action: "https://app.example/auth/signout", theme: {}, nonce })

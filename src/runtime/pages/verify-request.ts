@@ -13,7 +13,7 @@ export interface VerifyRequestPageProps {
 }
 
 /**
- * The built-in "check your email" page shown after a magic link was sent (WIRE §16).
+ * The built-in "check your email" page shown after a magic link was sent, as Auth.js'.
  *
  * @example renderVerifyRequest({ homeUrl: "https://app.example", host: "app.example", theme: {}, nonce })
  */
