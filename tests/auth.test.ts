@@ -261,6 +261,67 @@ describe("credentials sign-in and the JWT session", () => {
   })
 })
 
+describe("authorize's request", () => {
+  /** Signs in through an `authorize` and returns what it saw of its `request` argument. */
+  async function seen(authorize: (c: Record<string, unknown>, request: Request) => Promise<Record<string, unknown>>) {
+    let saw: Record<string, unknown> | undefined
+    const config = makeConfig({
+      providers: [
+        Credentials({
+          credentials: { username: {} },
+          authorize: async (c, request) => {
+            saw = await authorize(c, request)
+            return alice
+          },
+        }),
+      ],
+    }).config
+    const client = new AuthClient(config)
+    const res = await signIn(client, {})
+    expect(res.status).toBe(303)
+    return saw
+  }
+
+  const read = async (request: Request) => ({
+    isRequest: request instanceof Request,
+    method: request.method,
+    url: request.url,
+    contentType: request.headers.get("content-type"),
+    body: await request.json(),
+  })
+  const expected = {
+    isRequest: true,
+    method: "POST",
+    url: `${ORIGIN}/auth/callback/credentials`,
+    contentType: "application/json",
+    body: { csrfToken: expect.any(String), username: "alice", password: "pw" },
+  }
+
+  it("is a web Request with the form fields as JSON when authorize declares it", async () => {
+    expect(await seen((_c, request) => read(request))).toEqual(expected)
+  })
+
+  it("is the same Request, built on first use, when authorize declares only the credentials", async () => {
+    let saw: Record<string, unknown> | undefined
+    const config = makeConfig({
+      providers: [
+        Credentials({
+          credentials: { username: {} },
+          // one declared parameter: the request still arrives as the second argument
+          authorize: async function (this: unknown, _c: unknown) {
+            // biome-ignore lint/complexity/noArguments: the test reads the undeclared second argument
+            saw = await read(arguments[1] as Request)
+            return alice
+          } as (c: Record<string, unknown>) => Promise<typeof alice>,
+        }),
+      ],
+    }).config
+    const res = await signIn(new AuthClient(config), {})
+    expect(res.status).toBe(303)
+    expect(saw).toEqual(expected)
+  })
+})
+
 describe("credentials failures", () => {
   it("wrong password: 303 to /signin?error=CredentialsSignin&code=credentials, no session", async () => {
     const { config, log } = makeConfig()

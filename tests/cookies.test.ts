@@ -1,8 +1,10 @@
 /**
  * Cookie names, options, overrides and chunking (exact-name reads, stale-chunk clears).
  */
+import { stringifySetCookie } from "cookie"
 import { describe, expect, it } from "vitest"
 import type { AuthConfig } from "../src/index.js"
+import type { OutCookie } from "../src/runtime/cookies.js"
 import Credentials from "../src/providers/credentials.js"
 import {
   CHUNK_SIZE,
@@ -14,6 +16,8 @@ import {
   writeChunked,
 } from "../src/runtime/cookies.js"
 import { AuthClient, SECRET, setCookies } from "./helpers.js"
+
+type CookieOptions = OutCookie["options"]
 
 describe("default cookies", () => {
   it.each([
@@ -34,6 +38,42 @@ describe("default cookies", () => {
       options: { httpOnly: true, sameSite: "lax", path: "/", secure: true, maxAge: 900, expires: new Date(0) },
     })
     expect(value).toBe("n=a%7Cb; Max-Age=900; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax")
+  })
+
+  it("writes exactly what the cookie package writes (or throws what it throws), for every combination", () => {
+    const names = ["authjs.session-token", "__Host-authjs.csrf-token", "a", "bad name", "x;y", "é"]
+    const values = ["", "abc", "a|b", "eyJ.x-y_z", "a b", "%41", "'()*!~", "é", "a;b", 'a"b']
+    const options: CookieOptions[] = [
+      {},
+      { path: "/" },
+      { httpOnly: true, sameSite: "lax", path: "/", secure: true },
+      { maxAge: 0, path: "/x y" },
+      { maxAge: 1.5 },
+      { expires: new Date(0), sameSite: "Strict" as "strict" },
+      { sameSite: true },
+      { sameSite: "none", partitioned: true },
+      { sameSite: "weird" as "lax" },
+      { expires: new Date(Number.NaN) },
+      { domain: "example.com" },
+      { priority: "high" },
+      { path: "/;" },
+      { sameSite: false, httpOnly: false, secure: false, maxAge: -1 },
+    ]
+    const outcome = (write: () => string) => {
+      try {
+        return write()
+      } catch (err) {
+        return `throws ${(err as Error).message}`
+      }
+    }
+    for (const name of names) {
+      for (const value of values) {
+        for (const o of options) {
+          const ours = outcome(() => serializeCookie({ name, value, options: o }))
+          expect(ours, JSON.stringify({ name, value, o })).toBe(outcome(() => stringifySetCookie(name, value, o)))
+        }
+      }
+    }
   })
 
   it("merges name and option overrides", () => {

@@ -1,9 +1,11 @@
 /**
  * Request bodies for the Express integration: the app's own parsers' result when they ran, otherwise
- * the stream read here (bounded) as urlencoded or JSON. Other content types give no body.
+ * the stream read here (bounded) and parsed by the runtime's one body parser (urlencoded or JSON).
+ * Other content types give no body.
  */
 import type { IncomingMessage } from "node:http"
 import { UnknownAction } from "../errors.js"
+import { bodyKind, parseBody } from "../runtime/body.js"
 
 /** Bodies larger than this are refused: auth forms are small. */
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -30,7 +32,7 @@ function readStream(req: IncomingMessage, limit: number): Promise<string> {
     })
     req.on("end", () => {
       if (tooLarge) reject(new UnknownAction("The request body is too large."))
-      else resolve(Buffer.concat(chunks).toString("utf8"))
+      else resolve((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString("utf8"))
     })
     req.on("error", (err) => reject(new UnknownAction("The request body could not be read.", { err })))
   })
@@ -42,23 +44,8 @@ export async function readBody(req: IncomingMessage & { body?: unknown; _body?: 
     const body = req.body
     return body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined
   }
-  const type = req.headers["content-type"] ?? ""
-  const isJson = type.includes("application/json")
-  const isForm = type.includes("application/x-www-form-urlencoded")
-  if (!isJson && !isForm) return undefined
-  // consumed by someone else (a parser that left no body): nothing left to read
-  if (req.readableEnded) return undefined
-  const text = await readStream(req, MAX_BODY_BYTES)
-  if (isForm) return Object.fromEntries(new URLSearchParams(text))
-  if (text.trim() === "") return undefined
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch (err) {
-    throw new UnknownAction("The JSON body could not be parsed.", { err })
-  }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new UnknownAction("The JSON body must be an object.")
-  }
-  return parsed as Record<string, unknown>
+  const kind = bodyKind(req.headers["content-type"])
+  // not a body the routes read, or consumed by someone else (a parser that left no body)
+  if (!kind || req.readableEnded) return undefined
+  return parseBody(kind, await readStream(req, MAX_BODY_BYTES))
 }

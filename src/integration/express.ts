@@ -22,7 +22,7 @@ import { UnknownAction } from "../errors.js"
 import { finish, handleRequest, isUnderBasePath } from "../runtime/auth.js"
 import { type ResolvedConfig, resolvedFor } from "../runtime/config.js"
 import type { HeaderReader, IncomingRequest } from "../runtime/context.js"
-import { parseCookies, serializeCookie } from "../runtime/cookies.js"
+import { type CookieJar, parseCookies, serializeCookie } from "../runtime/cookies.js"
 import { json as jsonResponse, type Outgoing, toOutgoing } from "../runtime/respond.js"
 import type { AuthConfig, Session } from "../types.js"
 import { readBody } from "./body.js"
@@ -35,13 +35,13 @@ type AuthMiddleware = ((req: ExpressRequest, res: ExpressResponse, next: NextFun
   [MOUNTED]: ExpressAuthConfig
 }
 
-function headerReader(headers: IncomingHttpHeaders): HeaderReader {
-  return {
-    get(name) {
-      const value = headers[name]
-      if (value === undefined) return null
-      return Array.isArray(value) ? value.join(", ") : value
-    },
+/** Request headers read by lower-case name; repeated headers joined with ", " (as `Headers#get`). */
+class NodeHeaders implements HeaderReader {
+  constructor(readonly raw: IncomingHttpHeaders) {}
+  get(name: string): string | null {
+    const value = this.raw[name]
+    if (value === undefined) return null
+    return Array.isArray(value) ? value.join(", ") : value
   }
 }
 
@@ -69,7 +69,7 @@ const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::\d{1,5})?$/
  */
 function requestOrigin(req: ExpressRequest): string {
   const forwarded = trustsProxy(req) ? req.get("x-forwarded-host")?.split(",")[0]?.trim() : undefined
-  const host = forwarded || req.get("host") || "localhost"
+  const host = forwarded || req.headers.host || "localhost"
   const protocol = req.protocol.toLowerCase()
   if ((protocol !== "http" && protocol !== "https") || !HOST.test(host)) {
     throw new UnknownAction("The request's protocol or host is not valid.")
@@ -89,22 +89,32 @@ function originFor(req: ExpressRequest, config: ResolvedConfig): string {
 function mountPath(req: ExpressRequest): string {
   const params = req.params as Record<string, string | string[] | undefined>
   const rest = params["0"] ?? params.splat
+  // `app.use("/auth", …)`: the base URL is the mount path already, unless it has empty segments
+  if (rest === undefined && !req.baseUrl.endsWith("/") && !req.baseUrl.includes("//")) return req.baseUrl
   const restSegments = (Array.isArray(rest) ? rest : (rest ?? "").split("/")).filter(Boolean).length
   const segments = req.baseUrl.split("/").filter(Boolean)
   const base = segments.slice(0, segments.length - restSegments)
   return base.length === 0 ? "" : `/${base.join("/")}`
 }
 
-function toIncoming(req: ExpressRequest, url: URL, body: Record<string, unknown> | undefined): IncomingRequest {
-  return {
-    method: req.method,
-    url,
-    headers: headerReader(req.headers),
-    cookies: parseCookies(req.headers.cookie),
-    body,
-    headerEntries: () => headerEntries(req.headers),
+/** An Express request as the runtime reads it: plain fields, nothing built that the route does not read. */
+class ExpressIncoming implements IncomingRequest {
+  readonly headers: NodeHeaders
+  readonly cookies: CookieJar
+  readonly clientIp?: string
+  constructor(
+    req: ExpressRequest,
+    readonly method: string,
+    readonly url: URL,
+    readonly body: Record<string, unknown> | undefined,
+  ) {
+    this.headers = new NodeHeaders(req.headers)
+    this.cookies = parseCookies(req.headers.cookie)
     // Express's client address: `trust proxy` decides whether X-Forwarded-For is believed
-    ...(req.ip ? { clientIp: req.ip } : {}),
+    if (req.ip) this.clientIp = req.ip
+  }
+  headerEntries(): Iterable<[string, string]> {
+    return headerEntries(this.headers.raw)
   }
 }
 
@@ -114,9 +124,13 @@ function cookieName(setCookie: string): string {
 }
 
 /** Adds `Set-Cookie` lines, each its own header line; earlier lines for the same cookie names are replaced. */
-function setCookies(res: ServerResponse, lines: readonly string[]): void {
-  const ours = new Set(lines.map(cookieName))
+function setCookies(res: ServerResponse, lines: string[]): void {
   const earlier = res.getHeader("set-cookie")
+  if (earlier === undefined) {
+    res.setHeader("Set-Cookie", lines)
+    return
+  }
+  const ours = new Set(lines.map(cookieName))
   const kept = (Array.isArray(earlier) ? earlier : typeof earlier === "string" ? [earlier] : []).filter(
     (line) => !ours.has(cookieName(line)),
   )
@@ -129,18 +143,17 @@ function setCookies(res: ServerResponse, lines: readonly string[]): void {
  * A stream body is piped; when the client goes away the stream is cancelled.
  */
 function write(res: ServerResponse, out: Outgoing): void {
-  const grouped = new Map<string, { name: string; values: string[] }>()
-  for (const [name, value] of out.headers) {
-    const entry = grouped.get(name.toLowerCase())
-    if (entry) entry.values.push(value)
-    else grouped.set(name.toLowerCase(), { name, values: [value] })
-  }
   res.statusCode = out.status
   res.statusMessage = out.statusText
-  for (const [key, { name, values }] of grouped) {
-    if (key === "set-cookie") setCookies(res, values)
-    else res.setHeader(name, values.length === 1 ? (values[0] as string) : values)
+  let cookies: string[] | undefined
+  const { headers } = out
+  for (let i = 0; i < headers.length; i++) {
+    const [name, value] = headers[i] as readonly [string, string]
+    if (name === "Set-Cookie" || (name.length === 10 && name.toLowerCase() === "set-cookie")) (cookies ??= []).push(value)
+    else if (res.hasHeader(name) && sameNameBefore(headers, i, name)) res.appendHeader(name, value)
+    else res.setHeader(name, value)
   }
+  if (cookies) setCookies(res, cookies)
   if (typeof out.body === "string") {
     res.end(out.body)
     return
@@ -148,6 +161,13 @@ function write(res: ServerResponse, out: Outgoing): void {
   res.flushHeaders()
   // a client that disconnects ends the pipeline with a premature-close error: nothing to report
   pipeline(Readable.fromWeb(out.body as NodeReadableStream<Uint8Array>), res).catch(() => undefined)
+}
+
+/** Whether `headers` names `name` (any case) before index `i`: a repeated header is appended, not replaced. */
+function sameNameBefore(headers: Outgoing["headers"], i: number, name: string): boolean {
+  const lower = name.toLowerCase()
+  for (let j = 0; j < i; j++) if ((headers[j] as readonly [string, string])[0].toLowerCase() === lower) return true
+  return false
 }
 
 /**
@@ -172,7 +192,7 @@ const warnedTrustProxy = new WeakSet<ResolvedConfig>()
  */
 function warnIgnoredForwarding(req: ExpressRequest, config: ResolvedConfig): void {
   if (config.origin.pinned || warnedTrustProxy.has(config)) return
-  if (req.get("x-forwarded-proto") === undefined && req.get("x-forwarded-host") === undefined) return
+  if (req.headers["x-forwarded-proto"] === undefined && req.headers["x-forwarded-host"] === undefined) return
   if (trustsProxy(req)) return
   warnedTrustProxy.add(config)
   config.logger.warn("express-trust-proxy")
@@ -201,7 +221,7 @@ export function ExpressAuth(config: ExpressAuthConfig): AuthMiddleware {
         write(res, toOutgoing(jsonResponse("Bad request.", 400), req.method, false))
         return
       }
-      const incoming = toIncoming(req, url, body)
+      const incoming = new ExpressIncoming(req, req.method, url, body)
       const out = finish(await handleRequest(incoming, resolved, basePath), incoming)
       if (!res.headersSent) write(res, out)
     } catch (err) {
@@ -271,7 +291,7 @@ export async function getSession(req: ExpressRequest, config?: ExpressAuthConfig
     warnIgnoredForwarding(req, resolved)
     const url = requestUrl(req, resolved, `${resolved.basePath}/session`)
     // always a GET /session, whatever the method of the app's own request
-    const incoming = { ...toIncoming(req, url, undefined), method: "GET" }
+    const incoming = new ExpressIncoming(req, "GET", url, undefined)
     const { response } = await handleRequest(incoming, resolved)
     if (response.redirect !== undefined || (response.status ?? 200) !== 200) return null
     if (res && !res.headersSent && response.cookies?.length) setCookies(res, response.cookies.map(serializeCookie))

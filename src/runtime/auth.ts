@@ -6,6 +6,7 @@ import { AuthError, UnknownAction, type UntrustedHost } from "../errors.js"
 import type { AuthConfig } from "../types.js"
 import { type ResolvedConfig, resolvedFor } from "./config.js"
 import type { Handled, IncomingRequest, RequestContext, ResponseInternal } from "./context.js"
+import { bodyKind, parseBody } from "./body.js"
 import { parseCookies } from "./cookies.js"
 import { type AuthAction, isAuthAction } from "./env.js"
 import { resolveOrigin } from "./origin.js"
@@ -100,24 +101,8 @@ export async function handleRequest(req: IncomingRequest, config: ResolvedConfig
 /** Reads a web `Request` into the runtime's request shape. Throws `UnknownAction` on a malformed body. */
 export async function fromWebRequest(request: Request): Promise<IncomingRequest> {
   const url = new URL(request.url)
-  let body: Record<string, unknown> | undefined
-  if (request.method === "POST" && request.body) {
-    const type = request.headers.get("content-type") ?? ""
-    if (type.includes("application/json")) {
-      let parsed: unknown
-      try {
-        parsed = await request.json()
-      } catch (err) {
-        throw new UnknownAction("The JSON body could not be parsed.", { err })
-      }
-      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-        throw new UnknownAction("The JSON body must be an object.")
-      }
-      body = parsed as Record<string, unknown>
-    } else if (type.includes("application/x-www-form-urlencoded")) {
-      body = Object.fromEntries(new URLSearchParams(await request.text()))
-    }
-  }
+  const kind = request.method === "POST" && request.body ? bodyKind(request.headers.get("content-type")) : undefined
+  const body = kind ? parseBody(kind, await request.text()) : undefined
   const headers = request.headers
   return {
     method: request.method,

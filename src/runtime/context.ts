@@ -76,3 +76,25 @@ export function toUserRequest(req: IncomingRequest): Request {
   headers.set("content-type", "application/json")
   return new Request(req.url, { method: "POST", headers, body: JSON.stringify(req.body ?? {}) })
 }
+
+/**
+ * The `request` argument for a user function that receives one: the web `Request` itself when the function
+ * declares a parameter for it, else a stand-in that builds it on first use (a web `Request` costs more
+ * than the rest of a sign-in's parsing). The stand-in is `instanceof Request` and forwards every property.
+ */
+export function userRequestFor(fn: (...args: never[]) => unknown, position: number, req: IncomingRequest): Request {
+  if (fn.length !== position) return toUserRequest(req)
+  let real: Request | undefined
+  const target = () => {
+    real ??= toUserRequest(req)
+    return real
+  }
+  return new Proxy(Object.create(Request.prototype) as Request, {
+    get(_, key) {
+      const request = target()
+      const value: unknown = Reflect.get(request, key, request)
+      return typeof value === "function" ? value.bind(request) : value
+    },
+    has: (_, key) => Reflect.has(target(), key),
+  })
+}

@@ -19,9 +19,58 @@ export function parseCookies(header: string | null | undefined): CookieJar {
   return parseCookie(header)
 }
 
+/** Characters `encodeURIComponent` leaves as they are; every one is a valid cookie-octet (RFC 6265 §4.1.1). */
+const PLAIN_VALUE = /^[A-Za-z0-9\-_.!~*'()]*$/
+/** A cookie-name token (RFC 6265 §4.1.1, as the `cookie` package checks it). */
+const NAME = /^[\u0021-\u003A\u003C\u003E-\u007E]+$/
+const PATH = /^[\u0020-\u003A\u003D-\u007E]*$/
+const checkedNames = new Set<string>()
+const expiresText = { at: Number.NaN, text: "" }
+
+/** `Expires` text of a date; the last one is kept (a burst of sign-ins shares one second). */
+function utc(date: Date): string {
+  const at = date.getTime()
+  if (at !== expiresText.at) {
+    expiresText.at = at
+    expiresText.text = date.toUTCString()
+  }
+  return expiresText.text
+}
+
+/**
+ * The `cookie` package's output, built directly for the common case: a known-good name, a value that
+ * needs no encoding, and the options authchart uses. Anything else returns undefined.
+ */
+function plainSetCookie(cookie: OutCookie): string | undefined {
+  const { name, value, options } = cookie
+  if (!checkedNames.has(name)) {
+    if (!NAME.test(name) || checkedNames.size >= 1024) return undefined
+    checkedNames.add(name)
+  }
+  if (!PLAIN_VALUE.test(value)) return undefined
+  const { maxAge, domain, path, expires, httpOnly, secure, partitioned, priority, sameSite } = options
+  if (domain || priority || (maxAge !== undefined && !Number.isInteger(maxAge))) return undefined
+  if (path && !PATH.test(path)) return undefined
+  let out = `${name}=${value}`
+  if (maxAge !== undefined) out += `; Max-Age=${maxAge}`
+  if (path) out += `; Path=${path}`
+  if (expires) {
+    if (!(expires instanceof Date) || !Number.isFinite(expires.getTime())) return undefined
+    out += `; Expires=${utc(expires)}`
+  }
+  if (httpOnly) out += "; HttpOnly"
+  if (secure) out += "; Secure"
+  if (partitioned) out += "; Partitioned"
+  if (sameSite === "lax") out += "; SameSite=Lax"
+  else if (sameSite === "strict" || sameSite === true) out += "; SameSite=Strict"
+  else if (sameSite === "none") out += "; SameSite=None"
+  else if (sameSite) return undefined
+  return out
+}
+
 /** Serialises one `Set-Cookie` value; the value is URI-encoded, attributes in Auth.js order. */
 export function serializeCookie(cookie: OutCookie): string {
-  return stringifySetCookie(cookie.name, cookie.value, cookie.options)
+  return plainSetCookie(cookie) ?? stringifySetCookie(cookie.name, cookie.value, cookie.options)
 }
 
 /**

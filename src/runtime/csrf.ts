@@ -3,7 +3,8 @@
  * written with the newest secret and checked against every secret (and against the comma-joined list
  * Auth.js used), so rotating the secret invalidates no form.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
+import { createHash, timingSafeEqual } from "node:crypto"
+import { randomBytes } from "./random.js"
 import type { OutCookie } from "./cookies.js"
 import type { RequestContext } from "./context.js"
 

@@ -6,8 +6,9 @@
  * accepts exactly what `jose.jwtDecrypt` accepts with Auth.js' options; anything unusual (extra header
  * members, padding or whitespace in a part) goes to `jose` itself through {@link decryptJwtAsync}.
  */
-import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto"
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, timingSafeEqual } from "node:crypto"
 import { errors, jwtDecrypt, type CompactJWEHeaderParameters } from "jose"
+import { randomBytes } from "./random.js"
 
 /** The content encryptions a session token may use. Auth.js writes `A256CBC-HS512`. */
 export type ContentEncryption = "A256CBC-HS512" | "A256GCM"
@@ -86,6 +87,20 @@ function cbcTag(key: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer): Buffe
   return createHmac("sha512", key.subarray(0, 32)).update(aad).update(iv).update(ciphertext).update(al).digest().subarray(0, 32)
 }
 
+const headers = new WeakMap<DerivedKey, Partial<Record<ContentEncryption, { header: string; aad: Buffer }>>>()
+
+/** The encoded protected header of a key and its bytes (the AAD), made once per derived key. */
+function protectedHeader(keys: DerivedKey, enc: ContentEncryption): { header: string; aad: Buffer } {
+  let byEnc = headers.get(keys)
+  if (!byEnc) headers.set(keys, (byEnc = {}))
+  let made = byEnc[enc]
+  if (!made) {
+    const header = Buffer.from(JSON.stringify({ alg: "dir", enc, kid: keys.kid })).toString("base64url")
+    made = byEnc[enc] = { header, aad: Buffer.from(header, "latin1") }
+  }
+  return made
+}
+
 /**
  * Encrypts `payload` (as JSON) into a compact JWE with protected header
  * `{"alg":"dir","enc":…,"kid":…}` and an empty encrypted-key part (RFC 7516 §7.1, RFC 7518 §5.2.2).
@@ -97,8 +112,7 @@ function cbcTag(key: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer): Buffe
  */
 export function encryptJwt(payload: object, keys: DerivedKey, enc: ContentEncryption = "A256CBC-HS512"): string {
   if (keys.key.length !== keyLength(enc)) throw new TypeError(`key length does not fit ${enc}`)
-  const header = Buffer.from(JSON.stringify({ alg: "dir", enc, kid: keys.kid })).toString("base64url")
-  const aad = Buffer.from(header, "latin1")
+  const { header, aad } = protectedHeader(keys, enc)
   const plaintext = Buffer.from(JSON.stringify(payload), "utf8")
   let iv: Buffer, ciphertext: Buffer, tag: Buffer
   if (enc === "A256CBC-HS512") {

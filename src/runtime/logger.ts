@@ -121,11 +121,12 @@ const noop = (): void => {}
 export function createLogger(user: Partial<LoggerInstance> | undefined, debug: boolean): LoggerInstance {
   const error = user?.error ?? defaultError
   const warn = user?.warn ?? defaultWarn
-  const dbg = debug ? (user?.debug ?? defaultDebug) : noop
+  const dbg = user?.debug ?? defaultDebug
   return Object.freeze({
     error: (e: AuthError | Error) => guard(() => error(withSafeMessage(e))),
     warn: (code: WarningCode) => guard(() => warn(code)),
-    debug: (message: string, metadata?: unknown) => guard(() => dbg(escapeControls(String(message)), redact(metadata))),
+    // debug off: nothing to escape or redact (a request logs several debug lines)
+    debug: debug ? (message: string, metadata?: unknown) => guard(() => dbg(escapeControls(String(message)), redact(metadata))) : noop,
   })
 }
 

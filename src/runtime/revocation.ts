@@ -10,7 +10,7 @@
  * the start of that second, so a revocation covers every such token of the second it happened in. A
  * session is revoked when it was issued before the "not before" moment (strictly).
  */
-import { randomBytes } from "node:crypto"
+import { randomBytes } from "./random.js"
 import type { ResolvedConfig } from "./config.js"
 import type { RequestContext } from "./context.js"
 

@@ -2,7 +2,7 @@
  * The flow store port: where a resting flow's snapshot waits for the next request. The default keeps
  * it in one sealed cookie per in-flight flow (nothing to run); a Redis store plugs into the same port.
  */
-import { randomBytes } from "node:crypto"
+import { randomBytes } from "./random.js"
 import { FlowStateError } from "../errors.js"
 import type { CookieOption } from "../types.js"
 import { type CookieJar, type OutCookie, clearChunked, readChunked, writeChunked } from "./cookies.js"

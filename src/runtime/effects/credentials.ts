@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto"
 import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js"
 import type { Identity } from "../../machines/types.js"
 import type { CredentialsConfig } from "../../types.js"
-import { toUserRequest } from "../context.js"
+import { userRequestFor } from "../context.js"
 
 /**
  * Runs `authorize(credentials, request)`. `null` is a wrong login (`CredentialsSignin`); a thrown
@@ -17,7 +17,7 @@ export const authorize = effect<Identity, { params: Record<string, unknown> }>(a
   const provider = ctx.provider?.config as CredentialsConfig
   let user: Awaited<ReturnType<CredentialsConfig["authorize"]>>
   try {
-    user = await provider.authorize(input.params, toUserRequest(ctx.req))
+    user = await provider.authorize(input.params, userRequestFor(provider.authorize, 1, ctx.req))
   } catch (err) {
     if (err instanceof AuthError) throw err
     throw new CallbackRouteError("authorize threw an error.", { err, provider: provider.id })

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { randomBytes } from "node:crypto"
+import { randomBytes } from "../random.js"
 
 /** What one page may use, besides nothing (`default-src 'none'`). */
 export interface PagePolicy {
