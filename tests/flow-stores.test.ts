@@ -4,7 +4,7 @@
  * cookie is a bare random id, the envelope sits in Redis under a PX TTL and is taken on resume, and
  * email sign-in works with no database at all (the pending link lives in Redis).
  */
-import { createHash, randomBytes } from "node:crypto"
+import { createHash } from "node:crypto"
 import { setTimeout as sleep } from "node:timers/promises"
 import { createClient } from "redis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -12,7 +12,7 @@ import type { AuthConfig } from "../src/index.js"
 import Nodemailer from "../src/providers/nodemailer.js"
 import { cookieFlowStore } from "../src/runtime/store.js"
 import { memoryServerState } from "../src/runtime/server-state.js"
-import { RedisFlowStore, RedisServerState, failFastRedisOptions } from "../src/stores/redis.js"
+import { RedisFlowStore, failFastRedisOptions } from "../src/stores/redis.js"
 import {
   FLOW_COOKIE,
   NEW_SECRET,
@@ -24,6 +24,7 @@ import {
   startConfirm,
 } from "./flow-store-conformance.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, setCookies, tamperJwe } from "./helpers.js"
+import { foreignCookie, redisFlowStoreUnderTest } from "./support/redis-flow-fixture.js"
 import { type RedisServer, startRedis } from "./support/redis-server.js"
 import { startSmtp } from "./support/smtp.js"
 
@@ -35,12 +36,6 @@ async function connect(url: string): Promise<Client> {
   client.on("error", () => undefined)
   await client.connect()
   return client
-}
-
-/** A flow sealed under a secret this app does not know (a forgery): its cookie, as the store wrote it. */
-async function foreignCookie(store: ReturnType<typeof cookieFlowStore>): Promise<string> {
-  const { client } = confirmClient(store, { secret: "someone-elses-secret-0123456789abcdef" })
-  return (await startConfirm(client)).cookie
 }
 
 runFlowStoreConformance({
@@ -59,56 +54,19 @@ runFlowStoreConformance({
   },
 })
 
-runFlowStoreConformance({
-  name: "RedisFlowStore on a real redis-server",
-  tamperings: [
-    "an unknown id",
-    "a malformed id",
-    "the sealed envelope sent as the cookie",
-    "the stored envelope altered",
-    "the stored envelope sealed with another secret",
-    "another provider's envelope under this id",
-  ],
-  async make() {
+runFlowStoreConformance(
+  redisFlowStoreUnderTest("RedisFlowStore on a real redis-server", async () => {
     const server = await startRedis()
     const redis = await connect(server.url)
-    const prefix = "conformance:"
-    const store = RedisFlowStore(redis, { prefix })
-    const keyOf = (cookieName: string, id: string) => `${prefix}${cookieName}:${id}`
-    const stored = async (cookieName: string, id: string) => (await redis.get(keyOf(cookieName, id))) as string
-    const tamper: Record<string, Tamper> = {
-      "an unknown id": async () => randomBytes(16).toString("base64url"),
-      "a malformed id": async ({ value }) => `${value.slice(0, 21)}*`,
-      "the sealed envelope sent as the cookie": async ({ name, value }) => stored(name, value),
-      "the stored envelope altered": async ({ name, value }) => {
-        await redis.set(keyOf(name, value), tamperJwe(await stored(name, value)), { PX: 60_000 })
-        return value
-      },
-      "the stored envelope sealed with another secret": async ({ name, value }) => {
-        const forged = await foreignCookie(store)
-        await redis.set(keyOf(name, value), await stored(name, forged), { PX: 60_000 })
-        return value
-      },
-      "another provider's envelope under this id": async ({ name, value }) => {
-        const { client } = confirmClient(store)
-        const csrfToken = await client.csrf()
-        await client.send("/auth/callback/other", { form: { csrfToken, password: "pw" } })
-        const otherId = client.jar.get("authchart.flow.other") as string
-        await redis.set(keyOf(name, value), await stored("authchart.flow.other", otherId), { PX: 60_000 })
-        return value
-      },
-    }
     return {
-      store,
-      serverState: RedisServerState(redis, { prefix: "conformance-state:" }),
-      tamper,
+      redis,
       async teardown() {
         redis.destroy()
         await server.stop()
       },
     }
-  },
-})
+  }),
+)
 
 describe("RedisFlowStore: what lives where", () => {
   let server: RedisServer

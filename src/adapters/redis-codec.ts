@@ -2,6 +2,7 @@
  * The Redis adapter's client shape, and how it stores records: JSON with ISO dates revived on read, replies decoded from the
  * client's strings or buffers, TTLs from expiry dates, and key parts escaped.
  */
+import { deadline } from "../stores/redis-bounded.js"
 import { isDate } from "./types.js"
 import type { AdapterSession, AdapterUser, VerificationToken } from "./types.js"
 
@@ -62,14 +63,15 @@ export function part(value: string): string {
 
 /**
  * The commands `RedisAdapter` sends, typed structurally so that a connected node-redis v4, v5 or v6
- * client (`createClient(...)`) fits without authchart importing `redis`.
+ * client (`createClient(...)`, or `createCluster(...)` for Redis Cluster) fits without authchart
+ * importing `redis`. Every command names one key (a cluster routes it to that key's slot).
  * Replies may be strings, buffers, arrays or sets (RESP2 or RESP3); the adapter reads them all.
  */
 export interface RedisAdapterClient {
   get(key: string): PromiseLike<unknown>
   set(key: string, value: string, options?: { PX?: number; NX?: boolean; XX?: boolean }): PromiseLike<unknown>
   getDel(key: string): PromiseLike<unknown>
-  del(keys: string | string[]): PromiseLike<unknown>
+  del(key: string): PromiseLike<unknown>
   sAdd(key: string, members: string | string[]): PromiseLike<unknown>
   sRem(key: string, members: string | string[]): PromiseLike<unknown>
   sMembers(key: string): PromiseLike<unknown>
@@ -79,4 +81,20 @@ export interface RedisAdapterClient {
   zRemRangeByScore(key: string, min: number | string, max: number | string): PromiseLike<unknown>
 }
 
-/** Options of {@link RedisAdapter}. */
+/** `client` with every command bounded to `ms` (a late reply rejects; the runtime reports it as `AdapterError`). */
+export function boundedClient(client: RedisAdapterClient, ms: number): RedisAdapterClient {
+  const within = <T>(work: PromiseLike<T>, what: string) => deadline(work, ms, what)
+  return {
+    get: (key) => within(client.get(key), "GET"),
+    set: (key, value, options) => within(client.set(key, value, options), "SET"),
+    getDel: (key) => within(client.getDel(key), "GETDEL"),
+    del: (key) => within(client.del(key), "DEL"),
+    sAdd: (key, members) => within(client.sAdd(key, members), "SADD"),
+    sRem: (key, members) => within(client.sRem(key, members), "SREM"),
+    sMembers: (key) => within(client.sMembers(key), "SMEMBERS"),
+    zAdd: (key, members) => within(client.zAdd(key, members), "ZADD"),
+    zRem: (key, members) => within(client.zRem(key, members), "ZREM"),
+    zRange: (key, start, stop) => within(client.zRange(key, start, stop), "ZRANGE"),
+    zRemRangeByScore: (key, min, max) => within(client.zRemRangeByScore(key, min, max), "ZREMRANGEBYSCORE"),
+  }
+}

@@ -23,6 +23,11 @@
  *
  * Dates are stored as ISO 8601 strings and come back as `Date`s (`emailVerified`, `expires`).
  *
+ * Every command names one key, so the adapter runs unchanged on Redis Cluster (a node-redis
+ * `createCluster` client): removing a user's sessions, accounts and passkeys is one `DEL` per key, sent
+ * together. Each command is bounded by `commandTimeout` (default 2 s); a late or failed one rejects, and
+ * the runtime reports it as `AdapterError`.
+ *
  * @example
  * ```ts
  * import { createClient } from "redis"
@@ -43,6 +48,7 @@
 import { randomUUID } from "node:crypto"
 import {
   type RedisAdapterClient,
+  boundedClient,
   defined,
   parsePlain,
   parseSession,
@@ -62,6 +68,8 @@ export type { RedisAdapterClient } from "./redis-codec.js"
 export interface RedisAdapterOptions {
   /** Prepended to every key. Default `"authchart:"`. Give each app (or test) its own. */
   prefix?: string
+  /** Upper bound on one Redis command, in milliseconds. Default 2 000. */
+  commandTimeout?: number
 }
 
 function fail(message: string): never {
@@ -82,7 +90,9 @@ function fail(message: string): never {
  * Each command is atomic on its own; multi-key writes are ordered so that an interrupted one leaves at
  * worst an index entry pointing at nothing, which reads treat as absent.
  */
-export function RedisAdapter(client: RedisAdapterClient, { prefix = "authchart:" }: RedisAdapterOptions = {}): CompleteAdapter {
+export function RedisAdapter(redis: RedisAdapterClient, options: RedisAdapterOptions = {}): CompleteAdapter {
+  const prefix = options.prefix ?? "authchart:"
+  const client = boundedClient(redis, options.commandTimeout ?? 2000)
   const keys = {
     user: (id: string) => `${prefix}user:${part(id)}`,
     userByEmail: (email: string) => `${prefix}user-by-email:${part(email)}`,
@@ -121,9 +131,9 @@ export function RedisAdapter(client: RedisAdapterClient, { prefix = "authchart:"
     const index = keys.userSessions(userId)
     const tokens = strings(await client.zRange(index, 0, -1))
     if (tokens.length === 0) return 0
-    const removed = Number(await client.del(tokens.map(keys.session)))
+    const removed = await Promise.all(tokens.map((token) => client.del(keys.session(token))))
     await client.zRem(index, tokens)
-    return removed
+    return removed.reduce((sum: number, n) => sum + Number(n), 0)
   }
 
   return {
@@ -175,13 +185,14 @@ export function RedisAdapter(client: RedisAdapterClient, { prefix = "authchart:"
       await deleteSessionsOf(userId)
       const accountRefs = strings(await client.sMembers(keys.userAccounts(userId)))
       const credentialIDs = strings(await client.sMembers(keys.userAuthenticators(userId)))
-      await client.del([
+      const owned = [
         ...accountRefs.map(keys.account),
         ...credentialIDs.map(keys.authenticator),
         keys.userAccounts(userId),
         keys.userSessions(userId),
         keys.userAuthenticators(userId),
-      ])
+      ]
+      await Promise.all(owned.map((key) => client.del(key)))
       return user
     },
 

@@ -12,6 +12,11 @@
  * and a failure is `FlowStoreUnavailable` (`error=Configuration`), with no flow cookie set. Create the
  * client with {@link failFastRedisOptions} so commands fail at once while Redis is down.
  *
+ * Redis Cluster: pass a node-redis `createCluster` client instead, made with
+ * {@link failFastClusterOptions} and followed by {@link followFailover}. Every command of the store,
+ * the port and the Redis adapter names one key (Lua scripts touch only the keys passed to them), so each
+ * is routed to one slot; no command lists keys.
+ *
  * @example
  * ```ts
  * import { createClient } from "redis"
@@ -27,6 +32,13 @@ import { type FlowEnvelope, type FlowStore, type FlowStoreIO, sealEnvelope, unse
 import { bounded as boundedCommand } from "./redis-bounded.js"
 
 export { RedisServerState, type RedisServerStateClient, type RedisServerStateOptions } from "./redis-server-state.js"
+export {
+  type FailoverCluster,
+  type FollowFailoverOptions,
+  failFastClusterOptions,
+  failFastRedisOptions,
+  followFailover,
+} from "./redis-client.js"
 
 const bounded = <T>(work: Promise<T>, ms: number, what: string) =>
   boundedCommand(work, ms, what, "The sign-in state store (Redis) is unavailable.")
@@ -48,22 +60,9 @@ export interface RedisFlowStoreOptions {
 const ID = /^[A-Za-z0-9_-]{22}$/
 
 /**
- * node-redis client options that fail fast while Redis is unreachable: no offline queue, bounded
- * reconnects, socket and connect timeouts, and a ping that keeps idle sockets honest.
+ * The flow store on Redis (one server or a cluster): the cookie holds a random id, the sealed envelope
+ * sits at `prefix + cookieName + ":" + id` with the flow's TTL, taken once on resume (`GETDEL`).
  */
-export function failFastRedisOptions(url: string, timeoutMs = 1000) {
-  return {
-    url,
-    disableOfflineQueue: true,
-    pingInterval: Math.max(100, Math.floor(timeoutMs / 3)),
-    socket: {
-      connectTimeout: timeoutMs,
-      socketTimeout: timeoutMs,
-      reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000),
-    },
-  }
-}
-
 export function RedisFlowStore(client: RedisFlowStoreClient, options: RedisFlowStoreOptions = {}): FlowStore {
   const prefix = options.prefix ?? "authchart:flow:"
   const limit = options.commandTimeout ?? 2000

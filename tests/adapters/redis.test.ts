@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto"
 import { setTimeout as sleep } from "node:timers/promises"
-import { ClientOfflineError, SocketClosedUnexpectedlyError, SocketTimeoutError } from "redis"
+import { ClientOfflineError, SocketClosedUnexpectedlyError, SocketTimeoutError, createClient } from "redis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { RedisAdapter } from "../../src/adapters/redis.js"
 import { connectClient, startRedis } from "../support/redis-server.js"
@@ -188,6 +188,24 @@ describe("RedisAdapter when Redis fails (fail-fast client)", () => {
     } finally {
       stalled.thaw()
       await closeQuietly(faulty)
+      await stalled.stop()
+    }
+  })
+
+  it("a stalled server and a client with no socket timeout: the adapter's own bound rejects each call", async () => {
+    const stalled = await startRedis()
+    const lax = createClient({ url: stalled.url })
+    lax.on("error", () => undefined)
+    await lax.connect()
+    try {
+      const adapter = RedisAdapter(lax, { prefix: "fault:", commandTimeout: 200 })
+      const user = await adapter.createUser(newUser())
+      stalled.freeze()
+      await expect(adapter.getUser(user.id)).rejects.toThrow("redis GET took longer than 200 ms")
+      await expect(adapter.deleteUserSessions(user.id)).rejects.toThrow("redis ZRANGE took longer than 200 ms")
+    } finally {
+      stalled.thaw()
+      await closeQuietly(lax as unknown as TestRedisClient)
       await stalled.stop()
     }
   })

@@ -4,7 +4,9 @@
  * database sessions in a shared Redis. Listens on 127.0.0.1:PORT and prints `ready <port>`.
  *
  * Environment:
- * - `PORT` (0: any free port), `AUTH_SECRET` (the same on every instance), `REDIS_URL`
+ * - `PORT` (0: any free port), `AUTH_SECRET` (the same on every instance), and either `REDIS_URL` (one
+ *   Redis, `createClient`) or `REDIS_CLUSTER` (comma-separated node URLs: Redis Cluster, `createCluster`
+ *   with `failFastClusterOptions` and `followFailover`); every Redis-backed part takes either client
  * - `FLOW_STORE`: `redis` (default, `RedisFlowStore`) or `cookie` (the sealed cookie store)
  * - `SESSIONS`: `database` (default, `RedisAdapter` on the same Redis) or `jwt` (no adapter)
  * - `OIDC_ISSUER`, `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET`: an OIDC provider with id `idp`
@@ -12,23 +14,25 @@
  * - `SERVER_STATE`: `redis` (default, `RedisServerState`: single use, attempt counts and revocation
  *   shared by the instances) or `memory` (each instance its own)
  * - `TOTP=1`: the credentials provider with a TOTP step (tests/fixtures/credentials-with-totp.ts)
+ * - `PASSKEY=1`: the Passkey provider (WebAuthn; needs `SESSIONS=database`)
  * - `RATE_LIMIT=1`: `rateLimit: { enabled: true }` (the production defaults, counted in the server
  *   state); otherwise `rateLimit: false`, also under NODE_ENV=production
  *
  * Every error the library logs is one stderr line `auth-error <type>: <message>`. `GET /__health`
- * answers `{ pid, redis: <client ready> }`; `GET /me` is the session through `getSession`;
+ * answers `{ pid, redis: <client ready (cluster: open)> }`; `GET /me` is the session through `getSession`;
  * `POST /__revoke/<userId>` calls `revokeSessions` (what an admin page or a password change would do).
  */
 import express from "express"
 import type { Request, Response } from "express"
-import { createClient } from "redis"
+import { createClient, createCluster } from "redis"
 import type { Adapter } from "../../src/adapters/types.js"
 import { RedisAdapter } from "../../src/adapters/redis.js"
 import { type AuthConfig, revokeSessions } from "../../src/index.js"
 import { ExpressAuth, getSession } from "../../src/integration/express.js"
 import Nodemailer from "../../src/providers/nodemailer.js"
+import Passkey from "../../src/providers/passkey.js"
 import { cookieFlowStore } from "../../src/runtime/store.js"
-import { RedisFlowStore, RedisServerState, failFastRedisOptions } from "../../src/stores/redis.js"
+import { RedisFlowStore, RedisServerState, failFastClusterOptions, failFastRedisOptions, followFailover } from "../../src/stores/redis.js"
 import { appConfig } from "../fixtures/credentials-with-totp.js"
 
 function required(name: string): string {
@@ -37,11 +41,25 @@ function required(name: string): string {
   return value
 }
 
+/** The shared Redis: one server, or a cluster whose slot map follows a failover. Errors never crash the process. */
+async function connectRedis() {
+  const nodes = process.env.REDIS_CLUSTER
+  if (nodes) {
+    const cluster = createCluster(failFastClusterOptions(nodes.split(",")))
+    cluster.on("error", () => undefined)
+    followFailover(cluster)
+    await cluster.connect()
+    return { redis: cluster, ready: () => cluster.isOpen }
+  }
+  const client = createClient(failFastRedisOptions(required("REDIS_URL")))
+  client.on("error", () => undefined) // counted as errors by the store
+  await client.connect()
+  return { redis: client, ready: () => client.isReady }
+}
+
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 0)
-  const redis = createClient(failFastRedisOptions(required("REDIS_URL")))
-  redis.on("error", () => undefined) // counted as errors by the store; never crash the process
-  await redis.connect()
+  const { redis, ready } = await connectRedis()
 
   const database = (process.env.SESSIONS ?? "database") === "database"
   const providers: unknown[] = []
@@ -58,6 +76,7 @@ async function main(): Promise<void> {
   if (process.env.SMTP_URL) providers.push(Nodemailer({ server: process.env.SMTP_URL, from: "authchart <auth@example.test>" }))
   const totp = process.env.TOTP === "1" ? appConfig(required("AUTH_SECRET")) : undefined
   if (totp) providers.push(...totp.providers)
+  if (process.env.PASSKEY === "1") providers.push(Passkey())
 
   const config: AuthConfig = {
     secret: required("AUTH_SECRET"),
@@ -66,6 +85,7 @@ async function main(): Promise<void> {
     flowStore: (process.env.FLOW_STORE ?? "redis") === "redis" ? RedisFlowStore(redis, { prefix: "app:flow:" }) : cookieFlowStore(),
     ...((process.env.SERVER_STATE ?? "redis") === "redis" ? { serverState: RedisServerState(redis, { prefix: "app:state:" }) } : {}),
     ...(totp ? { flows: totp.flows } : {}),
+    ...(process.env.PASSKEY === "1" ? { experimental: { enableWebAuthn: true } } : {}),
     // off unless asked: the load bench runs these processes with NODE_ENV=production from one client
     rateLimit: process.env.RATE_LIMIT === "1" ? { enabled: true } : false,
     ...(database ? { adapter: RedisAdapter(redis, { prefix: "app:" }) as Adapter, session: { strategy: "database" as const } } : {}),
@@ -80,7 +100,7 @@ async function main(): Promise<void> {
   app.disable("x-powered-by")
   app.use("/auth", ExpressAuth(config))
   app.get("/__health", (_req: Request, res: Response) => {
-    res.json({ pid: process.pid, redis: redis.isReady })
+    res.json({ pid: process.pid, redis: ready() })
   })
   app.post("/__revoke/:userId", async (req: Request, res: Response, next) => {
     try {

@@ -59,11 +59,11 @@ async function exited(child: ChildProcess): Promise<void> {
   await once(child, "exit")
 }
 
-function spawnOnce(port: number): Promise<ChildProcess> {
+function spawnOnce(port: number, extraArgs: readonly string[]): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"],
+      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", ...extraArgs],
       { stdio: ["ignore", "pipe", "pipe"] },
     )
     let output = ""
@@ -95,15 +95,20 @@ function spawnOnce(port: number): Promise<ChildProcess> {
   })
 }
 
+export interface StartRedisOptions {
+  /** More `redis-server` arguments, given the port the server will listen on (e.g. cluster mode's). */
+  args?: (port: number) => Promise<readonly string[]> | readonly string[]
+}
+
 /** Starts a redis-server on a free loopback port; retries when another process grabs the port first. */
-export async function startRedis(): Promise<RedisServer> {
+export async function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
   installExitHook()
   let lastError: unknown
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const port = await freePort()
     let child: ChildProcess
     try {
-      child = await spawnOnce(port)
+      child = await spawnOnce(port, (await options.args?.(port)) ?? [])
     } catch (err) {
       lastError = err
       if (err instanceof Error && err.message.includes("not installed")) throw err

@@ -1,0 +1,101 @@
+/**
+ * Every Redis-backed part of authchart on a real Redis Cluster (six redis-server processes on loopback,
+ * three masters and three replicas, tests/support/redis-cluster.ts), through the node-redis
+ * `createCluster` client an app would make (`failFastClusterOptions`, `followFailover`): the same
+ * conformance suites as on one redis-server (flow store, server-state port, adapter), unchanged. Then
+ * what only a cluster can get wrong: keys of one owner in one slot, and operations over a user's keys
+ * spread across all three masters (a multi-key command there would be refused with CROSSSLOT).
+ *
+ * One cluster for the whole file, started by the first suite that needs it.
+ */
+import { randomUUID } from "node:crypto"
+import { createClient } from "redis"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { RedisAdapter } from "../src/adapters/redis.js"
+import { notBeforeKey, stateKey } from "../src/runtime/server-state.js"
+import { RedisServerState, followFailover } from "../src/stores/redis.js"
+import { inDays, newUser, runAdapterConformance } from "./adapters/conformance.js"
+import { runFlowStoreConformance } from "./flow-store-conformance.js"
+import { runServerStateConformance } from "./server-state-conformance.js"
+import { type RedisClusterHandle, type TestClusterClient, connectCluster, startRedisCluster } from "./support/redis-cluster.js"
+import { redisFlowStoreUnderTest } from "./support/redis-flow-fixture.js"
+
+let started: Promise<RedisClusterHandle> | undefined
+const cluster = () => {
+  started ??= startRedisCluster()
+  return started
+}
+afterAll(async () => {
+  await (await started)?.stop()
+}, 20_000)
+
+/** A cluster client for one suite, closed with it. */
+async function client(): Promise<{ redis: TestClusterClient; teardown(): Promise<void> }> {
+  const redis = await connectCluster((await cluster()).urls)
+  return { redis, teardown: async () => redis.destroy() }
+}
+
+runFlowStoreConformance(redisFlowStoreUnderTest("RedisFlowStore on Redis Cluster", client))
+
+runServerStateConformance({
+  name: "RedisServerState on Redis Cluster",
+  async make() {
+    const { redis, teardown } = await client()
+    return { state: RedisServerState(redis, { prefix: "conformance:" }), teardown }
+  },
+})
+
+runAdapterConformance("redis on Redis Cluster", async () => {
+  const { redis, teardown } = await client()
+  return { adapter: RedisAdapter(redis, { prefix: `conformance-${randomUUID()}:` }), teardown }
+})
+
+describe("Redis Cluster: where the keys go", () => {
+  let handle: RedisClusterHandle
+  let redis: TestClusterClient
+  let teardown: () => Promise<void>
+  beforeAll(async () => {
+    handle = await cluster()
+    ;({ redis, teardown } = await client())
+  })
+  afterAll(async () => teardown?.())
+
+  it("the cluster is three masters with a replica each, and the client knows all three", async () => {
+    expect(handle.nodes).toHaveLength(6)
+    expect(redis.masters).toHaveLength(3)
+    const masters = new Set(await Promise.all(["a", "b", "c", "d", "e", "f", "g", "h"].map(async (k) => (await handle.masterOf(k)).port)))
+    expect(masters.size).toBeGreaterThan(1)
+  })
+
+  it("every server-state key of one user hashes to one slot (the {owner} tag), whatever the prefix", async () => {
+    const prefix = "authchart:state:"
+    const keys = [stateKey("totp", "user-42", 57_300_123), stateKey("attempts", "user-42", "totp"), notBeforeKey("user-42")]
+    const slots = await Promise.all(keys.map((key) => handle.slotOf(`${prefix}${key}`)))
+    expect(new Set(slots).size).toBe(1)
+    expect(await handle.slotOf(`${prefix}${stateKey("totp", "user-43", 57_300_123)}`)).not.toBe(slots[0])
+  })
+
+  it("a user's sessions spread over every master: signing out everywhere and deleting the user remove each one", async () => {
+    const prefix = `spread-${randomUUID()}:`
+    const adapter = RedisAdapter(redis, { prefix })
+    const user = await adapter.createUser(newUser())
+    const tokens = Array.from({ length: 12 }, () => randomUUID())
+    for (const sessionToken of tokens) await adapter.createSession({ sessionToken, userId: user.id, expires: inDays(1) })
+    const owners = new Set(await Promise.all(tokens.map(async (token) => (await handle.masterOf(`${prefix}session:${token}`)).port)))
+    expect(owners.size).toBe(3) // the session keys really live on all three masters
+
+    expect(await adapter.deleteUserSessions(user.id)).toBe(12)
+    for (const sessionToken of tokens) expect(await adapter.getSessionAndUser(sessionToken)).toBeNull()
+
+    for (const sessionToken of tokens) await adapter.createSession({ sessionToken, userId: user.id, expires: inDays(1) })
+    await adapter.linkAccount({ userId: user.id, type: "oidc", provider: "idp", providerAccountId: randomUUID() })
+    await adapter.deleteUser(user.id)
+    for (const sessionToken of tokens) expect(await adapter.getSessionAndUser(sessionToken)).toBeNull()
+    expect(await adapter.getUser(user.id)).toBeNull()
+  })
+
+  it("followFailover refuses a client without a cluster slot map (a plain createClient client)", () => {
+    const single = createClient({ url: handle.urls[0] })
+    expect(() => followFailover(single as never)).toThrow(TypeError)
+  })
+})

@@ -1,0 +1,180 @@
+/**
+ * A real, throwaway Redis Cluster for tests: six redis-server processes on loopback (started by
+ * tests/support/redis-server.ts, so the same port retries, fault signals and exit hook apply) in cluster
+ * mode, joined by `redis-cli --cluster create … --cluster-replicas 1 --cluster-yes` into three masters
+ * with one replica each, ready once every node reports `cluster_state:ok`. Node configs live in a temp
+ * directory removed by `stop()`.
+ *
+ * The node timeout is short (default 1 s) and replicas may always take over
+ * (`cluster-replica-validity-factor 0`), so a killed master is replaced within a few seconds;
+ * `cluster-require-full-coverage no` keeps the other masters' slots served meanwhile.
+ *
+ * Start one cluster per test file and share it across the suites in that file (about 2 s to start).
+ */
+import { execFile } from "node:child_process"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { setTimeout as sleep } from "node:timers/promises"
+import { promisify } from "node:util"
+import { createClient, createCluster } from "redis"
+import { failFastClusterOptions, followFailover } from "../../src/stores/redis.js"
+import { type RedisServer, freePort, startRedis } from "./redis-server.js"
+
+const run = promisify(execFile)
+const NODES = 6
+
+export interface RedisClusterOptions {
+  /** `cluster-node-timeout`: how long a silent master is waited for before its replica takes over. Default 1 000 ms. */
+  nodeTimeoutMs?: number
+}
+
+export interface ClusterNode extends RedisServer {
+  /** `127.0.0.1:<port>` as the cluster names it. */
+  address: string
+}
+
+export interface RedisClusterHandle {
+  nodes: readonly ClusterNode[]
+  /** `redis://127.0.0.1:<port>` of every node, to pass as root nodes. */
+  urls: readonly string[]
+  /** The node that currently serves `key`'s hash slot as master (asked of a live node). */
+  masterOf(key: string): Promise<ClusterNode>
+  /** The hash slot of `key` (CLUSTER KEYSLOT). */
+  slotOf(key: string): Promise<number>
+  /** Resolves once every live node reports `cluster_state:ok` and `slot` is served by a live master. */
+  waitUntilServed(slot: number, timeoutMs?: number): Promise<ClusterNode>
+  /** Stops every node and removes the config directory. */
+  stop(): Promise<void>
+}
+
+/** One command to one node, on a short-lived connection. */
+async function ask(node: RedisServer, args: string[]): Promise<unknown> {
+  const client = createClient({ url: node.url, disableOfflineQueue: true, socket: { connectTimeout: 1_000, reconnectStrategy: false } })
+  client.on("error", () => undefined)
+  try {
+    await client.connect()
+    return await client.sendCommand(args)
+  } finally {
+    client.destroy()
+  }
+}
+
+const text = (reply: unknown) => (typeof reply === "string" ? reply : Buffer.isBuffer(reply) ? reply.toString() : String(reply))
+
+async function clusterInfo(node: RedisServer): Promise<Record<string, string>> {
+  const lines = text(await ask(node, ["CLUSTER", "INFO"])).split(/\r?\n/)
+  return Object.fromEntries(lines.filter((l) => l.includes(":")).map((l) => l.split(":", 2) as [string, string]))
+}
+
+/** The master port of `slot` according to `node` (CLUSTER SLOTS: [from, to, [host, port, id], …replicas]). */
+async function masterPortOf(node: RedisServer, slot: number): Promise<number | undefined> {
+  const ranges = (await ask(node, ["CLUSTER", "SLOTS"])) as [number, number, [string, number, string]][]
+  const range = ranges.find(([from, to]) => slot >= from && slot <= to)
+  return range ? Number(range[2][1]) : undefined
+}
+
+const alive = (node: RedisServer, dead: Set<number>) => !dead.has(node.port)
+
+/** A connected cluster client, as an app creates it (README): fail-fast options, following failovers. */
+export type TestClusterClient = ReturnType<typeof createCluster> & { errors: Error[] }
+
+/** Connects a cluster client to `urls` the documented way; errors go to `errors`. Close with `destroy()`. */
+export async function connectCluster(urls: readonly string[]): Promise<TestClusterClient> {
+  const errors: Error[] = []
+  const cluster = createCluster(failFastClusterOptions(urls))
+  cluster.on("error", (err: Error) => errors.push(err))
+  followFailover(cluster)
+  await cluster.connect()
+  return Object.assign(cluster, { errors })
+}
+
+/** Every key matching `pattern` on every master (KEYS per node: for tests, never a hot path). */
+export async function keysEverywhere(cluster: ReturnType<typeof createCluster>, pattern: string): Promise<string[]> {
+  const perNode = await Promise.all(cluster.masters.map(async (master) => (await cluster.nodeClient(master)).keys(pattern)))
+  return perNode.flat().map(String).sort()
+}
+
+/** Starts six nodes, creates the cluster (3 masters, 3 replicas) and waits for `cluster_state:ok`. */
+export async function startRedisCluster(options: RedisClusterOptions = {}): Promise<RedisClusterHandle> {
+  const nodeTimeout = options.nodeTimeoutMs ?? 1_000
+  const dir = await mkdtemp(join(tmpdir(), "authchart-cluster-"))
+  const dead = new Set<number>()
+  const args = async (port: number) => [
+    "--cluster-enabled",
+    "yes",
+    "--cluster-config-file",
+    join(dir, `nodes-${port}.conf`),
+    "--cluster-port",
+    String(await freePort()),
+    "--cluster-node-timeout",
+    String(nodeTimeout),
+    "--cluster-replica-validity-factor",
+    "0",
+    "--cluster-require-full-coverage",
+    "no",
+    "--dir",
+    dir,
+  ]
+  const servers = await Promise.all(Array.from({ length: NODES }, () => startRedis({ args })))
+  const nodes: ClusterNode[] = servers.map((server) => ({
+    ...server,
+    address: `127.0.0.1:${server.port}`,
+    kill: async () => {
+      dead.add(server.port)
+      await server.kill()
+    },
+    stop: async () => {
+      dead.add(server.port)
+      await server.stop()
+    },
+  }))
+  const stop = async () => {
+    await Promise.all(nodes.map((node) => node.stop()))
+    await rm(dir, { recursive: true, force: true })
+  }
+  try {
+    await run("redis-cli", ["--cluster", "create", ...nodes.map((n) => n.address), "--cluster-replicas", "1", "--cluster-yes"], {
+      timeout: 30_000,
+    })
+    const live = () => nodes.filter((n) => alive(n, dead))
+    const byPort = (port: number | undefined) => nodes.find((n) => n.port === port)
+
+    const waitUntilServed = async (slot: number, timeoutMs = 15_000): Promise<ClusterNode> => {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const infos = await Promise.all(live().map((n) => clusterInfo(n).catch(() => ({}) as Record<string, string>)))
+        const ok = infos.every((info) => info.cluster_state === "ok")
+        const port = ok ? await masterPortOf(live()[0] as ClusterNode, slot).catch(() => undefined) : undefined
+        const master = byPort(port)
+        if (master && alive(master, dead)) return master
+        if (Date.now() > deadline) throw new Error(`slot ${slot} not served by a live master within ${timeoutMs} ms`)
+        await sleep(50)
+      }
+    }
+    const slotOf = async (key: string) => Number(await ask(live()[0] as ClusterNode, ["CLUSTER", "KEYSLOT", key]))
+    // every slot covered and every node agreeing: slot 0 is enough once all report ok with 6 known nodes
+    const deadline = Date.now() + 20_000
+    for (;;) {
+      const infos = await Promise.all(nodes.map((n) => clusterInfo(n)))
+      if (infos.every((i) => i.cluster_state === "ok" && i.cluster_known_nodes === String(NODES) && i.cluster_slots_ok === "16384")) break
+      if (Date.now() > deadline) throw new Error(`the cluster did not reach cluster_state:ok: ${JSON.stringify(infos[0])}`)
+      await sleep(50)
+    }
+    return {
+      nodes,
+      urls: nodes.map((n) => n.url),
+      slotOf,
+      waitUntilServed,
+      async masterOf(key) {
+        const master = byPort(await masterPortOf(live()[0] as ClusterNode, await slotOf(key)))
+        if (!master) throw new Error(`no master known for ${key}`)
+        return master
+      },
+      stop,
+    }
+  } catch (err) {
+    await stop()
+    throw err
+  }
+}
