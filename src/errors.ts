@@ -16,6 +16,7 @@ import { AuthError, type ErrorType } from "./errors/auth-error.js"
 import type {
   AccessDenied,
   AdapterError,
+  BackchannelLogoutError,
   CallbackRouteError,
   DuplicateConditionalUI,
   ErrorPageLoop,
@@ -78,6 +79,7 @@ export type AnyAuthError =
   | AccessDenied
   | AccountNotLinked
   | AdapterError
+  | BackchannelLogoutError
   | CallbackRouteError
   | CredentialsSignin
   | DuplicateConditionalUI

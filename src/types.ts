@@ -327,6 +327,7 @@ export type RateLimitRuleName =
   | "emailClient"
   | "webauthnClient"
   | "oauthClient"
+  | "backchannelClient"
   | "client"
 
 /** At most `max` hits in a fixed window of `window` seconds (the window starts at the first hit). */
@@ -450,4 +451,32 @@ export interface AuthConfig {
   inspect?: InspectOption
   /** Extra route rows served under the base path (for example the inspector page). */
   routes?: readonly Route[]
+  /**
+   * Logging out at the identity provider too (README "Logout at the provider"): RP-initiated logout on
+   * `POST /signout` and the back-channel logout receiver `POST /backchannel-logout/<provider>`.
+   */
+  logout?: LogoutOptions
+}
+
+/** `logout` in the config (README "Logout at the provider"). */
+export interface LogoutOptions {
+  /**
+   * The OIDC provider `POST /signout` logs out at when the request names none (`provider` field).
+   * Default: none, so a plain `POST /signout` signs out locally only, as in Auth.js.
+   */
+  provider?: string
+  /**
+   * The `post_logout_redirect_uri` sent to the provider, exactly as registered there: the absolute URL
+   * of `<basePath>/signout-callback`. Default `<origin><basePath>/signout-callback` (the origin as for
+   * `redirect_uri`: `AUTH_URL` when set).
+   */
+  postLogoutRedirectUri?: string
+  /**
+   * JWT strategy: keep the provider's ID token in the (encrypted) session token, so RP-initiated
+   * logout can send it as `id_token_hint`. Adds about 1 kB to the session cookie. Default false. The
+   * database strategy reads it from the account row (where Auth.js stores `id_token`).
+   */
+  keepIdToken?: boolean
+  /** Seconds a back-channel logout token may be old (its `iat`). Default 300. */
+  maxTokenAge?: number
 }

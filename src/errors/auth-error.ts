@@ -5,6 +5,7 @@ export type ErrorType =
   | "AccessDenied"
   | "AdapterError"
   | "AuthError"
+  | "BackchannelLogoutError"
   | "CallbackRouteError"
   | "CredentialsSignin"
   | "DuplicateConditionalUI"

@@ -113,6 +113,15 @@ export class SessionTokenError extends AuthError {
   declare readonly type: typeof SessionTokenError.type
 }
 
+/**
+ * A back-channel logout request that was refused: no or a malformed `logout_token`, a bad signature,
+ * wrong `iss`/`aud`, too old, replayed, or not a logout token. Answered 400 `{"error":"invalid_request"}`.
+ */
+export class BackchannelLogoutError extends AuthError {
+  static override readonly type = "BackchannelLogoutError" as const
+  declare readonly type: typeof BackchannelLogoutError.type
+}
+
 /** Sign-out failed to destroy the session. Logged; the cookies are cleared anyway. */
 export class SignOutError extends AuthError {
   static override readonly type = "SignOutError" as const

@@ -13,7 +13,7 @@ import { resolveOrigin } from "./origin.js"
 import { CONFIG_MESSAGE, configErrorPage, configErrorResponse, json, toOutgoing, toWebResponse, type Outgoing } from "./respond.js"
 import { EXTRA_ACTIONS, route } from "./routes.js"
 
-const PROVIDER_ACTIONS: ReadonlySet<string> = new Set(["signin", "callback", "webauthn-options"])
+const PROVIDER_ACTIONS: ReadonlySet<string> = new Set(["signin", "callback", "webauthn-options", "backchannel-logout"])
 
 /** The body of every malformed request: 400 with the JSON string "Bad request." (Auth.js). */
 function badRequest(config: ResolvedConfig, reason: string): Handled {

@@ -33,6 +33,7 @@ import { canServe, type OriginPolicy, originPolicy } from "./origin.js"
 import { cookieFlowStore, type FlowStore } from "./store.js"
 import { memoryServerState, type ServerState } from "./server-state.js"
 import { type ResolvedRateLimit, resolveRateLimit } from "./rate-limit-rules.js"
+import { type ResolvedLogout, resolveLogout } from "./logout/options.js"
 
 /** Markers compared by identity, as in Auth.js. */
 export const raw: unique symbol = Symbol("return-type-raw")
@@ -103,6 +104,8 @@ export interface ResolvedConfig {
   /** The inspection stream's receivers (none unless `inspect` is configured). */
   readonly inspectors: Readonly<ReturnType<typeof inspectorsOf>>
   readonly adapter: unknown
+  /** Logout at the provider: RP-initiated and back-channel (README "Logout at the provider"). */
+  readonly logout: ResolvedLogout
   /** The configuration error every request answers with, or null. Logged once at resolve time. */
   readonly configError: AuthError | null
 }
@@ -218,6 +221,7 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
     routes: Object.freeze([...(config.routes ?? [])]),
     extraActions: new Set([...EXTRA_ACTIONS, ...(config.routes ?? []).map((r) => r.action)]),
     adapter: config.adapter,
+    logout: resolveLogout(config.logout),
   }
   const configError = originError ?? providerError ?? assertConfig(config, base) ?? missingOptionalPeers(providers.values())
   if (configError) logger.error(configError)

@@ -11,7 +11,7 @@ import { rateLimitMessage } from "./pages/signin.js"
 import { NO_CACHE, json, pageUrl, redirect } from "./respond.js"
 
 /** Routes whose callers read JSON (fetch), not pages. */
-const API_ACTIONS: ReadonlySet<string> = new Set(["webauthn-options", "session", "csrf", "providers"])
+const API_ACTIONS: ReadonlySet<string> = new Set(["webauthn-options", "session", "csrf", "providers", "backchannel-logout"])
 
 /** The rate-limit header fields of a refusal under `rule`. */
 export function rateLimitHeaders(name: RateLimitRuleName, rule: RateLimitRule, retryAfter: number): Record<string, string> {

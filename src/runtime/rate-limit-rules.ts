@@ -13,6 +13,7 @@ export const DEFAULT_RULES: Readonly<Record<RateLimitRuleName, RateLimitRule>> =
   emailClient: { window: 60 * 60, max: 10 },
   webauthnClient: { window: 60, max: 30 },
   oauthClient: { window: 60, max: 30 },
+  backchannelClient: { window: 60, max: 120 },
   client: { window: 60, max: 300 },
 })
 

@@ -54,6 +54,8 @@ function rulesFor(ctx: RequestContext): { name: RateLimitRuleName; account?: str
   const method = ctx.req.method
   if (action === "session" && method === "GET") return []
   const out: { name: RateLimitRuleName; account?: string }[] = [{ name: "client" }]
+  const route: string = action // authchart's own actions are not Auth.js' AuthAction
+  if (route === "backchannel-logout") return [...out, { name: "backchannelClient" }]
   switch (ctx.provider?.type) {
     case "credentials": {
       if (action !== "callback" || method !== "POST" || param(ctx.req, "step") !== undefined) break

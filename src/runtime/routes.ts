@@ -18,6 +18,8 @@ import { sessionStrategy } from "./session.js"
 import { signOutEverywhere, wantsEverywhere } from "./sign-out-everywhere.js"
 import { clearCookie } from "./cookies.js"
 import { rateLimitGate } from "./rate-limit.js"
+import { backchannelLogout } from "./logout/backchannel.js"
+import { providerLogoutOf, providerLogoutUrl, signOutCallback } from "./logout/rp-initiated.js"
 
 /**
  * A row of the route table. Besides the nine Auth.js actions, authchart serves a few of its own
@@ -66,9 +68,11 @@ async function toSignInPage(ctx: RequestContext): Promise<Handled> {
 
 async function signOut(ctx: RequestContext): Promise<Handled> {
   const callback = await resolveCallbackUrl(ctx)
+  const atProvider = await providerLogoutOf(ctx)
   if (wantsEverywhere(ctx)) await signOutEverywhere(ctx)
   const cookies = await sessionStrategy(ctx).destroy(ctx)
-  return { response: redirect(callback.url, cookies) }
+  const target = atProvider && (await providerLogoutUrl(ctx, atProvider, callback.url))
+  return { response: redirect(target || callback.url, cookies) }
 }
 
 function matches(row: FlowRoute, ctx: RequestContext): boolean {
@@ -120,6 +124,8 @@ export const routes: readonly Route[] = [
   { method: "GET", action: "error", provider: false, handle: errorPage },
   { method: "GET", action: "webauthn-options", provider: true, handle: dispatchToFlow },
   { method: "GET", action: "webauthn-script", provider: false, handle: webauthnScript },
+  { method: "GET", action: "signout-callback", provider: false, handle: signOutCallback },
+  { method: "POST", action: "backchannel-logout", provider: true, handle: backchannelLogout },
 ]
 
 /** Actions authchart serves besides Auth.js' nine (`config.routes` may add more). */

@@ -13,6 +13,7 @@ import { fireEvent } from "./events.js"
 import { CLOCK_TOLERANCE, decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.js"
 import { databaseStrategy } from "./session-database.js"
 import { isRevoked, tokenIssuedAt, uuidv7 } from "./revocation.js"
+import { carryIdToken, keepIdToken } from "./logout/id-token.js"
 
 export interface SessionRead {
   readonly body: Session | null
@@ -131,10 +132,11 @@ export const jwtStrategy: SessionStrategy = {
     if (!decoded) return { body: null, cookies: clearSession(ctx) }
     const revoked = await revokedToken(ctx, decoded.payload, false)
     if (revoked) return revoked
-    const token = await config.callbacks.jwt(
+    const returned = await config.callbacks.jwt(
       update ? { token: decoded.payload, trigger: "update", session: update.data } : { token: decoded.payload },
     )
-    if (!token) return { body: null, cookies: clearSession(ctx) }
+    if (!returned) return { body: null, cookies: clearSession(ctx) }
+    const token = carryIdToken(decoded.payload, returned)
     const iat = typeof token.iat === "number" ? token.iat : 0
     const stale = iat + config.session.updateAge <= Math.floor(ctx.now / 1000)
     const changed = update !== undefined || stale || JSON.stringify(token) !== decoded.plaintext
@@ -171,7 +173,7 @@ export const jwtStrategy: SessionStrategy = {
     })
     if (!token) return clearSession(ctx)
     const { name } = ctx.cookies.sessionToken
-    const encoded = await encodeToken(ctx, token, name)
+    const encoded = await encodeToken(ctx, keepIdToken(ctx, token, account), name)
     return sessionCookies(ctx, encoded.value, encoded.exp)
   },
 

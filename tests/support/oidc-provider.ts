@@ -7,7 +7,11 @@
  *  - `authorize()`, a scripted browser with its own cookie jar that logs in and consents,
  *  - token-endpoint fault injection and bookkeeping (a Koa middleware placed before the provider's routes),
  *  - an `issParameter` switch to drop RFC 9207 `iss` (oidc-provider v8 always sends it; there is no option),
- *  - a per-server in-memory adapter (the bundled MemoryAdapter is process-global and logs a warning).
+ *  - a per-server in-memory adapter (the bundled MemoryAdapter is process-global and logs a warning),
+ *  - logout: RP-initiated logout and back-channel logout are on; `session()` keeps a scripted browser's
+ *    IdP session across `authorize()` calls and `endSession()` ends it (oidc-provider then posts logout
+ *    tokens to every client's `backchannel_logout_uri`); `signWithProviderKey` signs a JWT with the
+ *    provider's own key, for tokens oidc-provider would never send.
  *
  * All configuration that oidc-provider would otherwise warn about ("you SHOULD/MUST change ...") is set
  * explicitly, so the provider is silent. No network access beyond 127.0.0.1.
@@ -15,7 +19,7 @@
 import { createServer } from "node:http"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
-import { exportJWK, generateKeyPair } from "jose"
+import { SignJWT, exportJWK, generateKeyPair, importJWK } from "jose"
 import type { JWK } from "jose"
 
 // ---------------------------------------------------------------------------------------------------
@@ -29,6 +33,12 @@ export interface TestClient {
   token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "none"
   response_types?: string[]
   grant_types?: string[]
+  /** RP-Initiated Logout 1.0: where the provider may send the browser back after logout. */
+  post_logout_redirect_uris?: string[]
+  /** Back-Channel Logout 1.0: where the provider posts logout tokens. */
+  backchannel_logout_uri?: string
+  /** Back-Channel Logout 1.0: `sid` in ID and logout tokens. Default true (oidc-provider's default). */
+  backchannel_logout_session_required?: boolean
 }
 
 export interface TestAccount {
@@ -51,6 +61,19 @@ export interface TokenRequestLog {
   lastBody: Record<string, string>
 }
 
+/** A scripted browser's session at the provider (its cookie jar), for single sign-on and logout. */
+export interface IdpSession {
+  readonly jar: CookieJar
+}
+
+/** What the provider did about back-channel logout so far (counters of oidc-provider's events). */
+export interface BackchannelLog {
+  /** Logout tokens an RP answered with 200. */
+  delivered: number
+  /** Deliveries that failed (the RP answered something else, or could not be reached). */
+  failed: unknown[]
+}
+
 export interface OidcServer {
   /** `http://127.0.0.1:<port>` */
   issuer: string
@@ -63,7 +86,18 @@ export interface OidcServer {
    * code/state/iss, or error=...) or, for response_mode=form_post, `{ kind: "form_post", action, fields }`
    * parsed from the auto-submit HTML form. `deny: true` → the provider answers with error=access_denied.
    */
-  authorize(authorizationUrl: string, options?: { account?: string; deny?: boolean }): Promise<AuthorizeResult>
+  authorize(authorizationUrl: string, options?: { account?: string; deny?: boolean; session?: IdpSession }): Promise<AuthorizeResult>
+  /** A new, empty browser session at the provider: pass it to `authorize()` and `endSession()`. */
+  session(): IdpSession
+  /**
+   * Logs `session` out at the provider, answering "yes, sign me out of the provider too": starts at
+   * `url` (an RP's end-session redirect; default the bare end-session endpoint), confirms, and returns
+   * where the provider finally sends the browser (a `post_logout_redirect_uri` with `state`, or its own
+   * success page). Back-channel logout tokens are delivered before this returns.
+   */
+  endSession(session: IdpSession, url?: string): Promise<string>
+  /** Back-channel logout deliveries (the same object is updated). */
+  backchannel: BackchannelLog
   /**
    * Fault for the following token requests, until changed: "500" → 500 text/plain; "malformed" → 200 with
    * content-type application/json but a non-JSON body; "slow" → never answers until stop(); null → normal.
@@ -177,6 +211,16 @@ async function loadProvider(): Promise<ProviderConstructor> {
 const COOKIE_KEYS = ["authchart-oidc-test-cookie-key-1-0123456789", "authchart-oidc-test-cookie-key-2-9876543210"]
 
 let signingJwks: Promise<{ keys: JWK[] }> | undefined
+
+/**
+ * Signs `payload` as every provider of this process would (the same RS256 key and `kid`): for tokens
+ * that must verify against the provider's JWKS but that oidc-provider would never issue.
+ */
+export async function signWithProviderKey(payload: Record<string, unknown>, header: Record<string, unknown> = {}): Promise<string> {
+  const [jwk] = (await getSigningJwks()).keys
+  const key = await importJWK(jwk as JWK, "RS256")
+  return new SignJWT(payload).setProtectedHeader({ alg: "RS256", kid: jwk?.kid as string, ...header }).sign(key)
+}
 function getSigningJwks(): Promise<{ keys: JWK[] }> {
   signingJwks ??= (async () => {
     const { privateKey } = await generateKeyPair("RS256", { extractable: true, modulusLength: 2048 })
@@ -321,7 +365,7 @@ export function parseFormPost(html: string): { action: string; fields: Record<st
 }
 
 /** A path-aware cookie jar for one scripted browser (single host). */
-class CookieJar {
+export class CookieJar {
   private readonly cookies = new Map<string, { name: string; value: string; path: string }>()
 
   store(requestUrl: URL, response: Response): void {
@@ -413,6 +457,9 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
         client.token_endpoint_auth_method ?? (client.client_secret === undefined ? "none" : "client_secret_basic"),
       response_types: client.response_types ?? ["code"],
       grant_types: client.grant_types ?? ["authorization_code", "refresh_token"],
+      ...(client.post_logout_redirect_uris ? { post_logout_redirect_uris: client.post_logout_redirect_uris } : {}),
+      ...(client.backchannel_logout_uri ? { backchannel_logout_uri: client.backchannel_logout_uri } : {}),
+      ...(client.backchannel_logout_session_required === false ? { backchannel_logout_session_required: false } : {}),
     })),
     jwks,
     cookies: { keys: COOKIE_KEYS },
@@ -431,6 +478,19 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
       devInteractions: { enabled: false },
       userinfo: { enabled: true },
       revocation: { enabled: true },
+      backchannelLogout: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        // explicit pages (oidc-provider warns about its defaults); the confirm button says "yes, log out here too"
+        async logoutSource(ctx: KoaContext, form: string) {
+          ctx.type = "html"
+          ctx.body = `<!DOCTYPE html><html><body>${form}<button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button></body></html>`
+        },
+        async postLogoutSuccessSource(ctx: KoaContext) {
+          ctx.type = "html"
+          ctx.body = "<!DOCTYPE html><html><body><p>Signed out.</p></body></html>"
+        },
+      },
     },
     interactions: {
       url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}`,
@@ -480,6 +540,13 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
 
   provider.on("server_error", (_ctx: unknown, error: unknown) => {
     console.error("[oidc test provider] server_error:", error)
+  })
+  const backchannel: BackchannelLog = { delivered: 0, failed: [] }
+  provider.on("backchannel.success", () => {
+    backchannel.delivered += 1
+  })
+  provider.on("backchannel.error", (_ctx: unknown, error: unknown) => {
+    backchannel.failed.push(error)
   })
 
   // --- token endpoint faults + bookkeeping ----------------------------------------------------------
@@ -618,10 +685,9 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
   handler = provider.callback()
 
   // --- scripted browser -----------------------------------------------------------------------------
-  async function authorize(authorizationUrl: string, opts: { account?: string; deny?: boolean } = {}): Promise<AuthorizeResult> {
-    if (stopped) throw new Error("oidc test provider is stopped")
-    const jar = new CookieJar()
-    const request = async (url: URL, init: { method?: string; form?: URLSearchParams } = {}) => {
+  const requester =
+    (jar: CookieJar) =>
+    async (url: URL, init: { method?: string; form?: URLSearchParams } = {}) => {
       const headers: Record<string, string> = { accept: "text/html" }
       const cookie = jar.header(url)
       if (cookie) headers.cookie = cookie
@@ -637,6 +703,12 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
       return response
     }
 
+  async function authorize(
+    authorizationUrl: string,
+    opts: { account?: string; deny?: boolean; session?: IdpSession } = {},
+  ): Promise<AuthorizeResult> {
+    if (stopped) throw new Error("oidc test provider is stopped")
+    const request = requester(opts.session?.jar ?? new CookieJar())
     let url = new URL(authorizationUrl)
     let pending: { method: string; form?: URLSearchParams } = { method: "GET" }
     for (let hop = 0; hop < 20; hop += 1) {
@@ -666,6 +738,33 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
     throw new Error("oidc test provider: too many redirects while authorizing")
   }
 
+  async function endSession(session: IdpSession, start = `${issuer}/session/end`): Promise<string> {
+    if (stopped) throw new Error("oidc test provider is stopped")
+    const request = requester(session.jar)
+    let url = new URL(start)
+    let pending: { method: string; form?: URLSearchParams } = { method: "GET" }
+    for (let hop = 0; hop < 10; hop += 1) {
+      if (url.origin !== issuer) return url.href
+      const response = await request(url, pending)
+      const location = response.headers.get("location")
+      if (response.status >= 300 && response.status < 400 && location) {
+        await response.body?.cancel()
+        url = new URL(location, url)
+        pending = { method: "GET" }
+        continue
+      }
+      const text = await response.text()
+      const form = parseFormPost(text)
+      if (response.status !== 200 || !form) {
+        if (response.status === 200 && url.pathname === "/session/end/success") return url.href
+        throw new Error(`oidc test provider: unexpected ${response.status} at ${url.pathname}: ${text.slice(0, 500)}`)
+      }
+      url = new URL(form.action, url)
+      pending = { method: "POST", form: new URLSearchParams({ ...form.fields, logout: "yes" }) }
+    }
+    throw new Error("oidc test provider: too many redirects while logging out")
+  }
+
   async function stop(): Promise<void> {
     if (stopped) return
     stopped = true
@@ -682,6 +781,9 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
     port,
     accounts,
     authorize,
+    session: () => ({ jar: new CookieJar() }),
+    endSession,
+    backchannel,
     setTokenFault(fault) {
       tokenFault = fault
     },

@@ -75,7 +75,12 @@ export function discoveryCache(config: object): DiscoveryCache {
   return cache
 }
 
-async function discover(provider: OAuthConfig, cache: DiscoveryCache, now: number): Promise<o.AuthorizationServer> {
+/**
+ * The provider's discovery document (OpenID Connect Discovery 1.0 §4), fetched with a bounded timeout
+ * and cached for an hour per config. Logout needs it even when every sign-in endpoint is configured:
+ * `end_session_endpoint` and `jwks_uri` come only from here.
+ */
+export async function discover(provider: OAuthConfig, cache: DiscoveryCache, now: number): Promise<o.AuthorizationServer> {
   const issuer = new URL(provider.issuer as string)
   const key = `${issuer.href}|${provider.wellKnown ?? ""}|${provider.type}`
   const hit = cache.get(key)
