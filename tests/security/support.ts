@@ -26,15 +26,16 @@ export function callbacks(ids: readonly string[], origin = ORIGIN): string[] {
 }
 
 /**
- * A real OpenID provider with our two clients, both registered for the callbacks of `ids`
- * (and any `extra` clients as given).
+ * A real OpenID provider with our two clients, both registered for the callbacks of `ids` and for
+ * `<ORIGIN>/auth/signout-callback` after logout (and any `extra` clients as given).
  */
 export function startIdp(ids: readonly string[], options: { issParameter?: boolean; extra?: TestClient[] } = {}): Promise<OidcServer> {
   const redirect_uris = callbacks(ids)
+  const post_logout_redirect_uris = [`${ORIGIN}/auth/signout-callback`]
   return startOidcProvider({
     clients: [
-      { client_id: CLIENT.id, client_secret: CLIENT.secret, redirect_uris },
-      { client_id: OTHER_CLIENT.id, client_secret: OTHER_CLIENT.secret, redirect_uris },
+      { client_id: CLIENT.id, client_secret: CLIENT.secret, redirect_uris, post_logout_redirect_uris },
+      { client_id: OTHER_CLIENT.id, client_secret: OTHER_CLIENT.secret, redirect_uris, post_logout_redirect_uris },
       ...(options.extra ?? []),
     ],
     ...(options.issParameter === undefined ? {} : { issParameter: options.issParameter }),
