@@ -63,7 +63,7 @@ describe("toMermaid", () => {
         "  idle --> authorizing: SUBMIT",
         "  authorizing --> gate: done: authorize",
         "  authorizing --> failed: error: authorize",
-        "  gate --> linking: done: signInGate [guard]",
+        "  gate --> linking: done: signInGate [signInAllowed]",
         "  gate --> denied: done: signInGate [else]",
         "  gate --> failed: error: signInGate",
         "  linking --> issuing: done: linkIdentity",

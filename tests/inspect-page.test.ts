@@ -80,7 +80,6 @@ function confirmFlow(): FlowDefinition {
   })
   return defineFlow({
     id: "confirm",
-    providerType: "credentials",
     machine,
     routes: [
       { method: "POST", action: "callback", event: "SUBMIT", start: true, csrf: true, params: ["password"] },

@@ -30,11 +30,10 @@ describe("credentials machine", () => {
     expect(start.context).toEqual({
       provider: "credentials",
       startedAt: input.now,
-      callbackUrl: null,
       identity: null,
       reply: null,
       output: null,
-      oauth: null,
+      pending: null,
       steps: {},
     })
   })

@@ -156,7 +156,7 @@ describe("webauthn machine", () => {
     const [start] = initialTransition(webauthnMachine, input)
     let [s] = transition(webauthnMachine, start, { type: "SUBMIT", params: { action: "register", email: user.email }, now: input.now })
     expect(s.value).toBe("preparing")
-    ;[s] = transition(webauthnMachine, s, done("webauthnOptions", { options, user }))
+    ;[s] = transition(webauthnMachine, s, done("webauthnOptions", { options, pending: { action: "register", challenge: "c-1", user } }))
     return s
   }
 
@@ -165,7 +165,7 @@ describe("webauthn machine", () => {
     expect(s.value).toBe("awaitingResponse")
     expect(s.hasTag(AWAITING_INPUT)).toBe(true)
     expect(s.context.reply).toEqual({ type: "json", body: options })
-    expect(s.context.identity).toEqual({ user, account: null })
+    expect(s.context.pending).toEqual({ action: "register", challenge: "c-1", user })
   })
 
   it("a refused request ends at once with 400 JSON and nothing to keep", () => {

@@ -5,11 +5,22 @@
  * between the two: the pending verification lives with the adapter (or a flow store), so the link works
  * in another browser.
  */
-import { assign } from "xstate"
-import { AWAITING_INPUT, type FlowOutput } from "./types.js"
-import { flowBase, flowSetup, signInTail } from "./setup.js"
+import { assign, setup } from "xstate"
+import { AWAITING_INPUT, type FlowOutput, type Identity } from "./types.js"
+import { declareEffect, flowBase, flowTypes, signInTail, tailActions, tailActors, tailGuards } from "./setup.js"
 
-export const emailMachine = flowSetup.createMachine({
+export const emailMachine = setup({
+  types: flowTypes(),
+  actors: {
+    ...tailActors,
+    /** Check the address, ask the `signIn` callback, store a token, send the link. */
+    requestLink: declareEffect<{ redirect: string }, { params: Record<string, unknown> }>("requestLink"),
+    /** Consume the link's token (single use, not expired, same address). */
+    verifyLink: declareEffect<Identity, { params: Record<string, unknown> }>("verifyLink"),
+  },
+  guards: tailGuards,
+  actions: tailActions,
+}).createMachine({
   id: "email",
   ...flowBase,
   states: {

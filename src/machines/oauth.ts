@@ -2,15 +2,26 @@
  * OAuth 2 / OpenID Connect authorization-code sign-in.
  *
  * `idle` → SUBMIT (POST /signin/:id) → `redirecting`: the authorization request is built and its checks
- * kept → rests in `awaitingCallback` with a redirect to the provider → CALLBACK (GET or form_post
- * /callback/:id) → `exchanging`: the response is validated against the kept checks, the code redeemed,
- * the profile read → the shared sign-in tail. The checks leave the context as soon as they are used.
+ * kept (`pending`) → rests in `awaitingCallback` with a redirect to the provider → CALLBACK (GET or
+ * form_post /callback/:id) → `exchanging`: the response is validated against the kept checks, the code
+ * redeemed, the profile read → the shared sign-in tail. The checks leave the context as soon as they are used.
  */
-import { assign } from "xstate"
-import { AWAITING_INPUT, type OAuthPending } from "./types.js"
-import { flowBase, flowSetup, signInTail } from "./setup.js"
+import { assign, setup } from "xstate"
+import { AWAITING_INPUT, type AuthorizationStart, type Identity, type OAuthPending } from "./types.js"
+import { declareEffect, flowBase, flowTypes, signInTail, tailActions, tailActors, tailGuards } from "./setup.js"
 
-export const oauthMachine = flowSetup.createMachine({
+export const oauthMachine = setup({
+  types: flowTypes<OAuthPending>(),
+  actors: {
+    ...tailActors,
+    /** Build the authorization request and its checks. */
+    startAuthorization: declareEffect<AuthorizationStart, { params: Record<string, unknown> }>("startAuthorization"),
+    /** Validate the callback, redeem the code, read the profile. */
+    finishAuthorization: declareEffect<Identity, { params: Record<string, unknown>; pending: OAuthPending | null }>("finishAuthorization"),
+  },
+  guards: tailGuards,
+  actions: tailActions,
+}).createMachine({
   id: "oauth",
   ...flowBase,
   states: {
@@ -26,7 +37,7 @@ export const oauthMachine = flowSetup.createMachine({
         onDone: {
           target: "awaitingCallback",
           actions: assign({
-            oauth: ({ event }) => event.output.pending,
+            pending: ({ event }) => event.output.pending,
             reply: ({ event }) => ({ type: "redirect" as const, url: event.output.url }),
           }),
         },
@@ -41,10 +52,10 @@ export const oauthMachine = flowSetup.createMachine({
       invoke: {
         id: "finishAuthorization",
         src: "finishAuthorization",
-        input: ({ context, event }) => ({ params: event.params, pending: context.oauth as OAuthPending }),
+        input: ({ context, event }) => ({ params: event.params, pending: context.pending }),
         onDone: {
           target: "gate",
-          actions: assign({ identity: ({ event }) => event.output, oauth: null, reply: null }),
+          actions: assign({ identity: ({ event }) => event.output, pending: null, reply: null }),
         },
         onError: { target: "failed", actions: "fail" },
       },

@@ -3,7 +3,16 @@
  * answers (replies). Plain data only: machines never build HTTP, touch cookies or read the clock.
  */
 
-/** Tag of every state that waits for the next HTTP request. Only there is a snapshot persisted. */
+/**
+ * Tag of every state that waits for the next HTTP request. Only there (or at a final state) is a run
+ * persisted, and only there may the next request's event arrive.
+ *
+ * @example
+ * ```ts
+ * import { AWAITING_INPUT } from "authchart/flow"
+ * const awaitingCode = { tags: [AWAITING_INPUT], on: { CODE: "checking" } }
+ * ```
+ */
 export const AWAITING_INPUT = "awaiting-input"
 
 /** A user as a flow carries it: JSON data. */
@@ -23,7 +32,16 @@ export interface FlowAccount {
   [field: string]: unknown
 }
 
-/** Who the flow has established the user to be. */
+/**
+ * Who the flow has established the user to be: what an effect answers once it knows (the input of the
+ * sign-in tail, set as `context.identity` before `target: "gate"`).
+ *
+ * @example
+ * ```ts
+ * import type { Identity } from "authchart/flow"
+ * const identity: Identity = { user: { email }, account: { provider: "email-code", providerAccountId: email, type: "email" } }
+ * ```
+ */
 export interface Identity {
   user: FlowUser
   account: FlowAccount | null
@@ -31,6 +49,11 @@ export interface Identity {
   isNewUser?: boolean
   /** WebAuthn registration: the verified credential, stored once the user is known. */
   authenticator?: FlowAuthenticator
+  /**
+   * Credentials sign-in: the submitted fields, for the `signIn` callback only. The gate drops them, so
+   * they never rest in a snapshot.
+   */
+  credentials?: Record<string, unknown>
 }
 
 /** A WebAuthn credential as a flow carries it: JSON data, binary fields in base64. */
@@ -44,7 +67,18 @@ export interface FlowAuthenticator {
   transports?: string | null
 }
 
-/** What the runtime turns into one HTTP response. `cookies` is opaque to machines. */
+/**
+ * What the runtime turns into one HTTP response, set as `context.reply` by a state that rests (or in the
+ * output of a final one). A `page` names one of the flow's `pages`, which the runtime renders with the
+ * CSRF token and the form's target. `cookies` is opaque to machines.
+ *
+ * @example
+ * ```ts
+ * import type { Reply } from "authchart/flow"
+ * const askForCode: Reply = { type: "page", page: "code", data: { email: "a@example.com" } }
+ * const toProvider: Reply = { type: "redirect", url: "https://idp.example/authorize?…" }
+ * ```
+ */
 export type Reply =
   | { type: "redirect"; url: string; cookies?: readonly unknown[] }
   | { type: "page"; page: string; data?: Record<string, unknown> }
@@ -66,8 +100,6 @@ export interface Issued {
 export interface FlowInput {
   provider: string
   now: number
-  /** Where to go after sign-in, resolved when the flow started. */
-  callbackUrl?: string
 }
 
 /**

@@ -90,9 +90,8 @@ function providedMachine(flow: FlowDefinition): AnyStateMachine {
 
 /** The callback URL a resumed flow fixed when it started (same origin only), if any. */
 function keptCallbackUrl(envelope: FlowEnvelope | null, origin: string): string | undefined {
-  const context = (envelope?.snapshot as { context?: { callbackUrl?: unknown } } | undefined)?.context
-  const url = context?.callbackUrl
-  if (typeof url !== "string") return undefined
+  const url = envelope?.callbackUrl
+  if (url === undefined) return undefined
   try {
     return new URL(url).origin === origin ? url : undefined
   } catch {
@@ -117,12 +116,12 @@ function renderFlowPage(
   flow: FlowDefinition,
   reply: Extract<Reply, { type: "page" }>,
   context: FlowContext,
+  callbackUrl: string | undefined,
 ): { reply: Reply; cookies: OutCookie[] } {
   const csrf = csrfState(ctx)
   const render = flow.pages?.[reply.page] as NonNullable<FlowDefinition["pages"]>[string]
   const message = typeof reply.data?.message === "string" ? reply.data.message : undefined
   const nonce = pageNonce()
-  const callbackUrl = typeof context.callbackUrl === "string" ? context.callbackUrl : undefined
   const cancel = pageUrl(ctx, "signIn")
   if (callbackUrl) cancel.searchParams.set("callbackUrl", callbackUrl)
   const html = render({
@@ -175,10 +174,10 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
     // passkey client posts it with the response. Validated like any other (same origin).
     const callback = kept ? { url: kept } : await resolveCallbackUrl(ctx)
     const ectx: EffectContext = { ...ctx, callbackUrl: callback.url }
-    const provided = providedMachine(flow)
-    const machine = flow.effects ? provided.provide({ actors: flow.effects(ectx) }) : provided
+    const machine = providedMachine(flow)
     const named = callbackUrlNamed(ctx)
-    const input = { provider: ctx.providerId as string, now: ctx.now, ...(named ? { callbackUrl: callback.url } : {}) }
+    const input = { provider: ctx.providerId as string, now: ctx.now }
+    const keptUrl = kept ?? (named ? callback.url : undefined)
     try {
       const inspect = emit || raw ? { inspect: xstateObserver(emit, raw, base) } : {}
       actor = createActor(machine, envelope ? { snapshot: envelope.snapshot as never, input, ...inspect } : { input, ...inspect })
@@ -220,6 +219,7 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
         version: flow.version,
         exp: envelope?.exp ?? Math.floor(ctx.now / 1000) + flow.ttl,
         nonce: envelopeNonce(),
+        ...(keptUrl ? { callbackUrl: keptUrl } : {}),
         snapshot: actor.getPersistedSnapshot(),
       },
       io,
@@ -234,7 +234,7 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
     const reply = (after.context as { reply?: Reply | null }).reply
     if (!reply) throw new FlowStateError(`Flow "${flow.id}" rested without a reply.`)
     if (reply.type === "page" && flow.pages?.[reply.page]) {
-      const page = renderFlowPage(ctx, flow, reply, after.context as FlowContext)
+      const page = renderFlowPage(ctx, flow, reply, after.context as FlowContext, keptUrl)
       return replyResponse(ctx, page.reply, [...saved, ...extra, ...page.cookies])
     }
     return replyResponse(ctx, reply, [...saved, ...extra])

@@ -9,10 +9,20 @@ import type { CookieOption } from "../types.js"
 import type { Handled, RequestContext } from "./context.js"
 import type { FlowPageProps } from "./steps.js"
 
-/** One request row of a flow: which request drives which machine event. */
+/**
+ * One request row of a flow: which request (`<method> <basePath>/<action>/<provider>`) drives which
+ * machine event. The runtime adds it to its routing table for every provider served by the flow; an
+ * `action` that is not one of Auth.js' becomes a new endpoint.
+ *
+ * @example
+ * ```ts
+ * import type { FlowRoute } from "authchart/flow"
+ * const submitCode: FlowRoute = { method: "POST", action: "callback", step: "code", event: "CODE", csrf: true, params: ["code"] }
+ * ```
+ */
 export interface FlowRoute {
   readonly method: "GET" | "POST"
-  readonly action: AuthAction
+  readonly action: AuthAction | (string & {})
   /** The machine event this request becomes. Its `params` come from `params`. */
   readonly event: string
   /** True when this request may start a new flow (otherwise it resumes a persisted one). */
@@ -28,28 +38,37 @@ export interface FlowRoute {
   readonly params?: "body" | "query" | readonly string[]
 }
 
-/** What an effect factory receives: the request it runs for, and the callback URL it resolved. */
+/**
+ * What an effect receives besides its input: the request it runs for (config, provider, origin,
+ * cookies, clock) and the callback URL of the flow.
+ *
+ * @example
+ * ```ts
+ * import { effect, type EffectContext } from "authchart/flow"
+ * const providerName = (ctx: EffectContext) => ctx.provider?.name
+ * ```
+ */
 export interface EffectContext extends RequestContext {
   readonly callbackUrl: string
 }
 
+/** A flow as the runtime uses it: what {@link defineFlow} returns. */
 export interface FlowDefinition {
   /** Unique flow id; a config flow with a built-in id replaces the built-in. */
   readonly id: string
-  /** The provider type this flow serves (a provider may also name a flow by `flow: id`). */
-  readonly providerType: string
+  /**
+   * Provider `type`s this flow serves when a provider names no `flow` of its own (Auth.js-style
+   * provider objects, e.g. `{ type: "oidc", … }`). Default: none.
+   */
+  readonly providerTypes?: readonly string[]
   readonly machine: AnyStateMachine
   readonly routes: readonly FlowRoute[]
   /**
-   * Effects the machine invokes by name, provided once. Write them with `effect((ctx, input) => …)` to
-   * receive the request context. The sign-in tail's effects are always provided.
+   * Effects the machine invokes by name, provided once per flow. Write them with
+   * `effect((ctx, input) => …)` to receive the request context. The sign-in tail's effects are always
+   * provided.
    */
   readonly actors?: Readonly<Record<string, AnyActorLogic>>
-  /**
-   * Effects built per request from its context (costlier: the machine is re-provided on each request).
-   * Prefer `actors` with `effect()`.
-   */
-  readonly effects?: (ctx: EffectContext) => Record<string, AnyActorLogic>
   /** Seconds a resting flow stays resumable. Default 900. */
   readonly ttl: number
   /**
@@ -79,15 +98,19 @@ function fingerprint(machine: AnyStateMachine): string {
 }
 
 /**
- * Declares a flow. The built-in credentials flow is declared the same way.
+ * Declares a flow: its machine, the request rows that drive it, and its effects. The built-in flows
+ * are declared the same way. Bind a provider to it with the provider's `flow` field.
  *
  * @example
  * ```ts
+ * import { defineFlow, effect } from "authchart/flow"
  * const inviteFlow = defineFlow({
- *   id: "invite", providerType: "credentials", machine: inviteMachine,
- *   routes: [{ method: "POST", action: "callback", event: "SUBMIT", start: true, csrf: true, params: "body" }],
- *   effects: (ctx) => ({ authorize: fromPromise(async ({ input }) => checkInvite(input)) }),
+ *   id: "invite",
+ *   machine: inviteMachine,
+ *   routes: [{ method: "POST", action: "callback", event: "SUBMIT", start: true, csrf: true, params: ["code"] }],
+ *   actors: { authorize: effect(async (ctx, input: { params: Record<string, unknown> }) => checkInvite(input.params)) },
  * })
+ * const config = { flows: [inviteFlow], providers: [{ id: "invite", name: "Invite", type: "credentials", flow: "invite", … }] }
  * ```
  */
 export function defineFlow(input: FlowDefinitionInput): FlowDefinition {

@@ -16,7 +16,7 @@ import { type FlowDefinition, defineFlow } from "./flow.js"
 
 export const credentialsFlow = defineFlow({
   id: "credentials",
-  providerType: "credentials",
+  providerTypes: ["credentials"],
   machine: credentialsMachine,
   routes: [{ method: "POST", action: "callback", event: "SUBMIT", start: true, csrf: true, params: "body" }],
   actors: { authorize },
@@ -30,7 +30,7 @@ function usesFormPost(provider: OAuthConfig): boolean {
 /** OAuth 2 and OIDC: one machine; `oidc` adds the nonce and the ID token checks. */
 export const oauthFlow = defineFlow({
   id: "oauth",
-  providerType: "oauth",
+  providerTypes: ["oauth", "oidc"],
   machine: oauthMachine,
   routes: [
     { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: [] },
@@ -46,7 +46,7 @@ export const oauthFlow = defineFlow({
 /** Email magic links: the request and the callback each start a run; nothing rests in between. */
 export const emailFlow = defineFlow({
   id: "email",
-  providerType: "email",
+  providerTypes: ["email"],
   machine: emailMachine,
   routes: [
     { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: ["email"] },
@@ -62,7 +62,7 @@ export const emailFlow = defineFlow({
  */
 export const webauthnFlow = defineFlow({
   id: "webauthn",
-  providerType: "webauthn",
+  providerTypes: ["webauthn"],
   machine: webauthnMachine,
   routes: [
     { method: "GET", action: "webauthn-options", event: "SUBMIT", start: true, params: "query" },

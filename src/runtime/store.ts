@@ -22,6 +22,8 @@ export interface FlowEnvelope {
    * envelopes written before it existed; those are claimed by their flow id.
    */
   readonly nonce?: string
+  /** Where to go after sign-in, when the request that started the flow named it (same origin). */
+  readonly callbackUrl?: string
   readonly snapshot: unknown
 }
 
@@ -65,6 +67,7 @@ function isEnvelope(value: Record<string, unknown>): value is Record<string, unk
     typeof value.version === "string" &&
     typeof value.exp === "number" &&
     (value.nonce === undefined || typeof value.nonce === "string") &&
+    (value.callbackUrl === undefined || typeof value.callbackUrl === "string") &&
     "snapshot" in value
   )
 }

@@ -1,84 +1,86 @@
 /**
- * A flow that rests between requests, declared with `defineFlow` as an application would: SUBMIT
- * (password "pw") → rests in `confirm` → STEP (code 123456) → session; a wrong code rests again, the
- * third wrong one fails the flow. Options: `ttl` (seconds), `extraState` (another deploy of the machine),
- * `slow` (an effect that never finishes).
+ * A flow that rests between requests, written only with the public kit (`authchart/flow`) as an
+ * application would: SUBMIT (password "pw") → rests in `confirm` → STEP (code 123456) → the shared
+ * sign-in tail → session; a wrong code rests again, the third wrong one fails the flow. Options: `ttl`
+ * (seconds), `extraState` (another deploy of the machine), `slow` (an effect that never finishes).
  */
-import { assign, fromPromise, setup } from "xstate"
-import { defineFlow } from "../../src/index.js"
-import type { FlowDefinition } from "../../src/index.js"
-import type { FlowOutput, GateResult, Identity, Issued, Reply } from "../../src/machines/types.js"
+import { assign, setup } from "xstate"
+import {
+  AWAITING_INPUT,
+  declareEffect,
+  defineFlow,
+  effect,
+  type FlowContext,
+  type FlowDefinition,
+  type FlowEvent,
+  flowBase,
+  flowTypes,
+  type Identity,
+  renderStepPage,
+  signInTail,
+  tailActions,
+  tailActors,
+  tailGuards,
+} from "authchart/flow"
 
-interface Ctx {
-  provider: string
-  identity: Identity | null
-  reply: Reply | null
-  output: FlowOutput | null
+/** What the flow keeps while it waits for the code: the wrong tries so far. */
+interface ConfirmPending {
   tries: number
 }
-type Ev = { type: "SUBMIT" | "STEP"; params: Record<string, unknown>; now: number }
+
+const MAX_TRIES = 3
 
 export function confirmMachine(extraState = false) {
   return setup({
-    types: { context: {} as Ctx, events: {} as Ev, input: {} as { provider: string }, output: {} as FlowOutput },
-    actors: {
-      authorize: fromPromise<Identity, Record<string, unknown>>(async () => {
-        throw new Error("not provided")
-      }),
-      signInGate: fromPromise<GateResult, Identity>(async () => ({ allow: true })),
-      issueSession: fromPromise<Issued, Identity>(async () => ({ redirect: "", cookies: [] })),
+    types: flowTypes<ConfirmPending>(),
+    actors: { ...tailActors, authorize: declareEffect<Identity, { params: Record<string, unknown> }>("authorize") },
+    guards: {
+      ...tailGuards,
+      codeMatches: ({ event }: { event: FlowEvent }) => event.params.code === "123456",
+      lastTry: ({ context }: { context: FlowContext<ConfirmPending> }) => (context.pending?.tries ?? 0) >= MAX_TRIES - 1,
     },
+    actions: tailActions,
   }).createMachine({
     id: "confirm",
-    initial: "idle",
-    context: ({ input }) => ({ provider: input.provider, identity: null, reply: null, output: null, tries: 0 }),
-    output: ({ context }) => context.output as FlowOutput,
+    ...flowBase,
     states: {
-      idle: { tags: ["awaiting-input"], on: { SUBMIT: "authorizing" } },
+      idle: { tags: [AWAITING_INPUT], on: { SUBMIT: "authorizing" } },
       authorizing: {
         invoke: {
+          id: "authorize",
           src: "authorize",
-          input: ({ event }) => event.params,
+          input: ({ event }) => ({ params: event.params }),
           onDone: {
             target: "confirm",
             actions: assign({
               identity: ({ event }) => event.output,
-              reply: () => ({ type: "page", page: "confirm", data: { html: "<p>type the code</p>" } }) as Reply,
+              pending: { tries: 0 },
+              reply: { type: "page", page: "confirm" },
             }),
           },
-          onError: { target: "failed", actions: assign({ output: ({ event }) => ({ ok: false, error: event.error }) }) },
+          onError: { target: "failed", actions: "fail" },
         },
       },
       confirm: {
-        tags: ["awaiting-input"],
+        tags: [AWAITING_INPUT],
         on: {
           STEP: [
-            { guard: ({ event }) => event.params.code === "123456", target: "issuing" },
+            { guard: "codeMatches", target: "gate", actions: assign({ pending: null, reply: null }) },
             {
-              guard: ({ context }) => context.tries >= 2,
+              guard: "lastTry",
               target: "failed",
-              actions: assign({ output: () => ({ ok: false, error: new Error("too many tries") }) }),
+              actions: assign({ output: { ok: false, error: new Error("too many tries") } }),
             },
-            { target: "confirm", reenter: true, actions: assign({ tries: ({ context }) => context.tries + 1 }) },
+            {
+              target: "confirm",
+              reenter: true,
+              actions: assign({ pending: ({ context }) => ({ tries: (context.pending?.tries ?? 0) + 1 }) }),
+            },
           ],
         },
       },
-      issuing: {
-        invoke: {
-          src: "issueSession",
-          input: ({ context }) => context.identity as Identity,
-          onDone: {
-            target: "done",
-            actions: assign({
-              output: ({ event }) => ({ ok: true, reply: { type: "redirect", url: event.output.redirect, cookies: event.output.cookies } }),
-            }),
-          },
-          onError: { target: "failed", actions: assign({ output: ({ event }) => ({ ok: false, error: event.error }) }) },
-        },
-      },
       ...(extraState ? { extra: { type: "final" as const } } : {}),
-      done: { type: "final" },
-      failed: { type: "final" },
+      ...signInTail,
     },
   })
 }
@@ -86,19 +88,21 @@ export function confirmMachine(extraState = false) {
 export function confirmFlow(options: { extraState?: boolean; ttl?: number; slow?: boolean } = {}): FlowDefinition {
   return defineFlow({
     id: "confirm",
-    providerType: "credentials",
     machine: confirmMachine(options.extraState),
     ttl: options.ttl ?? 900,
     routes: [
-      { method: "POST", action: "callback", event: "SUBMIT", start: true, csrf: true },
+      { method: "POST", action: "callback", event: "SUBMIT", start: true, csrf: true, params: ["password"] },
       { method: "POST", action: "callback", step: "confirm", event: "STEP", csrf: true, params: ["code"] },
     ],
-    effects: () => ({
-      authorize: fromPromise<Identity, Record<string, unknown>>(async ({ input }) => {
+    actors: {
+      authorize: effect<Identity, { params: Record<string, unknown> }>(async (_ctx, input) => {
         if (options.slow) await new Promise(() => {})
-        if (input.password !== "pw") throw new Error("bad")
+        if (input.params.password !== "pw") throw new Error("bad")
         return { user: { id: "7", name: "Carol" }, account: { provider: "two-step", providerAccountId: "7", type: "credentials" } }
       }),
-    }),
+    },
+    pages: {
+      confirm: (props) => renderStepPage({ ...props, maxAttempts: MAX_TRIES }, { title: "Confirm", fields: "<p>type the code</p>" }),
+    },
   })
 }

@@ -27,5 +27,6 @@ export const authorize = effect<Identity, { params: Record<string, unknown> }>(a
   return {
     user: { ...user, id },
     account: { providerAccountId: id, type: "credentials", provider: provider.id },
+    credentials: { ...input.params },
   }
 })

@@ -28,7 +28,7 @@ export const signInGate = effect<GateResult, Identity>(async (ctx, input) => {
     const known = await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId })
     if (known) subject.user = known as User
   }
-  const credentials = input.account?.type === "credentials" ? { credentials: { ...(ctx.req.body ?? {}) } } : {}
+  const credentials = input.credentials ? { credentials: input.credentials } : {}
   return askSignIn(ctx, { ...subject, ...credentials })
 })
 

@@ -14,7 +14,8 @@
  * (the counter is updated); registration refuses a credential already stored.
  */
 import { AccountNotLinked, AuthError, FlowStateError, WebAuthnVerificationError } from "../../errors.js"
-import type { FlowUser, Identity, Reply } from "../../machines/types.js"
+import type { FlowUser, Identity } from "../../machines/types.js"
+import type { WebAuthnOptionsResult, WebAuthnPending } from "../../machines/webauthn.js"
 import type { WebAuthnConfig, WebAuthnUserInfo } from "../../providers/webauthn-types.js"
 import type { Adapter } from "../../adapters/types.js"
 import type { SafeAdapter } from "../adapter.js"
@@ -35,8 +36,6 @@ import {
 } from "./webauthn-support.js"
 
 export type WebAuthnAction = "register" | "authenticate"
-
-type Issued = { options: { action: WebAuthnAction; options: unknown }; user: FlowUser | null } | { refused: string; message?: string }
 
 /** Registering, signed out, with the email of an existing account: what happened and what to do. */
 const ACCOUNT_EXISTS =
@@ -86,7 +85,7 @@ function stringParams(params: Record<string, unknown>): Record<string, string> {
 }
 
 /** Issues the options of the decided ceremony (with a fresh challenge), or refuses the request. */
-export const webauthnOptions = effect<Issued, { params: Record<string, unknown> }>(async (ctx, input) => {
+export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<string, unknown> }>(async (ctx, input) => {
   const provider = providerOf(ctx)
   const adapter = requireAdapter(ctx)
   const action = input.params.action
@@ -126,7 +125,7 @@ export const webauthnOptions = effect<Issued, { params: Record<string, unknown> 
       rpID: rp.id,
       ...(credentials.length > 0 ? { allowCredentials: credentials } : {}),
     })
-    return { options: { action: "authenticate", options }, user: null }
+    return { options: { action: "authenticate", options }, pending: { action: "authenticate", challenge: options.challenge, user: null } }
   }
   const options = await lib.generateRegistrationOptions({
     ...provider.registrationOptions,
@@ -136,24 +135,13 @@ export const webauthnOptions = effect<Issued, { params: Record<string, unknown> 
     ...(info?.user.name ? { userDisplayName: info.user.name } : {}),
     excludeCredentials: credentials,
   })
-  return { options: { action: "register", options }, user: asJson(info?.user ?? {}) }
+  const user = asJson(info?.user ?? {})
+  return { options: { action: "register", options }, pending: { action: "register", challenge: options.challenge, user } }
 })
 
 interface VerifyInput {
   params: Record<string, unknown>
-  issued: Reply | null
-  user: FlowUser | null
-}
-
-/** The ceremony and challenge of the options this flow sent. */
-function issuedChallenge(reply: Reply | null): { action: WebAuthnAction; challenge: string } {
-  const body = reply?.type === "json" ? (reply.body as { action?: unknown; options?: { challenge?: unknown } }) : undefined
-  const action = body?.action
-  const challenge = body?.options?.challenge
-  if ((action !== "register" && action !== "authenticate") || typeof challenge !== "string") {
-    throw new FlowStateError("No WebAuthn challenge is pending.")
-  }
-  return { action, challenge }
+  pending: WebAuthnPending | null
 }
 
 /** The `data` field: the browser's response as JSON, with a string `id`. */
@@ -174,13 +162,14 @@ function parseResponse(data: unknown): Record<string, unknown> & { id: string } 
 export const webauthnVerify = effect<Identity, VerifyInput>(async (ctx, input) => {
   const action = input.params.action
   if (action !== "register" && action !== "authenticate") throw new AuthError("Invalid action parameter.")
-  const issued = issuedChallenge(input.issued)
+  const issued = input.pending
+  if (!issued) throw new FlowStateError("No WebAuthn challenge is pending.")
   const response = parseResponse(input.params.data)
   if (action !== issued.action) {
     throw new WebAuthnVerificationError(`A "${action}" response does not answer the "${issued.action}" options issued.`)
   }
   if (!(await consumeChallenge(ctx, issued.challenge))) throw new WebAuthnVerificationError("This challenge was already answered.")
-  return action === "authenticate" ? authenticate(ctx, response, issued.challenge) : register(ctx, response, issued.challenge, input.user)
+  return action === "authenticate" ? authenticate(ctx, response, issued.challenge) : register(ctx, response, issued.challenge, issued.user)
 })
 
 async function authenticate(ctx: EffectContext, response: { id: string }, challenge: string): Promise<Identity> {

@@ -1,0 +1,75 @@
+/**
+ * The flow kit: everything a sign-in flow is written with, the same pieces the built-in flows
+ * (credentials, OAuth/OIDC, email links, passkeys) use. A flow is an xstate machine that spreads in the
+ * shared types, the sign-in tail's effects, guards and states; the request rows that drive it; and its
+ * effects, written with `effect()` and provided once by the runtime.
+ *
+ * @example
+ * ```ts
+ * import { assign, setup } from "xstate"
+ * import {
+ *   AWAITING_INPUT, declareEffect, defineFlow, effect, flowBase, flowTypes, signInTail, tailActions, tailActors, tailGuards,
+ *   type Identity,
+ * } from "authchart/flow"
+ *
+ * const machine = setup({
+ *   types: flowTypes(),
+ *   actors: { ...tailActors, authorize: declareEffect<Identity, { params: Record<string, unknown> }>("authorize") },
+ *   guards: tailGuards,
+ *   actions: tailActions,
+ * }).createMachine({
+ *   id: "invite",
+ *   ...flowBase,
+ *   states: {
+ *     idle: { tags: [AWAITING_INPUT], on: { SUBMIT: "authorizing" } },
+ *     authorizing: {
+ *       invoke: {
+ *         src: "authorize",
+ *         input: ({ event }) => ({ params: event.params }),
+ *         onDone: { target: "gate", actions: assign({ identity: ({ event }) => event.output }) },
+ *         onError: { target: "failed", actions: "fail" },
+ *       },
+ *     },
+ *     ...signInTail,
+ *   },
+ * })
+ *
+ * export const inviteFlow = defineFlow({
+ *   id: "invite",
+ *   machine,
+ *   routes: [{ method: "POST", action: "callback", event: "SUBMIT", start: true, csrf: true, params: ["code"] }],
+ *   actors: { authorize: effect(async (ctx, input: { params: Record<string, unknown> }) => checkInvite(ctx, input.params)) },
+ * })
+ * ```
+ * @module
+ */
+export { defineFlow, type EffectContext, type FlowDefinition, type FlowDefinitionInput, type FlowRoute } from "../runtime/flow.js"
+export { effect } from "../runtime/effects/effect.js"
+export { askSignIn } from "../runtime/effects/tail.js"
+export {
+  AWAITING_INPUT,
+  type FlowAccount,
+  type FlowAuthenticator,
+  type FlowInput,
+  type FlowOutput,
+  type FlowUser,
+  type GateResult,
+  type Identity,
+  type Issued,
+  type Reply,
+} from "../machines/types.js"
+export {
+  declareEffect,
+  flowBase,
+  flowTypes,
+  signInTail,
+  tailActions,
+  tailActors,
+  tailGuards,
+  type FlowContext,
+  type FlowEvent,
+  type StepState,
+} from "../machines/setup.js"
+export { renderStepPage, type FlowPageProps, type StepPageContent, type StepPageProps } from "../runtime/pages/step.js"
+export { escapeHtml, html, type HtmlValue, type SafeHtml } from "../runtime/pages/html.js"
+export { toUserRequest, type Handled, type RequestContext } from "../runtime/context.js"
