@@ -55,10 +55,12 @@ import type {
   OAuthSignInError,
   RateLimited,
 } from "./errors/sign-in.js"
+import type { AccountNotFound, LastSignInMethod, SessionNotFound } from "./errors/account.js"
 
 export * from "./errors/auth-error.js"
 export * from "./errors/error-page.js"
 export * from "./errors/sign-in.js"
+export * from "./errors/account.js"
 
 /**
  * Every authchart error class, as one union discriminated by `type`: `switch (err.type)` narrows to the
@@ -77,6 +79,7 @@ export * from "./errors/sign-in.js"
 export type AnyAuthError =
   | (AuthError & { readonly type: "AuthError" })
   | AccessDenied
+  | AccountNotFound
   | AccountNotLinked
   | AdapterError
   | BackchannelLogoutError
@@ -94,6 +97,7 @@ export type AnyAuthError =
   | InvalidEndpoints
   | InvalidProvider
   | JWTSessionError
+  | LastSignInMethod
   | MissingAdapter
   | MissingAdapterMethods
   | MissingAuthorize
@@ -107,6 +111,7 @@ export type AnyAuthError =
   | OAuthSignInError
   | RateLimitUnavailable
   | RateLimited
+  | SessionNotFound
   | SessionTokenError
   | SignOutError
   | UnknownAction
@@ -133,6 +138,9 @@ export const clientSafeErrorTypes: ReadonlySet<ErrorType> = new Set<ErrorType>([
   "EmailSignInError",
   "FlowStateError",
   "RateLimited",
+  "LastSignInMethod",
+  "AccountNotFound",
+  "SessionNotFound",
 ])
 
 /** True when `error`'s type may appear in a URL or page. */

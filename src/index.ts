@@ -15,6 +15,17 @@ export { createActionURL, isAuthAction, setEnvDefaults, type AuthAction } from "
 export { defineFlow, type FlowDefinition, type FlowDefinitionInput, type FlowRoute, type EffectContext } from "./runtime/flow.js"
 export type { FlowStore, FlowEnvelope, FlowStoreIO } from "./runtime/store.js"
 export { revokeSessions } from "./runtime/revoke-sessions.js"
+export {
+  listAccounts,
+  listSessions,
+  revokeOtherSessions,
+  revokeSession,
+  unlinkAccount,
+  type LinkedAccount,
+  type RevokeOthersResult,
+  type SessionInfo,
+  type SessionTarget,
+} from "./runtime/manage.js"
 export { resetRateLimit } from "./runtime/rate-limit-reset.js"
 export { memoryServerState, stateKey, type MemoryServerStateOptions, type ServerState, type WindowCount } from "./runtime/server-state.js"
 export { credentialsFlow, emailFlow, oauthFlow, webauthnFlow } from "./runtime/flows.js"

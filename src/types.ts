@@ -238,6 +238,11 @@ export interface SessionOptions {
    */
   revocationCacheTtl?: number
   /**
+   * authchart, database sessions: seconds between two writes of a session's "last seen" time to the
+   * server-state port's session index (per instance; `listSessions`, `GET /auth/sessions`). Default 300.
+   */
+  lastSeenInterval?: number
+  /**
    * authchart: let credentials sign-ins get database sessions when they are the only providers and
    * `strategy` is `"database"` (Auth.js refuses that configuration with `UnsupportedStrategy`).
    */
@@ -316,6 +321,8 @@ export interface EventCallbacks {
    * identifier's keyed hash, never the identifier itself.
    */
   rateLimited?: (message: RateLimitedEvent) => Awaitable<void>
+  /** authchart: an account was unlinked from its user (`unlinkAccount`, `POST /auth/unlink-account/<provider>`). */
+  unlinkAccount?: (message: { user: User; account: Account }) => Awaitable<void>
 }
 
 /** The limits authchart applies (README "Limits"); each can be tuned or turned off in `rateLimit.rules`. */
@@ -328,6 +335,7 @@ export type RateLimitRuleName =
   | "webauthnClient"
   | "oauthClient"
   | "backchannelClient"
+  | "accountClient"
   | "client"
 
 /** At most `max` hits in a fixed window of `window` seconds (the window starts at the first hit). */
@@ -456,6 +464,8 @@ export interface AuthConfig {
    * `POST /signout` and the back-channel logout receiver `POST /backchannel-logout/<provider>`.
    */
   logout?: LogoutOptions
+  /** authchart: managing linked accounts (`unlinkAccount`, README "Sessions and accounts the user can manage"). */
+  accounts?: AccountsOptions
 }
 
 /** `logout` in the config (README "Logout at the provider"). */
@@ -479,4 +489,14 @@ export interface LogoutOptions {
   keepIdToken?: boolean
   /** Seconds a back-channel logout token may be old (its `iat`). Default 300. */
   maxTokenAge?: number
+}
+
+/** Options of account management (`unlinkAccount` and its endpoint). */
+export interface AccountsOptions {
+  /**
+   * Whether the user can sign in in a way authchart cannot see, such as a password your credentials
+   * provider checks. The unlink guard asks it only when no linked account, passkey or email sign-in
+   * would be left.
+   */
+  hasOtherSignIn?: (user: AdapterUser) => Awaitable<boolean>
 }

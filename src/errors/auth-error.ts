@@ -3,6 +3,7 @@
 /** Every `type` an authchart error can have: the names of the error classes (Auth.js' names). */
 export type ErrorType =
   | "AccessDenied"
+  | "AccountNotFound"
   | "AdapterError"
   | "AuthError"
   | "BackchannelLogoutError"
@@ -20,6 +21,7 @@ export type ErrorType =
   | "InvalidEndpoints"
   | "InvalidProvider"
   | "JWTSessionError"
+  | "LastSignInMethod"
   | "MissingAdapter"
   | "MissingAdapterMethods"
   | "MissingAuthorize"
@@ -34,6 +36,7 @@ export type ErrorType =
   | "RateLimited"
   | "RateLimitUnavailable"
   | "AccountNotLinked"
+  | "SessionNotFound"
   | "SessionTokenError"
   | "SignOutError"
   | "UnknownAction"

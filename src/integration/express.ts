@@ -24,6 +24,7 @@ import { type ResolvedConfig, resolvedFor } from "../runtime/config.js"
 import type { HeaderReader, IncomingRequest } from "../runtime/context.js"
 import { type CookieJar, parseCookies, serializeCookie } from "../runtime/cookies.js"
 import { json as jsonResponse, type Outgoing, toOutgoing } from "../runtime/respond.js"
+import { revokeOtherSessionsFor } from "../runtime/manage.js"
 import type { AuthConfig, Session } from "../types.js"
 import { readBody } from "./body.js"
 
@@ -301,4 +302,25 @@ export async function getSession(req: ExpressRequest, config?: ExpressAuthConfig
     resolved.logger.error(err instanceof Error ? err : new UnknownAction("getSession failed.", { err }))
     return null
   }
+}
+
+/**
+ * Ends every session of the request's signed-in user except this one ("sign out other devices"); this
+ * browser's re-issued session cookie is set on `res`. False when nobody is signed in. Check CSRF in
+ * your route (or use `POST /auth/revoke-other-sessions`, which does).
+ *
+ * @example
+ * ```ts
+ * app.post("/account/sign-out-others", csrfProtected, async (req, res) => {
+ *   await revokeOtherSessions(req, authConfig, res)
+ *   res.redirect(303, "/account")
+ * })
+ * ```
+ */
+export async function revokeOtherSessions(req: ExpressRequest, config: ExpressAuthConfig, res: ExpressResponse): Promise<boolean> {
+  const resolved = resolvedFor(config)
+  const url = requestUrl(req, resolved, `${resolved.basePath}/revoke-other-sessions`)
+  const { revoked, cookies } = await revokeOtherSessionsFor(new ExpressIncoming(req, "POST", url, undefined), resolved)
+  if (!res.headersSent && cookies.length > 0) setCookies(res, cookies.map(serializeCookie))
+  return revoked
 }

@@ -11,9 +11,7 @@ import { parseCookies } from "./cookies.js"
 import { type AuthAction, isAuthAction } from "./env.js"
 import { resolveOrigin } from "./origin.js"
 import { CONFIG_MESSAGE, configErrorPage, configErrorResponse, json, toOutgoing, toWebResponse, type Outgoing } from "./respond.js"
-import { EXTRA_ACTIONS, route } from "./routes.js"
-
-const PROVIDER_ACTIONS: ReadonlySet<string> = new Set(["signin", "callback", "webauthn-options", "backchannel-logout"])
+import { EXTRA_ACTIONS, PROVIDER_ACTIONS, route } from "./routes.js"
 
 /** The body of every malformed request: 400 with the JSON string "Bad request." (Auth.js). */
 function badRequest(config: ResolvedConfig, reason: string): Handled {
@@ -64,10 +62,10 @@ export function parsePath(pathname: string, basePath: string, extra: ReadonlySet
 }
 
 /**
- * Handles one parsed request. Integrations call this directly (no web `Request` needed); `basePath`
- * overrides the configured one, e.g. with the Express mount path.
+ * The context of one parsed request, or the answer when there is none to build: a method other than GET
+ * or POST, a path that names no action, an untrusted host.
  */
-export async function handleRequest(req: IncomingRequest, config: ResolvedConfig, basePath: string = config.basePath): Promise<Handled> {
+export function requestContext(req: IncomingRequest, config: ResolvedConfig, basePath: string = config.basePath): RequestContext | Handled {
   if (req.method !== "GET" && req.method !== "POST") {
     return badRequest(config, "Only GET and POST requests are supported")
   }
@@ -80,7 +78,7 @@ export async function handleRequest(req: IncomingRequest, config: ResolvedConfig
   }
   const { origin } = at
   const secure = config.useSecureCookies ?? at.secure
-  const ctx: RequestContext = {
+  return {
     config,
     req,
     action: parsed.action,
@@ -93,6 +91,15 @@ export async function handleRequest(req: IncomingRequest, config: ResolvedConfig
     cookies: secure ? config.cookies.secure : config.cookies.plain,
     now: Date.now(),
   }
+}
+
+/**
+ * Handles one parsed request. Integrations call this directly (no web `Request` needed); `basePath`
+ * overrides the configured one, e.g. with the Express mount path.
+ */
+export async function handleRequest(req: IncomingRequest, config: ResolvedConfig, basePath: string = config.basePath): Promise<Handled> {
+  const ctx = requestContext(req, config, basePath)
+  if ("response" in ctx) return ctx
   config.logger.debug("request", { method: req.method, action: ctx.action, provider: ctx.providerId })
   if (config.configError) return { response: configErrorResponse(ctx), error: config.configError }
   return route(ctx)

@@ -66,6 +66,8 @@ export interface ResolvedConfig {
     readonly generateSessionToken: () => string
     /** Milliseconds a user's "not before" moment is cached. */
     readonly revocationCacheMs: number
+    /** Milliseconds between two writes of a database session's "last seen" (per instance). */
+    readonly lastSeenMs: number
   }
   readonly jwt: {
     readonly maxAge: number
@@ -106,6 +108,8 @@ export interface ResolvedConfig {
   readonly adapter: unknown
   /** Logout at the provider: RP-initiated and back-channel (README "Logout at the provider"). */
   readonly logout: ResolvedLogout
+  /** Account management options (`unlinkAccount`'s guard). */
+  readonly accounts: Readonly<NonNullable<AuthConfig["accounts"]>>
   /** The configuration error every request answers with, or null. Logged once at resolve time. */
   readonly configError: AuthError | null
 }
@@ -190,6 +194,7 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
       updateAge: config.session?.updateAge ?? 24 * 60 * 60,
       generateSessionToken: config.session?.generateSessionToken ?? (() => crypto.randomUUID()),
       revocationCacheMs: Math.max(0, config.session?.revocationCacheTtl ?? 5) * 1000,
+      lastSeenMs: Math.max(0, config.session?.lastSeenInterval ?? 300) * 1000,
     }),
     jwt: Object.freeze({ maxAge: config.jwt?.maxAge ?? maxAge, encode: config.jwt?.encode, decode: config.jwt?.decode }),
     pages: Object.freeze({ ...(config.pages ?? {}) }),
@@ -222,6 +227,7 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
     extraActions: new Set([...EXTRA_ACTIONS, ...(config.routes ?? []).map((r) => r.action)]),
     adapter: config.adapter,
     logout: resolveLogout(config.logout),
+    accounts: Object.freeze({ ...(config.accounts ?? {}) }),
   }
   const configError = originError ?? providerError ?? assertConfig(config, base) ?? missingOptionalPeers(providers.values())
   if (configError) logger.error(configError)

@@ -4,7 +4,7 @@ import type { RequestContext } from "./context.js"
 
 /** Fires an event handler; a throw is logged as `EventError` and never breaks the request. */
 export async function fireEvent<K extends keyof EventCallbacks>(
-  ctx: RequestContext,
+  ctx: Pick<RequestContext, "config">,
   name: K,
   message: Parameters<NonNullable<EventCallbacks[K]>>[0],
 ): Promise<void> {

@@ -14,6 +14,7 @@ export const DEFAULT_RULES: Readonly<Record<RateLimitRuleName, RateLimitRule>> =
   webauthnClient: { window: 60, max: 30 },
   oauthClient: { window: 60, max: 30 },
   backchannelClient: { window: 60, max: 120 },
+  accountClient: { window: 60, max: 20 },
   client: { window: 60, max: 300 },
 })
 

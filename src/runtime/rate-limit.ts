@@ -35,6 +35,8 @@ export interface Gate {
 }
 
 const OPEN: Gate = { settle: async () => {} }
+/** The session and account management endpoints a client may POST to only so often. */
+const ACCOUNT_ACTIONS: ReadonlySet<string> = new Set(["revoke-session", "revoke-other-sessions", "unlink-account"])
 const PASSWORD_FIELDS = ["email", "username", "identifier", "login", "user"]
 
 /** The account a credentials submission names: a usual login field, else the first non-password field. */
@@ -54,6 +56,7 @@ function rulesFor(ctx: RequestContext): { name: RateLimitRuleName; account?: str
   const method = ctx.req.method
   if (action === "session" && method === "GET") return []
   const out: { name: RateLimitRuleName; account?: string }[] = [{ name: "client" }]
+  if (method === "POST" && ACCOUNT_ACTIONS.has(action)) out.push({ name: "accountClient" })
   const route: string = action // authchart's own actions are not Auth.js' AuthAction
   if (route === "backchannel-logout") return [...out, { name: "backchannelClient" }]
   switch (ctx.provider?.type) {

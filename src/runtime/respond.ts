@@ -146,8 +146,10 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   302: "Found",
   303: "See Other",
   400: "Bad Request",
+  401: "Unauthorized",
   403: "Forbidden",
   404: "Not Found",
+  409: "Conflict",
   429: "Too Many Requests",
   500: "Internal Server Error",
 }

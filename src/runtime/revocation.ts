@@ -13,6 +13,7 @@
 import { randomBytes } from "./random.js"
 import type { ResolvedConfig } from "./config.js"
 import type { RequestContext } from "./context.js"
+import { forgetUserSessions } from "./session-index.js"
 
 interface Cached {
   readonly value: number | null
@@ -87,5 +88,6 @@ export async function revokeUser(config: ResolvedConfig, userId: string, now: nu
   const adapter = config.adapter as { deleteUserSessions?: (userId: string) => Promise<unknown> } | undefined
   if (config.session.strategy === "database" && typeof adapter?.deleteUserSessions === "function") {
     await adapter.deleteUserSessions(userId)
+    await forgetUserSessions(config, userId)
   }
 }

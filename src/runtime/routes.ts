@@ -20,6 +20,7 @@ import { clearCookie } from "./cookies.js"
 import { rateLimitGate } from "./rate-limit.js"
 import { backchannelLogout } from "./logout/backchannel.js"
 import { providerLogoutOf, providerLogoutUrl, signOutCallback } from "./logout/rp-initiated.js"
+import { accountRoutes } from "./account-routes.js"
 
 /**
  * A row of the route table. Besides the nine Auth.js actions, authchart serves a few of its own
@@ -126,10 +127,14 @@ export const routes: readonly Route[] = [
   { method: "GET", action: "webauthn-script", provider: false, handle: webauthnScript },
   { method: "GET", action: "signout-callback", provider: false, handle: signOutCallback },
   { method: "POST", action: "backchannel-logout", provider: true, handle: backchannelLogout },
+  ...accountRoutes,
 ]
 
 /** Actions authchart serves besides Auth.js' nine (`config.routes` may add more). */
 export const EXTRA_ACTIONS: ReadonlySet<string> = new Set(routes.map((r) => r.action).filter((a) => !isAuthAction(a)))
+
+/** Actions whose path may carry a provider id (`<action>/<provider>`). */
+export const PROVIDER_ACTIONS: ReadonlySet<string> = new Set(routes.filter((r) => r.provider).map((r) => r.action))
 
 /** Runs the row for a request; a valid action with no row is `UnknownAction` (→ error page). */
 export async function route(ctx: RequestContext): Promise<Handled> {

@@ -13,6 +13,7 @@ import { adapterOf } from "./effects/link.js"
 import { fireEvent } from "./events.js"
 import { type SessionStrategy, clearSession } from "./session.js"
 import { isRevoked } from "./revocation.js"
+import { forgetSession, recordSession, sessionId, touchSession } from "./session-index.js"
 
 function tokenOf(ctx: RequestContext): string | undefined {
   return ctx.req.cookies[ctx.cookies.sessionToken.name] || undefined
@@ -70,6 +71,7 @@ export const databaseStrategy: SessionStrategy = {
     const refresh = update !== undefined || expires.getTime() - maxAge * 1000 + updateAge * 1000 <= ctx.now
     const revoked = await revokedSession(ctx, token, user.id, expires.getTime() - maxAge * 1000, refresh)
     if (revoked) return revoked
+    await touchSession(ctx, String(user.id), token)
     const cookies: OutCookie[] = []
     if (refresh) {
       expires = new Date(ctx.now + maxAge * 1000)
@@ -97,6 +99,9 @@ export const databaseStrategy: SessionStrategy = {
     const sessionToken = ctx.config.session.generateSessionToken()
     const expires = new Date(ctx.now + ctx.config.session.maxAge * 1000)
     await adapter.createSession({ sessionToken, userId, expires })
+    await recordSession(ctx, String(userId), sessionToken).catch((err: unknown) => {
+      ctx.config.logger.error(new SessionTokenError("The new session could not be indexed (listing it may lag).", { err }))
+    })
     return [...clearSession(ctx).filter((c) => c.name !== ctx.cookies.sessionToken.name), cookieFor(ctx, sessionToken, expires)]
   },
 
@@ -108,6 +113,7 @@ export const databaseStrategy: SessionStrategy = {
       // Some adapters (@auth/pg-adapter) return nothing from deleteSession: read the session first.
       const found = adapter ? await adapter.getSessionAndUser(token) : null
       const deleted = adapter ? await adapter.deleteSession(token) : null
+      if (found) await forgetSession(ctx.config, String(found.user.id), sessionId(token))
       await fireEvent(ctx, "signOut", { session: deleted ?? found?.session ?? null })
     } catch (err) {
       ctx.config.logger.error(new SignOutError("The session could not be deleted at sign-out.", { err }))

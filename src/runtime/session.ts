@@ -110,6 +110,16 @@ async function revokedToken(ctx: RequestContext, payload: JWT, fresh: boolean): 
   return { body: null, cookies: clearSession(ctx) }
 }
 
+/**
+ * The request's JWT session again, with a fresh `iat`, `exp` and `jti`: after its user's other sessions
+ * were revoked as of now, this one (issued now) still stands.
+ */
+export async function reissueJwt(ctx: RequestContext, payload: JWT): Promise<OutCookie[]> {
+  const { name } = ctx.cookies.sessionToken
+  const encoded = await encodeToken(ctx, payload, name)
+  return sessionCookies(ctx, encoded.value, encoded.exp)
+}
+
 /** Clears every chunk of the session cookie the request carried. */
 export function clearSession(ctx: RequestContext): OutCookie[] {
   const { name, options } = ctx.cookies.sessionToken

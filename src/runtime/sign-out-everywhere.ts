@@ -5,10 +5,8 @@
  */
 import { SignOutError } from "../errors.js"
 import type { RequestContext } from "./context.js"
-import { readChunked } from "./cookies.js"
-import { adapterOf } from "./effects/link.js"
 import { revokeUser } from "./revocation.js"
-import { decodeSessionToken } from "./session.js"
+import { sessionUserId } from "./signed-in.js"
 
 /** Whether the sign-out asks to end the user's sessions everywhere. */
 export function wantsEverywhere(ctx: RequestContext): boolean {
@@ -16,22 +14,10 @@ export function wantsEverywhere(ctx: RequestContext): boolean {
   return value === true || value === "true"
 }
 
-async function signedInUserId(ctx: RequestContext): Promise<string | undefined> {
-  const { name } = ctx.cookies.sessionToken
-  if (ctx.config.session.strategy === "database") {
-    const token = ctx.req.cookies[name]
-    const found = token ? await adapterOf(ctx)?.getSessionAndUser(token) : null
-    return found?.user.id
-  }
-  const raw = readChunked(ctx.req.cookies, name)
-  const sub = raw ? (await decodeSessionToken(ctx, raw, name))?.payload.sub : undefined
-  return typeof sub === "string" && sub !== "" ? sub : undefined
-}
-
 /** Revokes every session of the user signed in on this request, if any. Never throws. */
 export async function signOutEverywhere(ctx: RequestContext): Promise<void> {
   try {
-    const userId = await signedInUserId(ctx)
+    const userId = (await sessionUserId(ctx))?.userId
     if (userId) await revokeUser(ctx.config, userId, ctx.now)
   } catch (err) {
     ctx.config.logger.error(new SignOutError("The sessions could not be revoked everywhere.", { err }))

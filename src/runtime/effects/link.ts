@@ -11,7 +11,7 @@
 import { effect } from "./effect.js"
 import type { EffectContext } from "../flow.js"
 import { randomUUID } from "node:crypto"
-import { AccountNotLinked, AdapterError, OAuthAccountNotLinked, WebAuthnVerificationError } from "../../errors.js"
+import { AccountNotLinked, AdapterError, FlowStoreUnavailable, OAuthAccountNotLinked, WebAuthnVerificationError } from "../../errors.js"
 import { withKeyLock } from "../lock.js"
 import type { AdapterAccount, AdapterUser } from "../../adapters/types.js"
 import type { FlowUser, Identity } from "../../machines/types.js"
@@ -21,9 +21,10 @@ import { readChunked } from "../cookies.js"
 import { fireEvent } from "../events.js"
 import { decodeSessionToken } from "../session.js"
 import type { Adapter } from "../../adapters/types.js"
+import { recordAccount } from "../accounts.js"
 
 /** The adapter of a request's config, wrapped; undefined without one. */
-export function adapterOf(ctx: RequestContext): SafeAdapter | undefined {
+export function adapterOf(ctx: Pick<RequestContext, "config">): SafeAdapter | undefined {
   const adapter = ctx.config.adapter as Adapter | undefined
   return adapter ? safeAdapter(adapter, ctx.config.logger) : undefined
 }
@@ -186,14 +187,27 @@ async function linkWebAuthn(ctx: EffectContext, adapter: SafeAdapter, identity: 
   })
 }
 
+/** Notes the account in the user's account index (`GET /auth/accounts`); a failure is logged, the sign-in goes on. */
+async function indexAccount(ctx: EffectContext, identity: Identity): Promise<void> {
+  const account = identity.account as AdapterAccount
+  try {
+    await recordAccount(ctx.config, String(identity.user.id), account, ctx.now)
+  } catch (err) {
+    ctx.config.logger.error(new FlowStoreUnavailable("The linked account could not be indexed.", { err }))
+  }
+}
+
 /** The tail's linking step: a no-op without an adapter. */
 export const linkIdentity = effect<Identity, Identity>(async (ctx, input) => {
   const adapter = adapterOf(ctx)
   if (!adapter || !input.account) return input
   switch (input.account.type) {
     case "oauth":
-    case "oidc":
-      return linkOAuth(ctx, adapter, input)
+    case "oidc": {
+      const linked = await linkOAuth(ctx, adapter, input)
+      await indexAccount(ctx, linked)
+      return linked
+    }
     case "credentials":
       return ctx.config.session.strategy === "database" ? ensureCredentialsUser(adapter, input) : input
     case "email":
