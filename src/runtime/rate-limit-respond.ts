@@ -11,7 +11,18 @@ import { rateLimitMessage } from "./pages/signin.js"
 import { NO_CACHE, json, pageUrl, redirect } from "./respond.js"
 
 /** Routes whose callers read JSON (fetch), not pages. */
-const API_ACTIONS: ReadonlySet<string> = new Set(["webauthn-options", "session", "csrf", "providers", "backchannel-logout"])
+const API_ACTIONS: ReadonlySet<string> = new Set([
+  "webauthn-options",
+  "session",
+  "csrf",
+  "providers",
+  "sessions",
+  "accounts",
+  "revoke-session",
+  "revoke-other-sessions",
+  "unlink-account",
+  "backchannel-logout",
+])
 
 /** The rate-limit header fields of a refusal under `rule`. */
 export function rateLimitHeaders(name: RateLimitRuleName, rule: RateLimitRule, retryAfter: number): Record<string, string> {
