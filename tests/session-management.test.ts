@@ -8,7 +8,15 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import type { Adapter } from "../src/adapters/types.js"
-import { type AuthConfig, type ServerState, listAccounts, listSessions, revokeOtherSessions, revokeSession, unlinkAccount } from "../src/index.js"
+import {
+  type AuthConfig,
+  type ServerState,
+  listAccounts,
+  listSessions,
+  revokeOtherSessions,
+  revokeSession,
+  unlinkAccount,
+} from "../src/index.js"
 import { memoryServerState } from "../src/runtime/server-state.js"
 import { RedisServerState } from "../src/stores/redis.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, setCookies } from "./helpers.js"
@@ -30,7 +38,14 @@ afterEach(() => {
   vi.useRealTimers()
 })
 
-const oidc = (id: string) => ({ id, name: `Provider ${id}`, type: "oidc" as const, issuer: idp.issuer, clientId: "mgmt-client", clientSecret: "mgmt-secret-0123" })
+const oidc = (id: string) => ({
+  id,
+  name: `Provider ${id}`,
+  type: "oidc" as const,
+  issuer: idp.issuer,
+  clientId: "mgmt-client",
+  clientSecret: "mgmt-secret-0123",
+})
 
 /** A browser with its own cookie jar that sends a fixed User-Agent. */
 class Browser extends AuthClient {
@@ -83,7 +98,11 @@ interface Setup {
 }
 
 const setups: Setup[] = [
-  { name: "memory adapter, memory server state", backend: memoryBackend, state: async () => ({ serverState: memoryServerState(), stop: async () => {} }) },
+  {
+    name: "memory adapter, memory server state",
+    backend: memoryBackend,
+    state: async () => ({ serverState: memoryServerState(), stop: async () => {} }),
+  },
   {
     name: "@auth/drizzle-adapter (SQLite), RedisServerState",
     backend: drizzleSqliteBackend,
@@ -325,7 +344,11 @@ describe("JWT sessions: revoke-other-sessions", () => {
 })
 
 describe("not signed in", () => {
-  const config: AuthConfig = { secret: SECRET, trustHost: true, providers: [{ id: "x", name: "x", type: "oidc", issuer: "http://127.0.0.1:1", clientId: "c", clientSecret: "s" }] }
+  const config: AuthConfig = {
+    secret: SECRET,
+    trustHost: true,
+    providers: [{ id: "x", name: "x", type: "oidc", issuer: "http://127.0.0.1:1", clientId: "c", clientSecret: "s" }],
+  }
   it.each([
     ["GET", "/auth/sessions"],
     ["GET", "/auth/accounts"],

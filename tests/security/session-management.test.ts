@@ -16,7 +16,19 @@ import { memoryServerState, stateKey } from "../../src/runtime/server-state.js"
 import { sessionId } from "../../src/runtime/session-index.js"
 import { AuthClient } from "../helpers.js"
 import type { OidcServer } from "../support/oidc-provider.js"
-import { SESSION_COOKIE, answerUrl, beginSignIn, browser, deliver, errorTypes, oidcAt, people, sessionOf, signInAs, startIdp } from "./support.js"
+import {
+  SESSION_COOKIE,
+  answerUrl,
+  beginSignIn,
+  browser,
+  deliver,
+  errorTypes,
+  oidcAt,
+  people,
+  sessionOf,
+  signInAs,
+  startIdp,
+} from "./support.js"
 
 interface Listed {
   id: string
@@ -82,21 +94,22 @@ describe("another user's sessions", () => {
 })
 
 describe("cross-site requests (CSRF)", () => {
-  it.each(["/auth/revoke-session", "/auth/revoke-other-sessions", "/auth/unlink-account/idp"])(
-    "POST %s without the CSRF token is MissingCSRF and changes nothing",
-    async (path) => {
-      const { device, log } = databaseApp()
-      const alice = await device("alice")
-      const other = await device("alice")
-      const otherId = sessionId(other.jar.get(SESSION_COOKIE) as string)
-      const res = await alice.send(path, { form: { id: otherId } })
-      expect(res.status).toBe(303)
-      expect(new URL(res.headers.get("location") as string).searchParams.get("error")).toBe("MissingCSRF")
-      expect(errorTypes(log)).toEqual(["MissingCSRF"])
-      expect((await sessionOf(other))?.user.name).toBe("alice")
-      expect((await sessionOf(alice))?.user.name).toBe("alice")
-    },
-  )
+  it.each([
+    "/auth/revoke-session",
+    "/auth/revoke-other-sessions",
+    "/auth/unlink-account/idp",
+  ])("POST %s without the CSRF token is MissingCSRF and changes nothing", async (path) => {
+    const { device, log } = databaseApp()
+    const alice = await device("alice")
+    const other = await device("alice")
+    const otherId = sessionId(other.jar.get(SESSION_COOKIE) as string)
+    const res = await alice.send(path, { form: { id: otherId } })
+    expect(res.status).toBe(303)
+    expect(new URL(res.headers.get("location") as string).searchParams.get("error")).toBe("MissingCSRF")
+    expect(errorTypes(log)).toEqual(["MissingCSRF"])
+    expect((await sessionOf(other))?.user.name).toBe("alice")
+    expect((await sessionOf(alice))?.user.name).toBe("alice")
+  })
 })
 
 describe("abuse limits", () => {
@@ -145,9 +158,7 @@ describe("the unlink guard", () => {
   it("two unlinks raced from two tabs: exactly one succeeds, the user keeps one account", async () => {
     const { client, adapter } = await linkBoth()
     const csrfToken = await client.csrf()
-    const results = await Promise.all(
-      ["idp", "idp2"].map((id) => client.send(`/auth/unlink-account/${id}`, { form: { csrfToken } })),
-    )
+    const results = await Promise.all(["idp", "idp2"].map((id) => client.send(`/auth/unlink-account/${id}`, { form: { csrfToken } })))
     expect(results.map((r) => r.status).sort()).toEqual([200, 409])
     const left = await Promise.all(
       ["idp", "idp2"].map((provider) => adapter.getUserByAccount({ provider, providerAccountId: "user-alice" })),
