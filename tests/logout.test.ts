@@ -1,0 +1,120 @@
+/**
+ * Logout at the provider, end to end over real HTTP: an Express app (authchart mounted at /auth) on a
+ * loopback port, a real OpenID provider (oidc-provider) that knows the app's `post_logout_redirect_uri`
+ * and `backchannel_logout_uri`, and a scripted browser holding sessions at both. Back-channel: the
+ * person signs out at the provider, the provider posts a logout token to the app, and the app's
+ * session is gone (JWT: refused by the revocation; database: deleted). RP-initiated: the app's sign-out
+ * takes the browser through the provider's logout and back to the callback URL.
+ */
+import type { RequestListener } from "node:http"
+import express from "express"
+import { afterEach, describe, expect, it } from "vitest"
+import { MemoryAdapter } from "../src/adapters/memory.js"
+import type { AuthConfig } from "../src/index.js"
+import { ExpressAuth } from "../src/integration/express.js"
+import { SECRET, captureLogger } from "./helpers.js"
+import { HttpBrowser } from "./support/app-process.js"
+import { servesApps } from "./support/express-apps.js"
+import { type IdpSession, type OidcServer, startOidcProvider } from "./support/oidc-provider.js"
+
+const CLIENT = { id: "logout-app", secret: "logout-app-secret-0123456789" } as const
+const serve = servesApps()
+let idp: OidcServer | undefined
+
+afterEach(async () => {
+  await idp?.stop()
+  idp = undefined
+})
+
+/** The app on a port, then the provider that knows its URLs, then the app's config pointing at it. */
+async function appWithProvider(strategy: "jwt" | "database") {
+  let handler: RequestListener = (_req, res) => res.writeHead(503).end()
+  const app = await serve((req, res) => handler(req, res))
+  const provider = await startOidcProvider({
+    clients: [
+      {
+        client_id: CLIENT.id,
+        client_secret: CLIENT.secret,
+        redirect_uris: [`${app.base}/auth/callback/idp`],
+        post_logout_redirect_uris: [`${app.base}/auth/signout-callback`],
+        backchannel_logout_uri: `${app.base}/auth/backchannel-logout/idp`,
+      },
+    ],
+  })
+  idp = provider
+  const log = captureLogger()
+  const adapter = strategy === "database" ? MemoryAdapter() : undefined
+  const config: AuthConfig = {
+    secret: SECRET,
+    trustHost: true,
+    logger: log.logger,
+    providers: [{ id: "idp", name: "IdP", type: "oidc", issuer: provider.issuer, clientId: CLIENT.id, clientSecret: CLIENT.secret }],
+    session: { strategy },
+    logout: { keepIdToken: true },
+    ...(adapter ? { adapter } : {}),
+  }
+  const server = express()
+  server.use("/auth", ExpressAuth(config))
+  handler = server
+  return { base: app.base, provider, adapter, log }
+}
+
+/** Signs the browser in at the app through the provider; the provider keeps its own session in `session`. */
+async function signIn(browser: HttpBrowser, provider: OidcServer, session: IdpSession): Promise<void> {
+  const csrfToken = await browser.csrf()
+  const start = await browser.send("/auth/signin/idp", { form: { csrfToken } })
+  const answer = await provider.authorize(start.location as string, { session })
+  if (answer.kind !== "redirect") throw new Error("expected a redirect back to the app")
+  const back = await browser.send(answer.url)
+  expect(back.res.status).toBe(302)
+}
+
+async function sessionEmail(browser: HttpBrowser): Promise<string | null> {
+  const { text } = await browser.send("/auth/session")
+  return (JSON.parse(text) as { user?: { email?: string } } | null)?.user?.email ?? null
+}
+
+describe.each(["jwt", "database"] as const)("back-channel logout from a real provider (%s sessions)", (strategy) => {
+  it("the person signs out at the provider; the provider tells the app, and the app's session is gone", async () => {
+    const { base, provider, adapter, log } = await appWithProvider(strategy)
+    const browser = new HttpBrowser([base])
+    const session = provider.session()
+    await signIn(browser, provider, session)
+    expect(await sessionEmail(browser)).toBe("alice@example.test")
+    const token = browser.cookie("authjs.session-token") as string
+
+    const landed = await provider.endSession(session)
+    expect(new URL(landed).pathname).toBe("/session/end/success")
+    expect(provider.backchannel).toEqual({ delivered: 1, failed: [] })
+
+    if (adapter) expect(await adapter.getSessionAndUser(token)).toBeNull()
+    expect(await sessionEmail(browser)).toBeNull()
+    expect(log.errors).toEqual([])
+  })
+})
+
+describe.each(["jwt"] as const)("RP-initiated logout at a real provider (%s sessions)", (strategy) => {
+  it("the app's sign-out ends the provider's session too and lands on the callback URL", async () => {
+    const { base, provider, log } = await appWithProvider(strategy)
+    const browser = new HttpBrowser([base])
+    const session = provider.session()
+    await signIn(browser, provider, session)
+
+    const csrfToken = await browser.csrf()
+    const out = await browser.send("/auth/signout", { form: { csrfToken, provider: "idp", callbackUrl: `${base}/goodbye` } })
+    expect(out.res.status).toBe(303)
+    expect(new URL(out.location as string).origin).toBe(provider.issuer)
+    expect(browser.cookie("authjs.session-token")).toBeUndefined()
+
+    const back = await browser.send(await provider.endSession(session, out.location as string))
+    expect(back.location).toBe(`${base}/goodbye`)
+    // logged out at the provider: the next sign-in asks who you are again (no single sign-on left)
+    const start = await browser.send("/auth/signin/idp", { form: { csrfToken: await browser.csrf() } })
+    const again = await fetch(start.location as string, {
+      redirect: "manual",
+      headers: { cookie: session.jar.header(new URL(provider.issuer)) },
+    })
+    expect(new URL(again.headers.get("location") as string, provider.issuer).pathname).toMatch(/^\/interaction\//)
+    expect(log.errors).toEqual([])
+  })
+})
