@@ -4,7 +4,9 @@
  * this file adds a small login page a person can use (pick a demo account, no password), grants the
  * demo's scopes without a consent screen, and keeps everything in memory (keys, cookies keys, state).
  *
- * There is no single sign-on: the IdP ignores its own session cookie, so every sign-in asks which account.
+ * There is no single sign-on: the IdP ignores its own session cookie when asked to sign in, so every sign-in
+ * asks which account. Logging out there (RP-initiated logout from the demo's sign-out page) ends that
+ * session and tells the demo by back-channel logout.
  * Modelled on tests/support/oidc-provider.ts, which is scripted (no page for people). Not for production.
  */
 import { randomBytes } from "node:crypto"
@@ -27,6 +29,10 @@ export const DEMO_IDP_ACCOUNTS: readonly DemoIdpAccount[] = Object.freeze([
 export interface DemoIdpOptions {
   /** The client's redirect URIs, e.g. `http://localhost:3000/auth/callback/demo-idp`. */
   redirectUris: string[]
+  /** Where the IdP may send the browser back after logout, e.g. `http://localhost:3000/auth/signout-callback`. */
+  postLogoutRedirectUris?: string[]
+  /** Where the IdP posts logout tokens when someone signs out there, e.g. `http://localhost:3000/auth/backchannel-logout/demo-idp`. */
+  backchannelLogoutUri?: string
   /** Default 0: any free port. The issuer is `http://127.0.0.1:<port>`. */
   port?: number
   /** Where oidc-provider's server errors go. Default: console.error. */
@@ -99,7 +105,7 @@ function page(title: string, body: string): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Demo IdP</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}
-form{margin:.5rem 0}button{width:100%;padding:.75rem;font:inherit;text-align:left;cursor:pointer}
+form,p{margin:.5rem 0}button{width:100%;padding:.75rem;font:inherit;text-align:left;cursor:pointer}
 button small{display:block;color:#555}.cancel button{text-align:center}</style></head>
 <body><h1>${escapeHtml(title)}</h1>
 ${body}
@@ -115,10 +121,13 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   })
 }
 
-/** Drops the IdP's own session cookies (`_session…`) from a request: no single sign-on, always the account chooser. */
+/**
+ * Drops the IdP's own session cookies (`_session…`) from a request: no single sign-on, always the account
+ * chooser. Logout (`/session/end…`) keeps them: it ends that session.
+ */
 function withoutSessionCookie(req: IncomingMessage): void {
   const cookie = req.headers.cookie
-  if (!cookie) return
+  if (!cookie || req.url?.startsWith("/session/end")) return
   const kept = cookie.split(/;\s*/).filter((pair) => !pair.startsWith("_session"))
   if (kept.length > 0) req.headers.cookie = kept.join("; ")
   else delete req.headers.cookie
@@ -209,6 +218,8 @@ export async function startDemoIdp(options: DemoIdpOptions): Promise<DemoIdp> {
         token_endpoint_auth_method: "client_secret_basic",
         response_types: ["code"],
         grant_types: ["authorization_code"],
+        ...(options.postLogoutRedirectUris ? { post_logout_redirect_uris: options.postLogoutRedirectUris } : {}),
+        ...(options.backchannelLogoutUri ? { backchannel_logout_uri: options.backchannelLogoutUri } : {}),
       },
     ],
     jwks: { keys: [{ ...signingKey, kid: "demo-idp-rs256", alg: "RS256", use: "sig" }] },
@@ -217,7 +228,27 @@ export async function startDemoIdp(options: DemoIdpOptions): Promise<DemoIdp> {
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
     conformIdTokenClaims: false,
     pkce: { methods: ["S256"], required: () => true },
-    features: { devInteractions: { enabled: false }, userinfo: { enabled: true } },
+    features: {
+      devInteractions: { enabled: false },
+      userinfo: { enabled: true },
+      backchannelLogout: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        async logoutSource(ctx: KoaContext, form: string) {
+          ctx.type = "html"
+          ctx.body = page(
+            "Sign out of Demo IdP",
+            `<p>The <strong>authchart demo</strong> signed you out. Sign out of the Demo IdP too?</p>
+${form}<p><button type="submit" form="op.logoutForm" name="logout" value="yes">Yes, sign out of Demo IdP</button></p>
+<p class="cancel"><button type="submit" form="op.logoutForm">No, stay signed in here</button></p>`,
+          )
+        },
+        async postLogoutSuccessSource(ctx: KoaContext) {
+          ctx.type = "html"
+          ctx.body = page("Signed out", "<p>You are signed out of the Demo IdP. Go back to the demo to sign in again.</p>")
+        },
+      },
+    },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     // the demo is first party: its scopes are granted without a consent screen
     async loadExistingGrant(ctx: KoaContext) {

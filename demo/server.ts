@@ -158,6 +158,8 @@ export function createDemoApp(options: DemoOptions = {}): DemoApp {
     // users, accounts and email tokens in memory; sessions stay JWTs (credentials sign-in needs them)
     adapter: MemoryAdapter(),
     session: { strategy: "jwt" },
+    // the sign-out page offers "Sign out of Demo IdP too" (the ID token is kept in the session for it)
+    logout: { keepIdToken: true },
     providers,
     // credentials sign-in asks the TOTP user for a code after the password
     flows: [totp.flow],
@@ -298,6 +300,8 @@ export async function start(port: number, options: StartOptions = {}): Promise<R
   const [idpStarted, mailboxStarted] = await Promise.allSettled([
     startDemoIdp({
       redirectUris: [...origins].map((origin) => `${origin}/auth/callback/demo-idp`),
+      postLogoutRedirectUris: [...origins].map((origin) => `${origin}/auth/signout-callback`),
+      backchannelLogoutUri: `${url}/auth/backchannel-logout/demo-idp`,
       port: options.idpPort ?? portFrom(env.DEMO_IDP_PORT, 0),
     }),
     startMailbox({ port: options.smtpPort ?? portFrom(env.DEMO_SMTP_PORT, 0), log }),

@@ -306,6 +306,40 @@ describe("demo app", () => {
     expect(DEMO_IDP_ACCOUNTS.map((a) => a.email)).toEqual(["alice@example.test", "bob@example.test"])
   })
 
+  it("Sign out of Demo IdP too: the sign-out page offers it, the IdP asks, signs out there, and sends the person back", async () => {
+    const person = new Person(origin)
+    const idp = demo.idp.issuer
+    const errorsBefore = log.errors.length
+    const { response: signInPage } = await person.follow(await person.visit("/protected"))
+    const idpForm = formSaying(await signInPage.text(), "Sign in with Demo IdP")
+    const { response: loginPage, url: loginUrl } = await person.follow(await person.visit(idpForm.action, idpForm.fields))
+    const alice = formSaying(await loginPage.text(), "alice@example.test")
+    await person.follow(await person.visit(new URL(alice.action, loginUrl).href, alice.fields))
+    expect(person.jar.get("authjs.session-token")).toBeTruthy()
+
+    // the demo's sign-out page: "Sign out" (here only) and "Sign out of Demo IdP too" in one form
+    const [signOut] = forms(await (await person.visit("/auth/signout")).text())
+    expect(signOut?.text).toBe("Sign out Sign out of Demo IdP too")
+    const toIdp = await person.visit(signOut?.action ?? "", { ...signOut?.fields, provider: "demo-idp" })
+    expect(toIdp.status).toBe(303)
+    expect(person.jar.get("authjs.session-token")).toBeUndefined()
+    const endSession = new URL(toIdp.headers.get("location") ?? "")
+    expect(`${endSession.origin}${endSession.pathname}`).toBe(`${idp}/session/end`)
+    expect(endSession.searchParams.get("post_logout_redirect_uri")).toBe(`${origin}/auth/signout-callback`)
+
+    // the IdP asks; "Yes" ends its session, tells the demo (back-channel) and sends the person back
+    const { response: ask, url: askUrl } = await person.follow(toIdp)
+    const askHtml = await ask.text()
+    expect(visibleText(askHtml)).toContain("Sign out of the Demo IdP too?")
+    const logoutForm = forms(askHtml).find((f) => f.fields.xsrf !== undefined)
+    const done = await person.visit(new URL(logoutForm?.action ?? "", askUrl).href, { ...logoutForm?.fields, logout: "yes" })
+    const { hops } = await person.follow(done)
+    expect(hops[0]).toMatch(new RegExp(`^${origin}/auth/signout-callback\\?state=`))
+    expect(new URL(hops[1] ?? "").origin).toBe(origin)
+    expect(person.jar.get("authjs.session-token")).toBeUndefined()
+    expect(log.errors.slice(errorsBefore)).toEqual([])
+  })
+
   it("the IdP's page: an unknown account is refused, Cancel goes back to the demo's sign-in page", async () => {
     const person = new Person(origin)
     const errorsBefore = log.errors.length

@@ -70,6 +70,29 @@ export async function providerLogoutOf(ctx: RequestContext): Promise<ProviderLog
   return undefined
 }
 
+/** A provider the session can also be logged out at, and the origin of its end-session endpoint. */
+export interface LogoutChoice {
+  readonly id: string
+  readonly name: string
+  /** Where the sign-out form's redirect leads (the page's CSP `form-action` must allow it). */
+  readonly origin: string
+}
+
+/**
+ * The OIDC providers the signed-in session could also be logged out at: those with an
+ * `end_session_endpoint` (discovery, cached) whose ID token the session holds. The built-in sign-out
+ * page offers each.
+ */
+export async function logoutChoices(ctx: RequestContext): Promise<LogoutChoice[]> {
+  const choices: LogoutChoice[] = []
+  for (const provider of ctx.config.providers.values()) {
+    if (provider.type !== "oidc" || !(await sessionIdToken(ctx, provider.id).catch(() => undefined))) continue
+    const endSession = await discoveredUrl(ctx, provider.config as OAuthConfig, "end_session_endpoint").catch(() => undefined)
+    if (endSession) choices.push({ id: provider.id, name: provider.name, origin: endSession.origin })
+  }
+  return choices
+}
+
 /** The exact `post_logout_redirect_uri`: configured, else `<authUrl>/signout-callback`. */
 export function postLogoutRedirectUri(ctx: RequestContext): string {
   return ctx.config.logout.postLogoutRedirectUri ?? `${ctx.authUrl}/signout-callback`

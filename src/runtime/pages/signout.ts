@@ -9,6 +9,8 @@ export interface SignOutPageProps {
   theme: Theme
   /** The response's CSP nonce. */
   nonce: string
+  /** Providers the signed-in session can also be logged out at (a "Sign out of <name> too" button each). */
+  logoutProviders?: readonly { id: string; name: string }[]
 }
 
 /**
@@ -17,11 +19,14 @@ export interface SignOutPageProps {
  *
  * @example renderSignOut({ csrfToken, action: "https://app.example/auth/signout", theme: {}, nonce })
  */
-export function renderSignOut({ csrfToken, action, theme, nonce }: SignOutPageProps): string {
+export function renderSignOut({ csrfToken, action, theme, nonce, logoutProviders = [] }: SignOutPageProps): string {
+  const atProvider = logoutProviders.map(
+    (p) => html`<button type="submit" name="provider"${attr("value", p.id)}>Sign out of ${p.name} too</button>`,
+  )
   return layout({
     title: "Sign Out",
     theme,
     nonce,
-    body: html`<div class="signout"><div class="card"><h1>Sign out</h1><p>Are you sure you want to sign out?</p><form${attr("action", action)} method="POST"><input type="hidden" name="csrfToken"${attr("value", csrfToken)}><button id="submitButton" type="submit">Sign out</button></form></div></div>`,
+    body: html`<div class="signout"><div class="card"><h1>Sign out</h1><p>Are you sure you want to sign out?</p><form${attr("action", action)} method="POST"><input type="hidden" name="csrfToken"${attr("value", csrfToken)}><button id="submitButton" type="submit">Sign out</button>${atProvider}</form></div></div>`,
   })
 }
