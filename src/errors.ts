@@ -56,11 +56,13 @@ import type {
   RateLimited,
 } from "./errors/sign-in.js"
 import type { AccountNotFound, LastSignInMethod, SessionNotFound } from "./errors/account.js"
+import type { AccessTokenUnavailable, RefreshTokenError } from "./errors/tokens.js"
 
 export * from "./errors/auth-error.js"
 export * from "./errors/error-page.js"
 export * from "./errors/sign-in.js"
 export * from "./errors/account.js"
+export * from "./errors/tokens.js"
 
 /**
  * Every authchart error class, as one union discriminated by `type`: `switch (err.type)` narrows to the
@@ -79,6 +81,7 @@ export * from "./errors/account.js"
 export type AnyAuthError =
   | (AuthError & { readonly type: "AuthError" })
   | AccessDenied
+  | AccessTokenUnavailable
   | AccountNotFound
   | AccountNotLinked
   | AdapterError
@@ -111,6 +114,7 @@ export type AnyAuthError =
   | OAuthSignInError
   | RateLimitUnavailable
   | RateLimited
+  | RefreshTokenError
   | SessionNotFound
   | SessionTokenError
   | SignOutError

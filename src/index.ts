@@ -26,6 +26,7 @@ export {
   type SessionInfo,
   type SessionTarget,
 } from "./runtime/manage.js"
+export { getAccessToken } from "./runtime/tokens/request.js"
 export { resetRateLimit } from "./runtime/rate-limit-reset.js"
 export { memoryServerState, stateKey, type MemoryServerStateOptions, type ServerState, type WindowCount } from "./runtime/server-state.js"
 export { credentialsFlow, emailFlow, oauthFlow, webauthnFlow } from "./runtime/flows.js"

@@ -37,6 +37,11 @@ export interface User {
 export interface DefaultSession {
   user?: User
   expires: ISODateString
+  /**
+   * `"RefreshTokenError"` when a provider refused to refresh the user's tokens (`invalid_grant`) and the
+   * user must sign in with it again (with `session.providerTokens`; see `getAccessToken`).
+   */
+  error?: "RefreshTokenError"
 }
 
 /** The active session as `GET /session` and `getSession` return it. Extend by module augmentation. */
@@ -247,6 +252,26 @@ export interface SessionOptions {
    * `strategy` is `"database"` (Auth.js refuses that configuration with `UnsupportedStrategy`).
    */
   allowCredentials?: boolean
+  /**
+   * authchart: keep each OAuth/OIDC provider's current tokens (`access_token`, `refresh_token`,
+   * `expires_at`) in the server-state store, keyed by user and provider, so `getAccessToken` can hand out
+   * a valid access token and refresh it. `"server"` with the defaults, or the options. Off by default
+   * (the database strategy still writes the first token set on the account row, as Auth.js does).
+   */
+  providerTokens?: "server" | ProviderTokensOptions
+}
+
+/** Options of `session.providerTokens` (authchart). */
+export interface ProviderTokensOptions {
+  /** Where the current token set lives: the server-state store (`serverState`). */
+  store?: "server"
+  /** Seconds before `expires_at` from which an access token counts as expired and is refreshed. Default 60. */
+  refreshMargin?: number
+  /**
+   * Milliseconds a request waits for a refresh another instance is running before it fails with
+   * `AccessTokenUnavailable`. Default: the provider's `timeout` (10 000) plus 5 000.
+   */
+  refreshWait?: number
 }
 
 /**

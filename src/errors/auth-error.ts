@@ -3,6 +3,7 @@
 /** Every `type` an authchart error can have: the names of the error classes (Auth.js' names). */
 export type ErrorType =
   | "AccessDenied"
+  | "AccessTokenUnavailable"
   | "AccountNotFound"
   | "AdapterError"
   | "AuthError"
@@ -35,6 +36,7 @@ export type ErrorType =
   | "OAuthSignInError"
   | "RateLimited"
   | "RateLimitUnavailable"
+  | "RefreshTokenError"
   | "AccountNotLinked"
   | "SessionNotFound"
   | "SessionTokenError"

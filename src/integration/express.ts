@@ -26,6 +26,7 @@ import { type CookieJar, parseCookies, serializeCookie } from "../runtime/cookie
 import { json as jsonResponse, type Outgoing, toOutgoing } from "../runtime/respond.js"
 import { revokeOtherSessionsFor } from "../runtime/manage.js"
 import type { AuthConfig, Session } from "../types.js"
+import { accessTokenForRequest } from "../runtime/tokens/request.js"
 import { readBody } from "./body.js"
 
 export type ExpressAuthConfig = Omit<AuthConfig, "raw">
@@ -323,4 +324,39 @@ export async function revokeOtherSessions(req: ExpressRequest, config: ExpressAu
   const { revoked, cookies } = await revokeOtherSessionsFor(new ExpressIncoming(req, "POST", url, undefined), resolved)
   if (!res.headersSent && cookies.length > 0) setCookies(res, cookies.map(serializeCookie))
   return revoked
+}
+
+/**
+ * A valid access token of the signed-in user's account with an OAuth/OIDC provider, refreshed first
+ * when it expires within `session.providerTokens.refreshMargin` (default 60 s): once per account however
+ * many requests ask at the same time, also across instances sharing a `serverState`. Needs
+ * `session.providerTokens`. Without `config`, the mounted `ExpressAuth`'s config is used.
+ *
+ * Resolves to null when nobody is signed in or the user has no tokens from that provider. Rejects with
+ * `RefreshTokenError` when the provider refused the refresh (sign in again; the session then carries
+ * `error: "RefreshTokenError"`), `AccessTokenUnavailable` when no token can be had right now (try
+ * later), and a TypeError for app mistakes (no such OAuth provider, `session.providerTokens` unset).
+ *
+ * @example
+ * ```ts
+ * app.get("/repos", async (req, res) => {
+ *   const token = await getAccessToken(req, "github", authConfig)
+ *   if (!token) return res.redirect("/auth/signin")
+ *   res.json(await (await fetch("https://api.github.com/user/repos", { headers: { authorization: `Bearer ${token}` } })).json())
+ * })
+ * ```
+ */
+export async function getAccessToken(req: ExpressRequest, providerId: string, config?: ExpressAuthConfig): Promise<string | null> {
+  const effective = config ?? mountedConfig(req)
+  if (!effective) throw new Error("getAccessToken(req) found no ExpressAuth on this app: pass the config.")
+  const resolved = resolvedFor(effective)
+  let url: URL
+  try {
+    url = requestUrl(req, resolved, `${resolved.basePath}/session`)
+  } catch (err) {
+    // a request whose protocol or host makes no URL has no session (logged, as getSession does)
+    resolved.logger.error(err instanceof Error ? err : new UnknownAction("getAccessToken failed.", { err }))
+    return null
+  }
+  return accessTokenForRequest(new ExpressIncoming(req, "GET", url, undefined), resolved, providerId)
 }

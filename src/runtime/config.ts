@@ -34,6 +34,7 @@ import { cookieFlowStore, type FlowStore } from "./store.js"
 import { memoryServerState, type ServerState } from "./server-state.js"
 import { type ResolvedRateLimit, resolveRateLimit } from "./rate-limit-rules.js"
 import { type ResolvedLogout, resolveLogout } from "./logout/options.js"
+import { type ResolvedProviderTokens, resolveProviderTokens } from "./tokens/options.js"
 
 /** Markers compared by identity, as in Auth.js. */
 export const raw: unique symbol = Symbol("return-type-raw")
@@ -95,6 +96,8 @@ export interface ResolvedConfig {
   readonly flowStore: FlowStore
   /** Single-use claims, attempt counts and revocations (one memory port per config by default). */
   readonly serverState: ServerState
+  /** `session.providerTokens`: how provider tokens are kept and refreshed, or null when they are not. */
+  readonly providerTokens: ResolvedProviderTokens | null
   /** The rate limits in force, or null when they are off (README "Limits"). */
   readonly rateLimit: ResolvedRateLimit | null
   /** Flows by id: the built-ins, replaced or extended by `config.flows`. */
@@ -219,6 +222,7 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
     experimental: Object.freeze({ enableWebAuthn: !!config.experimental?.enableWebAuthn }),
     flowStore: config.flowStore ?? cookieFlowStore(),
     serverState: config.serverState ?? memoryServerState(),
+    providerTokens: resolveProviderTokens(config.session?.providerTokens),
     rateLimit: resolveRateLimit(config.rateLimit, env),
     flows,
     flowTimeout: config.flowTimeout ?? 15_000,

@@ -14,6 +14,7 @@ import { fireEvent } from "./events.js"
 import { type SessionStrategy, clearSession } from "./session.js"
 import { isRevoked } from "./revocation.js"
 import { forgetSession, recordSession, sessionId, touchSession } from "./session-index.js"
+import { sessionTokenError } from "./tokens/record.js"
 
 function tokenOf(ctx: RequestContext): string | undefined {
   return ctx.req.cookies[ctx.cookies.sessionToken.name] || undefined
@@ -24,8 +25,8 @@ function cookieFor(ctx: RequestContext, token: string, expires: Date): OutCookie
   return { name, value: token, options: { ...options, expires } }
 }
 
-function publicSession(user: AdapterUser, expires: Date): Session {
-  return { user: { name: user.name, email: user.email, image: user.image }, expires: expires.toISOString() }
+function publicSession(user: AdapterUser, expires: Date, error: Session["error"]): Session {
+  return { user: { name: user.name, email: user.email, image: user.image }, expires: expires.toISOString(), ...(error ? { error } : {}) }
 }
 
 /**
@@ -79,17 +80,18 @@ export const databaseStrategy: SessionStrategy = {
       cookies.push(cookieFor(ctx, token, expires))
     }
     // Auth.js' arguments for this strategy: the adapter's session (expires a Date) plus user, and no token.
+    const error = await sessionTokenError(ctx.config, user.id)
     const params = {
-      session: { ...session, expires, user },
+      session: { ...session, expires, user, ...(error ? { error } : {}) },
       user,
       newSession: update?.data,
       ...(update !== undefined ? { trigger: "update" as const } : {}),
     }
     const body = ctx.config.customSession
       ? ((await ctx.config.callbacks.session(params as SessionCallbackParams)) as Session)
-      : publicSession(user, expires)
+      : publicSession(user, expires, error)
     await fireEvent(ctx, "session", { session: body })
-    return { body, cookies }
+    return { body, cookies, userId: user.id }
   },
 
   async issue(ctx, subject) {

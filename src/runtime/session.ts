@@ -14,10 +14,13 @@ import { CLOCK_TOLERANCE, decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.j
 import { databaseStrategy } from "./session-database.js"
 import { isRevoked, tokenIssuedAt, uuidv7 } from "./revocation.js"
 import { carryIdToken, keepIdToken } from "./logout/id-token.js"
+import { sessionTokenError } from "./tokens/record.js"
 
 export interface SessionRead {
   readonly body: Session | null
   readonly cookies: readonly OutCookie[]
+  /** The signed-in user's id (JWT `sub`, or the adapter user's id) when there is a session. */
+  readonly userId?: string
 }
 
 export interface SignInSubject {
@@ -159,15 +162,17 @@ export const jwtStrategy: SessionStrategy = {
       exp = encoded.exp
       cookies = sessionCookies(ctx, encoded.value, exp)
     }
+    const error = await sessionTokenError(config, token.sub)
     const session: Session = {
       user: { name: token.name, email: token.email, image: token.picture },
       expires: new Date(exp * 1000).toISOString(),
+      ...(error ? { error } : {}),
     }
     // Auth.js' parameter type merges both strategies' arguments; this strategy passes its own half.
     const params = update ? { session, token, trigger: "update" as const, newSession: update.data } : { session, token }
     const body = (await config.callbacks.session(params as SessionCallbackParams)) as Session
     await fireEvent(ctx, "session", { session: body, token })
-    return { body, cookies }
+    return { body, cookies, ...(token.sub ? { userId: token.sub } : {}) }
   },
 
   async issue(ctx, subject) {

@@ -10,6 +10,7 @@ import { redirectTo } from "../callback-url.js"
 import { fireEvent } from "../events.js"
 import { adapterOf } from "./link.js"
 import { sessionStrategy } from "../session.js"
+import { keepProviderTokens } from "../tokens/record.js"
 
 function subjectOf(identity: Identity): { user: User; account: Account | null; profile?: Profile } {
   return {
@@ -55,6 +56,7 @@ export async function askSignIn(
 /** Issues the session, fires `signIn`, and says where to go (`pages.newUser` for new users). */
 export const issueSession = effect<Issued, Identity>(async (ctx, input) => {
   const subject = { ...subjectOf(input), ...(input.isNewUser !== undefined ? { isNewUser: input.isNewUser } : {}) }
+  await keepProviderTokens(ctx.config, subject.user.id, input.account)
   const cookies = await sessionStrategy(ctx).issue(ctx, subject)
   await fireEvent(ctx, "signIn", subject)
   const newUser = ctx.config.pages.newUser
