@@ -8,7 +8,15 @@
  */
 import express from "express"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
-import { AccessTokenUnavailable, type AuthConfig, getAccessToken, memoryServerState, RefreshTokenError, stateKey } from "../src/index.js"
+import {
+  AccessTokenUnavailable,
+  type AuthConfig,
+  getAccessToken,
+  memoryServerState,
+  RefreshTokenError,
+  revokeSessions,
+  stateKey,
+} from "../src/index.js"
 import { ExpressAuth, getAccessToken as getAccessTokenExpress } from "../src/integration/express.js"
 import { stableUserId } from "../src/runtime/effects/oauth.js"
 import { AuthClient, SECRET } from "./helpers.js"
@@ -155,6 +163,15 @@ describe("provider tokens with JWT sessions", () => {
     await signInWithIdp(idp, plain.client)
     expect(await plain.serverState.get(stateKey("ptok", aliceId, "idp"))).toBeNull()
     await expect(getAccessToken(requestOf(plain.client), "idp", plain.config)).rejects.toThrow(/session\.providerTokens/)
+  })
+
+  it("a revoked session gets no token (the session is read as GET /session reads it)", async () => {
+    const { config, client } = app()
+    await signInWithIdp(idp, client)
+    expect(await getAccessToken(requestOf(client), "idp", config)).toEqual(expect.any(String))
+    await revokeSessions(aliceId, config)
+    advanceClock(1)
+    expect(await getAccessToken(requestOf(client), "idp", config)).toBeNull()
   })
 
   it("another user's session never reaches Alice's tokens", async () => {

@@ -109,7 +109,8 @@ async function refreshUnderLock(account: Account, seen: TokenRecord): Promise<st
   const { config, keys } = account
   const owner = randomUUID()
   const lockTtl = (account.provider.timeout ?? DEFAULT_TIMEOUT_MS) + LOCK_SLACK_MS
-  const deadline = Date.now() + (config.providerTokens?.refreshWaitMs ?? lockTtl)
+  // a monotonic clock: a wall clock that jumps must not stretch (or cut) the wait
+  const deadline = performance.now() + (config.providerTokens?.refreshWaitMs ?? lockTtl)
   let pause = FIRST_PAUSE_MS
   for (;;) {
     if (await viaPort(config.serverState.lock(keys.lock, owner, lockTtl))) {
@@ -119,7 +120,7 @@ async function refreshUnderLock(account: Account, seen: TokenRecord): Promise<st
         await config.serverState.unlock(keys.lock, owner).catch((err: unknown) => config.logger.error(new AccessTokenUnavailable({ err })))
       }
     }
-    const left = deadline - Date.now()
+    const left = deadline - performance.now()
     if (left <= 0) throw new AccessTokenUnavailable("Another refresh of this account took longer than refreshWait.")
     await sleep(Math.min(pause, left))
     pause = Math.min(pause * 2, LONGEST_PAUSE_MS)

@@ -1,0 +1,101 @@
+/**
+ * Provider-token refresh across instances: two app instances (two resolved configs, so two in-process
+ * single flights) share a real redis-server through `RedisServerState`. At expiry 50 concurrent calls
+ * split over both cause exactly one refresh at the IdP; an instance that read the expired token just
+ * before the other refreshed it takes the new one under the lock instead of refreshing again; a lock left by a crashed instance is taken over
+ * once it expires; a refresh elsewhere that outlasts `refreshWait` ends in `AccessTokenUnavailable`.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
+import { AccessTokenUnavailable, type AuthConfig, getAccessToken, type ServerState, stateKey } from "../src/index.js"
+import { stableUserId } from "../src/runtime/effects/oauth.js"
+import { RedisServerState } from "../src/stores/redis.js"
+import { AuthClient, SECRET } from "./helpers.js"
+import type { OidcServer } from "./support/oidc-provider.js"
+import { type RedisServer, type TestRedisClient, connectClient, startRedis } from "./support/redis-server.js"
+import { ACCESS_TOKEN_TTL, advanceClock, idpProvider, requestOf, signInWithIdp, startTokenIdp, userinfoSub } from "./support/token-app.js"
+
+let idp: OidcServer
+let redis: RedisServer
+let clients: TestRedisClient[]
+beforeAll(async () => {
+  ;[idp, redis] = await Promise.all([startTokenIdp(), startRedis()])
+  clients = await Promise.all([connectClient(redis.url), connectClient(redis.url)])
+})
+afterAll(async () => {
+  for (const client of clients ?? []) client.destroy()
+  await Promise.all([idp?.stop(), redis?.stop()])
+})
+afterEach(() => vi.useRealTimers())
+
+const aliceId = stableUserId("idp", "user-alice")
+const refreshes = () => idp.tokenRequests.grants.refresh_token ?? 0
+let run = 0
+
+/** Two instances of one app: same secret and Redis prefix, each its own config object. */
+function instances(providerTokens: NonNullable<AuthConfig["session"]>["providerTokens"] = "server") {
+  const prefix = `tokens-${++run}:`
+  return clients.map(
+    (client): AuthConfig => ({
+      secret: SECRET,
+      trustHost: true,
+      providers: [idpProvider(idp)],
+      session: { providerTokens },
+      serverState: RedisServerState(client, { prefix }),
+    }),
+  ) as [AuthConfig, AuthConfig]
+}
+
+describe("provider tokens across two instances sharing Redis", () => {
+  it("50 concurrent calls over both instances at expiry: exactly one refresh, one token for all", async () => {
+    const [a, b] = instances()
+    const browser = new AuthClient(a)
+    await signInWithIdp(idp, browser)
+    advanceClock(ACCESS_TOKEN_TTL + 1)
+    const before = refreshes()
+    const tokens = await Promise.all(Array.from({ length: 50 }, (_, i) => getAccessToken(requestOf(browser), "idp", i % 2 === 0 ? a : b)))
+    expect(refreshes()).toBe(before + 1)
+    expect(new Set(tokens).size).toBe(1)
+    expect(await userinfoSub(idp, tokens[0] as string)).toBe("user-alice")
+  })
+
+  it("an instance that read the expired token just before another refreshed it takes the new token, no second refresh", async () => {
+    const [a, b] = instances()
+    const shared = b.serverState as ServerState
+    let open: () => void = () => {}
+    const gate = new Promise<void>((resolve) => (open = resolve))
+    b.serverState = { ...shared, lock: async (...args) => gate.then(() => shared.lock(...args)) }
+    const browser = new AuthClient(a)
+    await signInWithIdp(idp, browser)
+    advanceClock(ACCESS_TOKEN_TTL + 1)
+    const before = refreshes()
+    const late = getAccessToken(requestOf(browser), "idp", b)
+    const token = await getAccessToken(requestOf(browser), "idp", a)
+    open()
+    expect(await late).toBe(token)
+    expect(refreshes()).toBe(before + 1)
+  })
+
+  it("a lock left by a crashed instance is taken over once it expires", async () => {
+    const [a, b] = instances()
+    const browser = new AuthClient(a)
+    await signInWithIdp(idp, browser)
+    advanceClock(ACCESS_TOKEN_TTL + 1)
+    const lock = stateKey("ptok-lock", aliceId, "idp")
+    expect(await b.serverState?.lock(lock, "crashed-instance", 300)).toBe(true)
+    const before = refreshes()
+    const token = await getAccessToken(requestOf(browser), "idp", b)
+    expect(refreshes()).toBe(before + 1)
+    expect(await userinfoSub(idp, token as string)).toBe("user-alice")
+  })
+
+  it("a refresh elsewhere that outlasts refreshWait: AccessTokenUnavailable, and the IdP was not asked", async () => {
+    const [a] = instances({ refreshWait: 200 })
+    const browser = new AuthClient(a)
+    await signInWithIdp(idp, browser)
+    advanceClock(ACCESS_TOKEN_TTL + 1)
+    await a.serverState?.lock(stateKey("ptok-lock", aliceId, "idp"), "busy-instance", 30_000)
+    const before = refreshes()
+    await expect(getAccessToken(requestOf(browser), "idp", a)).rejects.toBeInstanceOf(AccessTokenUnavailable)
+    expect(refreshes()).toBe(before)
+  })
+})
