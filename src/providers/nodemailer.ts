@@ -44,40 +44,11 @@ export default function Nodemailer(options: EmailUserConfig): EmailConfig {
     )
   }
 
-  const transportOptions = withTimeouts(server)
-  let transport: Promise<Transporter> | undefined
-  function transporter(): Promise<Transporter> {
-    transport ??= createTransporter(transportOptions).catch((error: unknown) => {
-      transport = undefined
-      throw error
-    })
-    return transport
-  }
-
+  const send = smtpSender(server)
   async function sendVerificationRequest(params: SendVerificationRequestParams): Promise<void> {
     const { identifier, url, theme } = params
     const message = renderVerificationEmail({ url, host: new URL(url).host, theme })
-    const mail: SendMailOptions = {
-      // An address object is used as is: nodemailer never splits it into several recipients.
-      to: { name: "", address: identifier },
-      from: params.provider.from ?? options.from ?? DEFAULT_FROM,
-      ...message,
-    }
-    const mailer = await transporter()
-    let info: SentMessageInfo
-    try {
-      info = await mailer.sendMail(mail)
-    } catch (error) {
-      const rejected = addresses((error as { rejected?: unknown } | null)?.rejected)
-      throw new Error(couldNotSend(rejected.length > 0 ? rejected : [identifier]), { cause: error })
-    }
-    const rejected = addresses((info as { rejected?: unknown }).rejected)
-    const pending = addresses((info as { pending?: unknown }).pending)
-    if (rejected.length + pending.length > 0) {
-      throw new Error(couldNotSend([...rejected, ...pending]), {
-        cause: { rejected, pending, response: (info as { response?: unknown }).response },
-      })
-    }
+    await send({ to: identifier, from: params.provider.from ?? options.from ?? DEFAULT_FROM, ...message })
   }
 
   return {
@@ -90,6 +61,57 @@ export default function Nodemailer(options: EmailUserConfig): EmailConfig {
     maxAge: options.maxAge ?? 24 * 60 * 60,
     sendVerificationRequest: options.sendVerificationRequest ?? sendVerificationRequest,
     options,
+  }
+}
+
+/** One message for {@link smtpSender}: a single recipient address, the sender, and the content. */
+export interface SmtpMessage {
+  to: string
+  from: string
+  subject: string
+  text: string
+  html: string
+}
+
+/**
+ * Sends messages through nodemailer as the {@link Nodemailer} provider does: one transport built on the
+ * first message from `server` (an SMTP URL or transport options, with the bounded timeouts added), the
+ * recipient as an address object (never split into several), and a throw when the server rejects the
+ * recipient or leaves it pending. For providers that mail something else than a link (a one-time code).
+ *
+ * @example
+ * ```ts
+ * const send = smtpSender("smtp://user:pass@smtp.example.com:587")
+ * await send({ to: "ada@example.com", from: "Acme <no-reply@acme.example>", subject, text, html })
+ * ```
+ */
+export function smtpSender(server: string | Record<string, unknown>): (message: SmtpMessage) => Promise<void> {
+  const transportOptions = withTimeouts(server)
+  let transport: Promise<Transporter> | undefined
+  function transporter(): Promise<Transporter> {
+    transport ??= createTransporter(transportOptions).catch((error: unknown) => {
+      transport = undefined
+      throw error
+    })
+    return transport
+  }
+  return async (message) => {
+    const mail: SendMailOptions = { ...message, to: { name: "", address: message.to } }
+    const mailer = await transporter()
+    let info: SentMessageInfo
+    try {
+      info = await mailer.sendMail(mail)
+    } catch (error) {
+      const rejected = addresses((error as { rejected?: unknown } | null)?.rejected)
+      throw new Error(couldNotSend(rejected.length > 0 ? rejected : [message.to]), { cause: error })
+    }
+    const rejected = addresses((info as { rejected?: unknown }).rejected)
+    const pending = addresses((info as { pending?: unknown }).pending)
+    if (rejected.length + pending.length > 0) {
+      throw new Error(couldNotSend([...rejected, ...pending]), {
+        cause: { rejected, pending, response: (info as { response?: unknown }).response },
+      })
+    }
   }
 }
 

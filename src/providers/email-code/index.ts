@@ -1,0 +1,99 @@
+/**
+ * Sign in with a one-time code sent by email: the user enters an address, receives a 6-digit code,
+ * types it on the next page, and is signed in. Works where magic links break (in-app browsers, a
+ * phone reading the mail while the laptop signs in).
+ *
+ * @example
+ * ```ts
+ * import EmailCode from "authchart/providers/email-code"
+ * EmailCode({ server: process.env.EMAIL_SERVER, from: "Acme <no-reply@acme.example>" })
+ * ```
+ * The code is single use, valid `maxAge` seconds (default 600, at most 900), and checked in constant
+ * time; wrong codes are counted per address on the server (`serverState`), and the attempt after
+ * `maxAttempts` (default 5) is refused even with the right code. The flow keeps only an HMAC of the
+ * code, in its own sealed state (cookie or Redis flow store): no adapter is needed, and with one the
+ * address is linked to its user as for magic links. `nodemailer` sends it unless you give `sendCode`.
+ */
+import type { Awaitable } from "../../index.js"
+import { DEFAULT_FROM, smtpSender } from "../nodemailer.js"
+import { defineFlow } from "../../index.js"
+import { checkCode, sendCode } from "./effects.js"
+import { emailCodeMachine } from "./machine.js"
+import { renderCodeEmail } from "./message.js"
+import { codePage } from "./page.js"
+
+/** What `sendCode` is given: the one address to write to, the code, and when it expires. */
+export interface SendCodeParams {
+  identifier: string
+  code: string
+  expires: Date
+  /** The host the code signs into. */
+  host: string
+  provider: EmailCodeConfig
+  request: Request
+}
+
+export interface EmailCodeUserConfig {
+  /** Default `email-code`. */
+  id?: string
+  name?: string
+  /** SMTP: a connection URL or nodemailer transport options (as for the magic-link provider). */
+  server?: string | Record<string, unknown>
+  from?: string
+  /** Seconds a code is valid. Default 600; at most 900 (the flow's lifetime). */
+  maxAge?: number
+  /** Codes tried per address within `maxAge` before every further one is refused. Default 5. */
+  maxAttempts?: number
+  /** Sends the code your own way instead of through nodemailer. */
+  sendCode?: (params: SendCodeParams) => Awaitable<void>
+  /** Turns what the user typed into the address to use; throw to refuse it. */
+  normalizeIdentifier?: (identifier: string) => string
+}
+
+export interface EmailCodeConfig extends EmailCodeUserConfig {
+  id: string
+  name: string
+  type: "email"
+  flow: "email-code"
+  maxAge: number
+  maxAttempts: number
+  sendCode: (params: SendCodeParams) => Awaitable<void>
+}
+
+/** The flow: the request, then the code; the provider names it by `flow`. */
+export const emailCodeFlow = defineFlow({
+  id: "email-code",
+  providerType: "email",
+  machine: emailCodeMachine,
+  routes: [
+    { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: ["email"] },
+    { method: "POST", action: "callback", step: "code", event: "CODE", csrf: true, params: ["code"] },
+    { method: "GET", action: "callback", event: "SHOW", params: [] },
+  ],
+  actors: { sendCode, checkCode },
+  pages: { code: codePage },
+})
+
+export default function EmailCode(options: EmailCodeUserConfig): EmailCodeConfig {
+  const id = options.id ?? "email-code"
+  const from = options.from ?? DEFAULT_FROM
+  const maxAge = Math.min(options.maxAge ?? 600, 900)
+  let send = options.sendCode
+  if (!send) {
+    if (!options.server) throw new TypeError(`The email code provider ("${id}") needs \`server\` (SMTP) or \`sendCode\`.`)
+    const smtp = smtpSender(options.server)
+    send = ({ identifier, code, host }) =>
+      smtp({ to: identifier, from, ...renderCodeEmail({ code, host, minutes: Math.round(maxAge / 60) }) })
+  }
+  return {
+    ...options,
+    id,
+    name: options.name ?? "Email code",
+    type: "email",
+    flow: "email-code",
+    from,
+    maxAge,
+    maxAttempts: options.maxAttempts ?? 5,
+    sendCode: send,
+  }
+}
