@@ -135,11 +135,20 @@ function assertCredentials(config: AuthConfig, providers: readonly ResolvedProvi
   return noAuthorize ? new MissingAuthorize(configMessages.missingAuthorize(noAuthorize.id)) : null
 }
 
+/** Whether an email provider signs in with magic links: the built-in email flow, its default. */
+function sendsLinks(flow: string | { id: string } | undefined): boolean {
+  return (typeof flow === "object" ? flow.id : (flow ?? "email")) === "email"
+}
+
 /** The adapter each flow needs, and every method the enabled flows call. */
 function assertAdapter(config: AuthConfig, resolved: Omit<ResolvedConfig, "configError">): AuthError | null {
   const types = new Set([...resolved.providers.values()].map((p) => p.type))
   const adapter = config.adapter as Adapter | undefined
-  if (types.has("email") && !adapter && !resolved.flowStore.tokens) return new MissingAdapter(configMessages.emailAdapter())
+  // magic links are stored until they are opened (maybe elsewhere); a flow of its own (email codes) keeps its own state
+  const links = [...resolved.providers.values()].some(
+    (p) => p.type === "email" && sendsLinks((p.config as { flow?: string | { id: string } }).flow),
+  )
+  if (links && !adapter && !resolved.flowStore.tokens) return new MissingAdapter(configMessages.emailAdapter())
   if (resolved.session.strategy === "database" && !adapter) return new MissingAdapter(configMessages.databaseAdapter())
   if (types.has("webauthn")) {
     if (!resolved.experimental.enableWebAuthn) return new ExperimentalFeatureNotEnabled(configMessages.experimentalWebAuthn())

@@ -129,7 +129,8 @@ function renderFlowPage(
     action: `${ctx.authUrl}/callback/${encodeURIComponent(ctx.providerId as string)}`,
     csrfToken: csrf.token,
     attempt: context.steps?.[reply.page]?.attempts ?? 0,
-    data: context.steps?.[reply.page]?.data ?? {},
+    // an extra step's data, else what the flow's reply carries (e.g. the address a code went to)
+    data: context.steps?.[reply.page]?.data ?? reply.data ?? {},
     theme: ctx.config.theme,
     nonce,
     cancelUrl: cancel.href,

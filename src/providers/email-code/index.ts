@@ -63,7 +63,6 @@ export interface EmailCodeConfig extends EmailCodeUserConfig {
 /** The flow: the request, then the code; the provider names it by `flow`. */
 export const emailCodeFlow = defineFlow({
   id: "email-code",
-  providerType: "email",
   machine: emailCodeMachine,
   routes: [
     { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: ["email"] },

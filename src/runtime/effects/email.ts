@@ -28,7 +28,8 @@ const DEFAULT_MAX_AGE_S = 24 * 60 * 60
 /**
  * The default address normaliser: Unicode NFKC first (so look-alike `＠` or full-width letters cannot
  * slip past the checks), trimmed and lower-cased; exactly one `@` with text on both sides; no quotes,
- * commas, whitespace or control characters.
+ * commas, whitespace or control characters. Throws a `TypeError` for an address it refuses.
+ * @example normalizeEmail(" Ada@Example.COM ") // "ada@example.com"
  */
 export function normalizeEmail(input: string): string {
   const email = input.normalize("NFKC").trim().toLowerCase()

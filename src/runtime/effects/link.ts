@@ -23,7 +23,10 @@ import { decodeSessionToken } from "../session.js"
 import type { Adapter } from "../../adapters/types.js"
 import { recordAccount } from "../accounts.js"
 
-/** The adapter of a request's config, wrapped; undefined without one. */
+/**
+ * The adapter of a request's config, wrapped so a failing call is an `AdapterError`; undefined without one.
+ * @example const user = await adapterOf(ctx)?.getUserByEmail("ada@example.com")
+ */
 export function adapterOf(ctx: Pick<RequestContext, "config">): SafeAdapter | undefined {
   const adapter = ctx.config.adapter as Adapter | undefined
   return adapter ? safeAdapter(adapter, ctx.config.logger) : undefined

@@ -107,7 +107,10 @@ async function readProfile(provider: OAuthConfig, server: o.AuthorizationServer,
   return (await response.json()) as Profile
 }
 
-/** A stable user id without an adapter: derived from provider and account id, UUID-shaped. */
+/**
+ * A stable user id without an adapter: derived from provider and account id, UUID-shaped.
+ * @example stableUserId("email-code", "ada@example.com") // the same id at every sign-in
+ */
 export function stableUserId(provider: string, providerAccountId: string): string {
   const hex = createHash("sha256").update(`${provider}\u0000${providerAccountId}`).digest("hex")
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`
