@@ -27,7 +27,17 @@ afterEach(async () => {
 })
 
 /** The app on a port, then the provider that knows its URLs, then the app's config pointing at it. */
-async function appWithProvider(strategy: "jwt" | "database") {
+/** How the app keeps sessions: JWT, or database on the memory adapter, or on one with only Auth.js' methods. */
+type Storage = "jwt" | "database" | "database, Auth.js adapter"
+
+/** The memory adapter without its `deleteUserSessions`: what any Auth.js adapter offers. */
+function authjsAdapter() {
+  const { deleteUserSessions: _notInAuthjs, ...methods } = MemoryAdapter()
+  return methods
+}
+
+async function appWithProvider(storage: Storage) {
+  const strategy = storage === "jwt" ? "jwt" : "database"
   let handler: RequestListener = (_req, res) => res.writeHead(503).end()
   const app = await serve((req, res) => handler(req, res))
   const provider = await startOidcProvider({
@@ -43,7 +53,7 @@ async function appWithProvider(strategy: "jwt" | "database") {
   })
   idp = provider
   const log = captureLogger()
-  const adapter = strategy === "database" ? MemoryAdapter() : undefined
+  const adapter = storage === "jwt" ? undefined : storage === "database" ? MemoryAdapter() : authjsAdapter()
   const config: AuthConfig = {
     secret: SECRET,
     trustHost: true,
@@ -74,9 +84,13 @@ async function sessionEmail(browser: HttpBrowser): Promise<string | null> {
   return (JSON.parse(text) as { user?: { email?: string } } | null)?.user?.email ?? null
 }
 
-describe.each(["jwt", "database"] as const)("back-channel logout from a real provider (%s sessions)", (strategy) => {
+describe.each([
+  "jwt",
+  "database",
+  "database, Auth.js adapter",
+] as const)("back-channel logout from a real provider (%s sessions)", (storage) => {
   it("the person signs out at the provider; the provider tells the app, and the app's session is gone", async () => {
-    const { base, provider, adapter, log } = await appWithProvider(strategy)
+    const { base, provider, adapter, log } = await appWithProvider(storage)
     const browser = new HttpBrowser([base])
     const session = provider.session()
     await signIn(browser, provider, session)
@@ -93,9 +107,9 @@ describe.each(["jwt", "database"] as const)("back-channel logout from a real pro
   })
 })
 
-describe.each(["jwt"] as const)("RP-initiated logout at a real provider (%s sessions)", (strategy) => {
+describe.each(["jwt", "database"] as const)("RP-initiated logout at a real provider (%s sessions)", (storage) => {
   it("the app's sign-out ends the provider's session too and lands on the callback URL", async () => {
-    const { base, provider, log } = await appWithProvider(strategy)
+    const { base, provider, log } = await appWithProvider(storage)
     const browser = new HttpBrowser([base])
     const session = provider.session()
     await signIn(browser, provider, session)

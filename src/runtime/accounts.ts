@@ -96,6 +96,12 @@ function requireAdapter(config: ResolvedConfig): SafeAdapter {
   return safeAdapter(config.adapter as Adapter, config.logger)
 }
 
+/** The provider account ids of the user's linked accounts at `provider` (server side only, never shown). */
+export async function linkedAccountIds(config: ResolvedConfig, userId: string, provider: string): Promise<string[]> {
+  const accounts = await indexedAccounts(config, requireAdapter(config), userId)
+  return accounts.filter((a) => a.provider === provider).map((a) => a.providerAccountId)
+}
+
 /** The user's linked OAuth/OIDC accounts (no provider account ids: safe to show the user). */
 export async function accountsOf(config: ResolvedConfig, userId: string): Promise<LinkedAccount[]> {
   const accounts = await indexedAccounts(config, requireAdapter(config), userId)

@@ -13,7 +13,9 @@
 import { randomBytes } from "./random.js"
 import type { ResolvedConfig } from "./config.js"
 import type { RequestContext } from "./context.js"
-import { forgetUserSessions } from "./session-index.js"
+import type { Adapter } from "../adapters/types.js"
+import { safeAdapter } from "./adapter.js"
+import { forgetUserSessions, indexedSessions } from "./session-index.js"
 
 interface Cached {
   readonly value: number | null
@@ -86,8 +88,20 @@ export async function revokeUser(config: ResolvedConfig, userId: string, now: nu
   await config.serverState.setNotBefore(userId, now, keepFor)
   remember(config, userId, now, now)
   const adapter = config.adapter as { deleteUserSessions?: (userId: string) => Promise<unknown> } | undefined
-  if (config.session.strategy === "database" && typeof adapter?.deleteUserSessions === "function") {
-    await adapter.deleteUserSessions(userId)
-    await forgetUserSessions(config, userId)
+  if (config.session.strategy !== "database" || !adapter) return
+  if (typeof adapter.deleteUserSessions === "function") await adapter.deleteUserSessions(userId)
+  else await deleteIndexedSessions(config, userId)
+  await forgetUserSessions(config, userId)
+}
+
+/**
+ * Deletes the user's database sessions one by one through the adapter's `deleteSession`, found by the
+ * session index (an Auth.js adapter cannot list them). A session the index missed is still refused at its
+ * next read by the "not before" moment, and deleted then.
+ */
+async function deleteIndexedSessions(config: ResolvedConfig, userId: string): Promise<void> {
+  const adapter = safeAdapter(config.adapter as Adapter, config.logger)
+  for (const { token } of await indexedSessions(config, userId)) {
+    await adapter.deleteSession(token).catch((err: unknown) => config.logger.debug("session-revoked", { deleted: false, err: String(err) }))
   }
 }
