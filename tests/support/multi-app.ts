@@ -18,7 +18,8 @@
  * - `RATE_LIMIT=1`: `rateLimit: { enabled: true }` (the production defaults, counted in the server
  *   state); otherwise `rateLimit: false`, also under NODE_ENV=production
  *
- * Every error the library logs is one stderr line `auth-error <type>: <message>`. `GET /__health`
+ * Every error the library logs is one stderr line `auth-error <type>: <message>`, followed by
+ * ` [cause <name>: <message>]` when it wraps one (what Redis answered, for instance). `GET /__health`
  * answers `{ pid, redis: <client ready (cluster: open)> }`; `GET /me` is the session through `getSession`;
  * `POST /__revoke/<userId>` calls `revokeSessions` (what an admin page or a password change would do).
  */
@@ -90,7 +91,11 @@ async function main(): Promise<void> {
     rateLimit: process.env.RATE_LIMIT === "1" ? { enabled: true } : false,
     ...(database ? { adapter: RedisAdapter(redis, { prefix: "app:" }) as Adapter, session: { strategy: "database" as const } } : {}),
     logger: {
-      error: (error) => process.stderr.write(`auth-error ${(error as { type?: string }).type ?? error.name}: ${error.message}\n`),
+      error: (error) => {
+        const cause = (error as { cause?: { err?: unknown } }).cause?.err
+        const detail = cause instanceof Error ? ` [cause ${cause.name}: ${cause.message}]` : ""
+        process.stderr.write(`auth-error ${(error as { type?: string }).type ?? error.name}: ${error.message}${detail}\n`)
+      },
       warn: () => undefined,
       debug: () => undefined,
     },

@@ -42,7 +42,7 @@ export interface RedisClusterHandle {
   masterOf(key: string): Promise<ClusterNode>
   /** The hash slot of `key` (CLUSTER KEYSLOT). */
   slotOf(key: string): Promise<number>
-  /** Resolves once every live node reports `cluster_state:ok` and `slot` is served by a live master. */
+  /** Resolves once a live node reports `cluster_state:ok` and `slot` served by a live master (polled every 100 ms). */
   waitUntilServed(slot: number, timeoutMs?: number): Promise<ClusterNode>
   /** Stops every node and removes the config directory. */
   stop(): Promise<void>
@@ -50,7 +50,7 @@ export interface RedisClusterHandle {
 
 /** One command to one node, on a short-lived connection. */
 async function ask(node: RedisServer, args: string[]): Promise<unknown> {
-  const client = createClient({ url: node.url, disableOfflineQueue: true, socket: { connectTimeout: 1_000, reconnectStrategy: false } })
+  const client = createClient({ url: node.url, disableOfflineQueue: true, socket: { connectTimeout: 3_000, reconnectStrategy: false } })
   client.on("error", () => undefined)
   try {
     await client.connect()
@@ -143,20 +143,19 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     const waitUntilServed = async (slot: number, timeoutMs = 15_000): Promise<ClusterNode> => {
       const deadline = Date.now() + timeoutMs
       for (;;) {
-        const infos = await Promise.all(live().map((n) => clusterInfo(n).catch(() => ({}) as Record<string, string>)))
-        const ok = infos.every((info) => info.cluster_state === "ok")
-        const port = ok ? await masterPortOf(live()[0] as ClusterNode, slot).catch(() => undefined) : undefined
-        const master = byPort(port)
+        const asked = live()[0] as ClusterNode
+        const ok = (await clusterInfo(asked).catch(() => ({}) as Record<string, string>)).cluster_state === "ok"
+        const master = ok ? byPort(await masterPortOf(asked, slot).catch(() => undefined)) : undefined
         if (master && alive(master, dead)) return master
         if (Date.now() > deadline) throw new Error(`slot ${slot} not served by a live master within ${timeoutMs} ms`)
-        await sleep(50)
+        await sleep(100)
       }
     }
     const slotOf = async (key: string) => Number(await ask(live()[0] as ClusterNode, ["CLUSTER", "KEYSLOT", key]))
     // every slot covered and every node agreeing: slot 0 is enough once all report ok with 6 known nodes
     const deadline = Date.now() + 20_000
     for (;;) {
-      const infos = await Promise.all(nodes.map((n) => clusterInfo(n)))
+      const infos = await Promise.all(nodes.map((n) => clusterInfo(n).catch(() => ({}) as Record<string, string>)))
       if (infos.every((i) => i.cluster_state === "ok" && i.cluster_known_nodes === String(NODES) && i.cluster_slots_ok === "16384")) break
       if (Date.now() > deadline) throw new Error(`the cluster did not reach cluster_state:ok: ${JSON.stringify(infos[0])}`)
       await sleep(50)
