@@ -115,6 +115,11 @@ export interface CommonProviderOptions {
   id: string
   name: string
   type: ProviderType
+  /**
+   * The flow that signs in with this provider: a flow id (a built-in or one in `config.flows`) or the
+   * flow itself. Default: the flow that serves the provider's `type`.
+   */
+  flow?: string | FlowDefinition
 }
 
 /** One input field of the credentials form on the built-in sign-in page. */
@@ -159,6 +164,8 @@ export interface ProviderLike {
   id: string
   type: ProviderType
   name?: string
+  /** The flow that signs in with this provider (see {@link CommonProviderOptions.flow}). */
+  flow?: string | FlowDefinition
 }
 
 /**

@@ -3,7 +3,8 @@
  * "confirm" step declared with `defineFlow`, exactly as an application would.
  */
 import { describe, expect, it } from "vitest"
-import type { AuthConfig, FlowDefinition } from "../src/index.js"
+import type { AuthConfig } from "../src/index.js"
+import { defineFlow, type FlowDefinition } from "authchart/flow"
 import { confirmFlow } from "./support/confirm-flow.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, setCookies, tamperJwe } from "./helpers.js"
 
@@ -148,5 +149,45 @@ describe("a flow that rests between requests", () => {
     expect(restart.status).toBe(200)
     const wrongStep = await client.send("/auth/callback/two-step", { form: { csrfToken, step: "nope" } })
     expect(wrongStep.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+  })
+})
+
+describe("a flow adds its own provider-scoped endpoints by rows (no runtime change)", () => {
+  /** The confirm flow, answering the code also on `POST /confirm/<provider>` and `GET /hint/<provider>`. */
+  const withOwnEndpoints = () => {
+    const flow = confirmFlow()
+    return defineFlow({
+      ...flow,
+      routes: [...flow.routes, { method: "POST", action: "confirm", event: "STEP", csrf: true, params: ["code"] }],
+      answers: [{ method: "GET", action: "hint", answer: async (ctx) => ({ response: { body: `code for ${ctx.providerId}` } }) }],
+    })
+  }
+
+  it("POST /confirm/<provider> resumes the resting flow; its CSRF rule is the row's", async () => {
+    const { client } = makeClient(withOwnEndpoints())
+    const { csrfToken } = await start(client)
+    const forged = await client.send("/auth/confirm/two-step", { form: { code: "123456" } })
+    expect(forged.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=MissingCSRF`)
+    const done = await client.send("/auth/confirm/two-step", { form: { csrfToken, code: "123456" } })
+    expect(done.status).toBe(303)
+    expect(done.headers.get("location")).toBe(`${ORIGIN}/home`)
+    expect(client.jar.get("authjs.session-token")).toBeTruthy()
+  })
+
+  it("GET /hint/<provider> is answered by the flow; an unknown provider is InvalidProvider; without a provider, UnknownAction", async () => {
+    const { client, log } = makeClient(withOwnEndpoints())
+    const hint = await client.send("/auth/hint/two-step")
+    expect([hint.status, await hint.text()]).toEqual([200, "code for two-step"])
+    const unknown = await client.send("/auth/hint/nobody")
+    expect(unknown.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+    expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual(["InvalidProvider"])
+    const bare = await client.send("/auth/hint")
+    expect(bare.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+    expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual(["InvalidProvider", "UnknownAction"])
+  })
+
+  it("without the flow, its actions are not served at all (400)", async () => {
+    const { client } = makeClient(confirmFlow())
+    expect((await client.send("/auth/hint/two-step")).status).toBe(400)
   })
 })

@@ -43,7 +43,15 @@
  * ```
  * @module
  */
-export { defineFlow, type EffectContext, type FlowDefinition, type FlowDefinitionInput, type FlowRoute } from "../runtime/flow.js"
+export {
+  defineFlow,
+  type EffectContext,
+  type FlowAnswerRoute,
+  type FlowDefinition,
+  type FlowDefinitionInput,
+  type FlowRoute,
+} from "../runtime/flow.js"
+export { showSignInPage } from "../runtime/respond.js"
 export { effect } from "../runtime/effects/effect.js"
 export { askSignIn } from "../runtime/effects/tail.js"
 export {

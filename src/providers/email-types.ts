@@ -1,7 +1,7 @@
 /**
  * The shape of an email (magic link) provider: Auth.js' `EmailConfig`.
  */
-import type { Awaitable, Theme } from "../types.js"
+import type { Awaitable, CommonProviderOptions, Theme } from "../types.js"
 
 export interface SendVerificationRequestParams {
   /** The validated, normalised address: the only one the message may go to. */
@@ -39,4 +39,6 @@ export interface EmailConfig extends EmailUserConfig {
   type: "email"
   sendVerificationRequest: (params: SendVerificationRequestParams) => Awaitable<void>
   options?: EmailUserConfig
+  /** The flow that signs in with this provider (default: the email link flow). */
+  flow?: CommonProviderOptions["flow"]
 }

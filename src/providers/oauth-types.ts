@@ -2,7 +2,7 @@
  * The shape of an OAuth 2 / OpenID Connect provider: Auth.js' `OAuthConfig`, so a provider object or an
  * Auth.js preset works unchanged.
  */
-import type { Awaitable, Profile, TokenSet, User } from "../types.js"
+import type { Awaitable, CommonProviderOptions, Profile, TokenSet, User } from "../types.js"
 
 /** An endpoint as a URL, or `{ url, params }` (params become query parameters). */
 export type EndpointSetting<Extra extends object = object> = string | ({ url?: string; params?: Record<string, unknown> } & Partial<Extra>)
@@ -54,6 +54,8 @@ export interface OAuthConfig<P extends object = Profile> extends OAuthUserConfig
   name: string
   type: "oauth" | "oidc"
   options?: OAuthUserConfig<P>
+  /** The flow that signs in with this provider (default: the OAuth flow). */
+  flow?: CommonProviderOptions["flow"]
 }
 
 /** An OpenID Connect provider configuration. */

@@ -11,7 +11,8 @@ import { parseCookies } from "./cookies.js"
 import { type AuthAction, isAuthAction } from "./env.js"
 import { resolveOrigin } from "./origin.js"
 import { CONFIG_MESSAGE, configErrorPage, configErrorResponse, json, toOutgoing, toWebResponse, type Outgoing } from "./respond.js"
-import { EXTRA_ACTIONS, PROVIDER_ACTIONS, route } from "./routes.js"
+import type { RouteTable } from "./route-table.js"
+import { route } from "./routes.js"
 
 /** The body of every malformed request: 400 with the JSON string "Bad request." (Auth.js). */
 function badRequest(config: ResolvedConfig, reason: string): Handled {
@@ -43,12 +44,19 @@ export function isUnderBasePath(pathname: string, basePath: string): boolean {
   return basePath === "" || pathname === basePath || pathname.startsWith(`${basePath}/`)
 }
 
-/** Splits `<basePath>/<action>[/<providerId>]`; the base path must end on a `/` boundary. */
-export function parsePath(pathname: string, basePath: string, extra: ReadonlySet<string> = EXTRA_ACTIONS): ParsedPath | null {
+/**
+ * Splits `<basePath>/<action>[/<providerId>]`; the base path must end on a `/` boundary, the action must
+ * be served and take a provider when one is given (the routing table says which).
+ */
+export function parsePath(
+  pathname: string,
+  basePath: string,
+  table: Pick<RouteTable, "extraActions" | "providerActions">,
+): ParsedPath | null {
   if (!isUnderBasePath(pathname, basePath)) return null
   const segments = pathname.slice(basePath.length).split("/").filter(Boolean)
   const [action, rawProvider, ...rest] = segments
-  if (!action || rest.length > 0 || !(isAuthAction(action) || extra.has(action))) return null
+  if (!action || rest.length > 0 || !(isAuthAction(action) || table.extraActions.has(action))) return null
   let providerId: string | undefined
   if (rawProvider !== undefined && rawProvider !== "undefined") {
     try {
@@ -57,7 +65,7 @@ export function parsePath(pathname: string, basePath: string, extra: ReadonlySet
       return null
     }
   }
-  if (providerId !== undefined && !PROVIDER_ACTIONS.has(action)) return null
+  if (providerId !== undefined && !table.providerActions.has(action)) return null
   return { action: action as AuthAction, providerId }
 }
 
@@ -69,7 +77,7 @@ export function requestContext(req: IncomingRequest, config: ResolvedConfig, bas
   if (req.method !== "GET" && req.method !== "POST") {
     return badRequest(config, "Only GET and POST requests are supported")
   }
-  const parsed = parsePath(req.url.pathname, basePath, config.extraActions)
+  const parsed = parsePath(req.url.pathname, basePath, config.routing)
   if (!parsed) return badRequest(config, `Cannot parse action at ${req.url.pathname}`)
   const at = resolveOrigin(req.url, config.origin)
   if (!at.ok) {

@@ -26,7 +26,8 @@ import { type Env, withEnvDefaults } from "./env.js"
 import type { FlowDefinition } from "./flow.js"
 import { builtInFlows } from "./flows.js"
 import { inspectorsOf } from "./inspect.js"
-import { EXTRA_ACTIONS, type Route } from "./routes.js"
+import { routes as runtimeRoutes } from "./routes.js"
+import { buildRouteTable, type RouteTable } from "./route-table.js"
 import { createLogger } from "./logger.js"
 import { missingOptionalPeers } from "./optional-peers.js"
 import { canServe, type OriginPolicy, originPolicy } from "./origin.js"
@@ -103,9 +104,8 @@ export interface ResolvedConfig {
   /** Flows by id: the built-ins, replaced or extended by `config.flows`. */
   readonly flows: ReadonlyMap<string, FlowDefinition>
   readonly flowTimeout: number
-  /** Extra route rows from `config.routes`, and the actions they add. */
-  readonly routes: readonly Route[]
-  readonly extraActions: ReadonlySet<string>
+  /** The routing table: the runtime's rows, `config.routes`, and each provider's flow rows. */
+  readonly routing: RouteTable
   /** The inspection stream's receivers (none unless `inspect` is configured). */
   readonly inspectors: Readonly<ReturnType<typeof inspectorsOf>>
   readonly adapter: unknown
@@ -227,8 +227,7 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
     flows,
     flowTimeout: config.flowTimeout ?? 15_000,
     inspectors: Object.freeze(inspectorsOf(config.inspect)),
-    routes: Object.freeze([...(config.routes ?? [])]),
-    extraActions: new Set([...EXTRA_ACTIONS, ...(config.routes ?? []).map((r) => r.action)]),
+    routing: buildRouteTable(runtimeRoutes, config.routes ?? [], providers.values(), flows),
     adapter: config.adapter,
     logout: resolveLogout(config.logout),
     accounts: Object.freeze({ ...(config.accounts ?? {}) }),

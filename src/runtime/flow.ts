@@ -34,8 +34,28 @@ export interface FlowRoute {
    * requests without one. Lets one flow start and resume on the same action.
    */
   readonly step?: string
-  /** Request fields that become the event's `params`: the whole body, the query, or named fields. */
+  /**
+   * Request fields that become the event's `params` (the only request data effects see): the whole
+   * body, the query, or named fields (body first, then query). Default: none.
+   */
   readonly params?: "body" | "query" | readonly string[]
+}
+
+/**
+ * A request row of a flow answered without running its machine, e.g. `POST /signin/<credentials>`,
+ * which shows the sign-in page as in Auth.js ({@link showSignInPage}).
+ *
+ * @example
+ * ```ts
+ * import { showSignInPage, type FlowAnswerRoute } from "authchart/flow"
+ * const row: FlowAnswerRoute = { method: "POST", action: "signin", csrf: true, answer: showSignInPage }
+ * ```
+ */
+export interface FlowAnswerRoute {
+  readonly method: "GET" | "POST"
+  readonly action: AuthAction | (string & {})
+  readonly csrf?: boolean
+  readonly answer: (ctx: RequestContext) => Promise<Handled>
 }
 
 /**
@@ -62,7 +82,10 @@ export interface FlowDefinition {
    */
   readonly providerTypes?: readonly string[]
   readonly machine: AnyStateMachine
+  /** The requests that drive the machine (each a row of the runtime's routing table, per provider). */
   readonly routes: readonly FlowRoute[]
+  /** Requests of the flow's providers answered without the machine. */
+  readonly answers?: readonly FlowAnswerRoute[]
   /**
    * Effects the machine invokes by name, provided once per flow. Write them with
    * `effect((ctx, input) => …)` to receive the request context. The sign-in tail's effects are always
@@ -119,6 +142,7 @@ export function defineFlow(input: FlowDefinitionInput): FlowDefinition {
   return Object.freeze({
     ...input,
     routes: Object.freeze([...input.routes]),
+    answers: Object.freeze([...(input.answers ?? [])]),
     ttl: input.ttl ?? 900,
     version: fingerprint(input.machine),
   })

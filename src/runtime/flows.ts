@@ -12,13 +12,15 @@ import { finishAuthorization, startAuthorization } from "./effects/oauth.js"
 import { forwardFromProxy } from "./effects/redirect-proxy.js"
 import { webauthnOptions, webauthnVerify } from "./effects/webauthn.js"
 import { CHALLENGE_TTL_S } from "./effects/webauthn-support.js"
-import { type FlowDefinition, defineFlow } from "./flow.js"
+import { type FlowDefinition, defineFlow, showSignInPage } from "../flow/index.js"
 
 export const credentialsFlow = defineFlow({
   id: "credentials",
   providerTypes: ["credentials"],
   machine: credentialsMachine,
   routes: [{ method: "POST", action: "callback", event: "SUBMIT", start: true, csrf: true, params: "body" }],
+  // Auth.js: POST /signin/<credentials> shows the sign-in page (the form posts to the callback)
+  answers: [{ method: "POST", action: "signin", csrf: true, answer: showSignInPage }],
   actors: { authorize },
 })
 
@@ -68,17 +70,10 @@ export const webauthnFlow = defineFlow({
     { method: "GET", action: "webauthn-options", event: "SUBMIT", start: true, params: "query" },
     { method: "POST", action: "callback", event: "CALLBACK", params: ["action", "data"] },
   ],
+  // Auth.js: POST /signin/<webauthn> shows the sign-in page (passkeys start from its button's script)
+  answers: [{ method: "POST", action: "signin", csrf: true, answer: showSignInPage }],
   actors: { webauthnOptions, webauthnVerify },
   ttl: CHALLENGE_TTL_S,
 })
 
 export const builtInFlows: readonly FlowDefinition[] = [credentialsFlow, oauthFlow, emailFlow, webauthnFlow]
-
-/** The flow that serves a provider type by default. */
-export const defaultFlowFor: Readonly<Record<string, string>> = {
-  credentials: "credentials",
-  oauth: "oauth",
-  oidc: "oauth",
-  email: "email",
-  webauthn: "webauthn",
-}

@@ -78,6 +78,20 @@ export function redirect(url: string, cookies?: readonly OutCookie[]): ResponseI
   return { redirect: url, ...(cookies && cookies.length > 0 ? { cookies: [...cookies] } : {}) }
 }
 
+/**
+ * Answers with a redirect to the sign-in page, as Auth.js answers `POST /signin/<credentials>`: such a
+ * provider signs in from its form, not from a sign-in button.
+ *
+ * @example
+ * ```ts
+ * import { showSignInPage } from "authchart/flow"
+ * defineFlow({ …, answers: [{ method: "POST", action: "signin", csrf: true, answer: showSignInPage }] })
+ * ```
+ */
+export async function showSignInPage(ctx: RequestContext): Promise<Handled> {
+  return { response: redirect(`${ctx.authUrl}/signin`) }
+}
+
 /** A machine's reply as a response. */
 export function replyResponse(ctx: RequestContext, reply: Reply, cookies: readonly OutCookie[]): Handled {
   switch (reply.type) {

@@ -167,7 +167,8 @@ async function learnSecrets(reply: Reply): Promise<void> {
     if (parts.length === 5 && (parts[0] as string).length > 20) secrets.add(`${parts[0]}.`)
     if (cookie.name.includes("authchart.flow.") && !/\.\d+$/.test(cookie.name)) {
       const envelope = await unsealEnvelope(cookie.value, [SECRET], cookie.name).catch(() => null)
-      const verifier = (envelope?.snapshot as { context?: { oauth?: { codeVerifier?: string } } } | undefined)?.context?.oauth?.codeVerifier
+      const verifier = (envelope?.snapshot as { context?: { pending?: { codeVerifier?: string } } } | undefined)?.context?.pending
+        ?.codeVerifier
       if (verifier) {
         secrets.add(verifier)
         verifiersSeen++
