@@ -18,7 +18,7 @@ function makeClient(flow: FlowDefinition, extra: Partial<AuthConfig> = {}) {
     logger: log.logger,
     flows: [flow],
     providers: [
-      { id: "two-step", name: "Two step", type: "credentials", flow: "confirm", credentials: {}, authorize: () => null } as never,
+      { id: "two-step", name: "Two step", type: "credentials", flow: "confirm", credentials: {}, authorize: () => null },
     ],
     ...extra,
   }
@@ -89,8 +89,8 @@ describe("a flow that rests between requests", () => {
     const flow = confirmFlow()
     const { client } = makeClient(flow, {
       providers: [
-        { id: "two-step", name: "A", type: "credentials", flow: "confirm", credentials: {}, authorize: () => null } as never,
-        { id: "other", name: "B", type: "credentials", flow: "confirm", credentials: {}, authorize: () => null } as never,
+        { id: "two-step", name: "A", type: "credentials", flow: "confirm", credentials: {}, authorize: () => null },
+        { id: "other", name: "B", type: "credentials", flow: "confirm", credentials: {}, authorize: () => null },
       ],
     })
     const { csrfToken } = await start(client)
