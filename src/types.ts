@@ -19,7 +19,7 @@ import type { Route } from "./runtime/routes.js"
 import type { OAuthConfig } from "./providers/oauth-types.js"
 import type { EmailConfig } from "./providers/email-types.js"
 import type { WebAuthnConfig } from "./providers/webauthn-types.js"
-import type { AdapterSession, AdapterUser } from "./adapters/types.js"
+import type { Adapter, AdapterSession, AdapterUser } from "./adapters/types.js"
 
 export type Awaitable<T> = T | PromiseLike<T>
 /** An ISO 8601 date string, as sent in `session.expires`. */
@@ -439,7 +439,7 @@ export interface AuthConfig {
   callbacks?: CallbacksOptions
   events?: EventCallbacks
   /** The database adapter (the Auth.js `Adapter` interface). */
-  adapter?: unknown
+  adapter?: Adapter
   debug?: boolean
   logger?: Partial<LoggerInstance>
   theme?: Theme

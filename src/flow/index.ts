@@ -81,7 +81,7 @@ export {
 export { renderStepPage, type FlowPageProps, type StepPageContent, type StepPageProps } from "../runtime/pages/step.js"
 export { escapeHtml, html, type HtmlValue, type SafeHtml } from "../runtime/pages/html.js"
 export { toUserRequest, type Handled, type RequestContext } from "../runtime/context.js"
-export { adapterOf } from "../runtime/effects/link.js"
+export { adapterOf } from "../runtime/adapter.js"
 export type { SafeAdapter } from "../runtime/adapter.js"
 export { normalizeEmail } from "../runtime/effects/email.js"
 export { stableUserId } from "../runtime/effects/oauth.js"

@@ -6,6 +6,7 @@
 import { AdapterError } from "../errors.js"
 import type { Adapter } from "../adapters/types.js"
 import type { LoggerInstance } from "../types.js"
+import type { RequestContext } from "./context.js"
 
 /** The adapter with every method guaranteed present (a missing one rejects with AdapterError). */
 export type SafeAdapter = {
@@ -34,6 +35,15 @@ export function safeAdapter(adapter: Adapter, logger: LoggerInstance): SafeAdapt
   })
   cache.set(adapter, wrapped)
   return wrapped
+}
+
+/**
+ * The adapter of a request's config, wrapped so a failing call is an `AdapterError`; undefined without one.
+ * @example const user = await adapterOf(ctx)?.getUserByEmail("ada@example.com")
+ */
+export function adapterOf(ctx: Pick<RequestContext, "config">): SafeAdapter | undefined {
+  const { adapter, logger } = ctx.config
+  return adapter ? safeAdapter(adapter, logger) : undefined
 }
 
 /** Methods the database session strategy calls. */

@@ -19,7 +19,6 @@ import {
   UnsupportedStrategy,
   UntrustedHost,
 } from "../errors.js"
-import type { Adapter } from "../adapters/types.js"
 import type { WebAuthnConfig } from "../providers/webauthn-types.js"
 import type { AuthConfig } from "../types.js"
 import { DATABASE_SESSION_METHODS, EMAIL_METHODS, OAUTH_LINKING_METHODS, WEBAUTHN_METHODS, missingMethods } from "./adapter.js"
@@ -143,7 +142,7 @@ function sendsLinks(flow: string | { id: string } | undefined): boolean {
 /** The adapter each flow needs, and every method the enabled flows call. */
 function assertAdapter(config: AuthConfig, resolved: Omit<ResolvedConfig, "configError">): AuthError | null {
   const types = new Set([...resolved.providers.values()].map((p) => p.type))
-  const adapter = config.adapter as Adapter | undefined
+  const { adapter } = config
   // magic links are stored until they are opened (maybe elsewhere); a flow of its own (email codes) keeps its own state
   const links = [...resolved.providers.values()].some(
     (p) => p.type === "email" && sendsLinks((p.config as { flow?: string | { id: string } }).flow),

@@ -4,6 +4,7 @@
  * Nothing here changes per request, and the user's object is never mutated.
  */
 import { type AuthError, InvalidProvider } from "../errors.js"
+import type { Adapter } from "../adapters/types.js"
 import type {
   AuthConfig,
   CallbacksOptions,
@@ -108,7 +109,7 @@ export interface ResolvedConfig {
   readonly routing: RouteTable
   /** The inspection stream's receivers (none unless `inspect` is configured). */
   readonly inspectors: Readonly<ReturnType<typeof inspectorsOf>>
-  readonly adapter: unknown
+  readonly adapter: Adapter | undefined
   /** Logout at the provider: RP-initiated and back-channel (README "Logout at the provider"). */
   readonly logout: ResolvedLogout
   /** Account management options (`unlinkAccount`'s guard). */

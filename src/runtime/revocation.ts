@@ -11,9 +11,9 @@
  * session is revoked when it was issued before the "not before" moment (strictly).
  */
 import { randomBytes } from "./random.js"
+import type { Adapter, CompleteAdapter } from "../adapters/types.js"
 import type { ResolvedConfig } from "./config.js"
 import type { RequestContext } from "./context.js"
-import type { Adapter } from "../adapters/types.js"
 import { safeAdapter } from "./adapter.js"
 import { forgetUserSessions, indexedSessions } from "./session-index.js"
 
@@ -87,10 +87,10 @@ export async function revokeUser(config: ResolvedConfig, userId: string, now: nu
   const keepFor = Math.max(config.jwt.maxAge, config.session.maxAge) * 1000
   await config.serverState.setNotBefore(userId, now, keepFor)
   remember(config, userId, now, now)
-  const adapter = config.adapter as { deleteUserSessions?: (userId: string) => Promise<unknown> } | undefined
+  const { adapter } = config
   if (config.session.strategy !== "database" || !adapter) return
-  if (typeof adapter.deleteUserSessions === "function") await adapter.deleteUserSessions(userId)
-  else await deleteIndexedSessions(config, userId)
+  if (deletesUserSessions(adapter)) await adapter.deleteUserSessions(userId)
+  else await deleteIndexedSessions(config, adapter, userId)
   await forgetUserSessions(config, userId)
 }
 
@@ -99,9 +99,14 @@ export async function revokeUser(config: ResolvedConfig, userId: string, now: nu
  * session index (an Auth.js adapter cannot list them). A session the index missed is still refused at its
  * next read by the "not before" moment, and deleted then.
  */
-async function deleteIndexedSessions(config: ResolvedConfig, userId: string): Promise<void> {
-  const adapter = safeAdapter(config.adapter as Adapter, config.logger)
+async function deleteIndexedSessions(config: ResolvedConfig, appAdapter: Adapter, userId: string): Promise<void> {
+  const adapter = safeAdapter(appAdapter, config.logger)
   for (const { token } of await indexedSessions(config, userId)) {
     await adapter.deleteSession(token).catch((err: unknown) => config.logger.debug("session-revoked", { deleted: false, err: String(err) }))
   }
+}
+
+/** Whether the adapter can delete every session of a user (authchart's own adapters can). */
+function deletesUserSessions(adapter: Adapter): adapter is Adapter & Pick<CompleteAdapter, "deleteUserSessions"> {
+  return "deleteUserSessions" in adapter && typeof adapter.deleteUserSessions === "function"
 }

@@ -8,7 +8,7 @@
 import type { RequestContext } from "./context.js"
 import type { OutCookie } from "./cookies.js"
 import type { ResolvedConfig } from "./config.js"
-import { adapterOf } from "./effects/link.js"
+import { adapterOf } from "./adapter.js"
 import { revokeUser } from "./revocation.js"
 import { reissueJwt } from "./session.js"
 import {

@@ -6,35 +6,18 @@
  * `session.updateAge`, or the client asked for an update; `exp` and the cookie's `Expires` always agree.
  */
 import { JWTSessionError, SignOutError } from "../errors.js"
-import type { Account, JWT, Profile, Session, SessionCallbackParams, User } from "../types.js"
+import type { JWT, Session, SessionCallbackParams } from "../types.js"
 import type { RequestContext } from "./context.js"
-import { type OutCookie, clearChunked, readChunked, writeChunked } from "./cookies.js"
+import { type OutCookie, readChunked, writeChunked } from "./cookies.js"
 import { fireEvent } from "./events.js"
 import { CLOCK_TOLERANCE, decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.js"
 import { databaseStrategy } from "./session-database.js"
+import { type SessionRead, type SessionStrategy, clearSession } from "./session-cookie.js"
+import type { SafeAdapter } from "./adapter.js"
+import type { AdapterUser } from "../adapters/types.js"
 import { isRevoked, tokenIssuedAt, uuidv7 } from "./revocation.js"
 import { carryIdToken, keepIdToken } from "./logout/id-token.js"
 import { sessionTokenError } from "./tokens/record.js"
-
-export interface SessionRead {
-  readonly body: Session | null
-  readonly cookies: readonly OutCookie[]
-  /** The signed-in user's id (JWT `sub`, or the adapter user's id) when there is a session. */
-  readonly userId?: string
-}
-
-export interface SignInSubject {
-  readonly user: User
-  readonly account: Account | null
-  readonly profile?: Profile
-  readonly isNewUser?: boolean
-}
-
-export interface SessionStrategy {
-  read(ctx: RequestContext, update?: { data: unknown }): Promise<SessionRead>
-  issue(ctx: RequestContext, subject: SignInSubject): Promise<readonly OutCookie[]>
-  destroy(ctx: RequestContext): Promise<readonly OutCookie[]>
-}
 
 interface Decoded {
   readonly payload: JWT
@@ -123,12 +106,6 @@ export async function reissueJwt(ctx: RequestContext, payload: JWT): Promise<Out
   return sessionCookies(ctx, encoded.value, encoded.exp)
 }
 
-/** Clears every chunk of the session cookie the request carried. */
-export function clearSession(ctx: RequestContext): OutCookie[] {
-  const { name, options } = ctx.cookies.sessionToken
-  return clearChunked(ctx.req.cookies, name, options)
-}
-
 export const jwtStrategy: SessionStrategy = {
   async read(ctx, update) {
     const { config } = ctx
@@ -209,4 +186,18 @@ export const jwtStrategy: SessionStrategy = {
 /** The strategy of a request's config. */
 export function sessionStrategy(ctx: RequestContext): SessionStrategy {
   return ctx.config.session.strategy === "database" ? databaseStrategy : jwtStrategy
+}
+
+/** The user of the request's current session, if any (errors mean "nobody"). */
+export async function currentUser(ctx: RequestContext, adapter: SafeAdapter): Promise<AdapterUser | null> {
+  const { name } = ctx.cookies.sessionToken
+  const raw = readChunked(ctx.req.cookies, name)
+  if (!raw) return null
+  try {
+    if (ctx.config.session.strategy === "database") return (await adapter.getSessionAndUser(raw))?.user ?? null
+    const token = await decodeSessionToken(ctx, raw, name)
+    return token?.payload.sub ? await adapter.getUser(token.payload.sub) : null
+  } catch {
+    return null
+  }
 }

@@ -6,7 +6,7 @@
 import type { JWT } from "../types.js"
 import type { RequestContext } from "./context.js"
 import { type OutCookie, readChunked } from "./cookies.js"
-import { adapterOf } from "./effects/link.js"
+import { adapterOf } from "./adapter.js"
 import { decodeSessionToken, sessionStrategy } from "./session.js"
 
 /** The signed-in user of a request, with what identifies this session. */

@@ -2,7 +2,6 @@
  * `sessionCookie(config, user | { token })`: the `Cookie` header of a signed-in request, made the way a
  * real sign-in makes it, for tests of an app's protected routes that should not walk a sign-in first.
  */
-import type { Adapter } from "../adapters/types.js"
 import { encode } from "../jwt.js"
 import { resolvedFor } from "../runtime/config.js"
 import type { RequestContext } from "../runtime/context.js"
@@ -86,7 +85,7 @@ async function encodedToken(ctx: RequestContext, token: JWT): Promise<OutCookie[
 
 /** The adapter's record of `user`, created when the adapter does not know it. */
 async function storedUser(ctx: RequestContext, user: User): Promise<User> {
-  const adapter = ctx.config.adapter as Adapter | undefined
+  const { adapter } = ctx.config
   if (!adapter?.createUser) throw new TypeError("sessionCookie: the database strategy needs an adapter with createUser.")
   const known = user.id ? await adapter.getUser?.(user.id) : null
   if (known) return known

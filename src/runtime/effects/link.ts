@@ -15,36 +15,10 @@ import { AccountNotLinked, AdapterError, FlowStoreUnavailable, OAuthAccountNotLi
 import { withKeyLock } from "../lock.js"
 import type { AdapterAccount, AdapterUser } from "../../adapters/types.js"
 import type { FlowUser, Identity } from "../../machines/types.js"
-import { type SafeAdapter, safeAdapter } from "../adapter.js"
-import type { RequestContext } from "../context.js"
-import { readChunked } from "../cookies.js"
+import { type SafeAdapter, adapterOf } from "../adapter.js"
 import { fireEvent } from "../events.js"
-import { decodeSessionToken } from "../session.js"
-import type { Adapter } from "../../adapters/types.js"
+import { currentUser } from "../session.js"
 import { recordAccount } from "../accounts.js"
-
-/**
- * The adapter of a request's config, wrapped so a failing call is an `AdapterError`; undefined without one.
- * @example const user = await adapterOf(ctx)?.getUserByEmail("ada@example.com")
- */
-export function adapterOf(ctx: Pick<RequestContext, "config">): SafeAdapter | undefined {
-  const adapter = ctx.config.adapter as Adapter | undefined
-  return adapter ? safeAdapter(adapter, ctx.config.logger) : undefined
-}
-
-/** The user of the request's current session, if any (errors mean "nobody"). */
-export async function currentUser(ctx: RequestContext, adapter: SafeAdapter): Promise<AdapterUser | null> {
-  const { name } = ctx.cookies.sessionToken
-  const raw = readChunked(ctx.req.cookies, name)
-  if (!raw) return null
-  try {
-    if (ctx.config.session.strategy === "database") return (await adapter.getSessionAndUser(raw))?.user ?? null
-    const token = await decodeSessionToken(ctx, raw, name)
-    return token?.payload.sub ? await adapter.getUser(token.payload.sub) : null
-  } catch {
-    return null
-  }
-}
 
 function newUser(user: FlowUser, emailVerified: Date | null): AdapterUser {
   const { id: _ignored, ...fields } = user

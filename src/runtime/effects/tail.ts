@@ -8,7 +8,7 @@ import type { GateResult, Identity, Issued } from "../../machines/types.js"
 import type { Account, Profile, User } from "../../types.js"
 import { redirectTo } from "../callback-url.js"
 import { fireEvent } from "../events.js"
-import { adapterOf } from "./link.js"
+import { adapterOf } from "../adapter.js"
 import { sessionStrategy } from "../session.js"
 import { keepProviderTokens } from "../tokens/record.js"
 

@@ -7,7 +7,7 @@ import { AuthError, MissingAdapter } from "../../errors.js"
 import type { RelayingParty, WebAuthnConfig } from "../../providers/webauthn-types.js"
 import type { SafeAdapter } from "../adapter.js"
 import type { RequestContext } from "../context.js"
-import { adapterOf } from "./link.js"
+import { adapterOf } from "../adapter.js"
 import { stateKey } from "../server-state.js"
 
 type SimpleWebAuthnServer = typeof import("@simplewebauthn/server")

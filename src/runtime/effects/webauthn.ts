@@ -17,12 +17,11 @@ import { AccountNotLinked, AuthError, FlowStateError, WebAuthnVerificationError 
 import type { FlowUser, Identity } from "../../machines/types.js"
 import type { WebAuthnOptionsResult, WebAuthnPending } from "../../machines/webauthn.js"
 import type { WebAuthnConfig, WebAuthnUserInfo } from "../../providers/webauthn-types.js"
-import type { Adapter } from "../../adapters/types.js"
 import type { SafeAdapter } from "../adapter.js"
 import type { EffectContext } from "../flow.js"
 import { effect } from "./effect.js"
 import { normalizeEmail } from "./email.js"
-import { currentUser } from "./link.js"
+import { currentUser } from "../session.js"
 import {
   consumeChallenge,
   providerOf,
@@ -93,10 +92,11 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
   const signedIn = await currentUser(ctx, adapter)
   const params = stringParams(input.params)
   const custom = provider.getUserInfo
+  const appAdapter = ctx.config.adapter
   const info: WebAuthnUserInfo | null = signedIn
     ? { user: signedIn, exists: true }
-    : custom
-      ? await custom({ params, adapter: ctx.config.adapter as Adapter, request: userRequest(ctx) })
+    : custom && appAdapter
+      ? await custom({ params, adapter: appAdapter, request: userRequest(ctx) })
       : await defaultUserInfo(adapter, params)
   const decision = decideCeremony(action, signedIn !== null, info)
   const email = info?.user.email

@@ -8,7 +8,7 @@
  */
 import { linkedAccountIds } from "../accounts.js"
 import type { RequestContext } from "../context.js"
-import { adapterOf } from "../effects/link.js"
+import { adapterOf } from "../adapter.js"
 
 /** The `id_token` stored for the database session `sessionToken` at `providerId`, if it can be found. */
 export async function accountIdToken(ctx: RequestContext, sessionToken: string, providerId: string): Promise<string | undefined> {

@@ -9,7 +9,7 @@
 import { BackchannelLogoutError } from "../../errors.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
 import type { Handled, RequestContext } from "../context.js"
-import { adapterOf } from "../effects/link.js"
+import { adapterOf } from "../adapter.js"
 import { stableUserId } from "../effects/oauth.js"
 import { json } from "../respond.js"
 import { revokeUser } from "../revocation.js"
