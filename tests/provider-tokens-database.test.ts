@@ -3,11 +3,20 @@
  * (`@auth/pg-adapter` on PostgreSQL, `@auth/drizzle-adapter` on SQLite): the first token set lands on the
  * account row as Auth.js writes it, the current one lives in the server store under the adapter's user
  * id; at expiry 50 concurrent calls cause one refresh, the rotated refresh token is stored and the old
- * one refused by the IdP; `invalid_grant` → `RefreshTokenError` and `error` in the database session.
+ * one refused by the IdP; `invalid_grant` → `RefreshTokenError` and `error` in the database session;
+ * unlinking the account forgets its tokens.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import type { Adapter } from "../src/adapters/types.js"
-import { type AuthConfig, getAccessToken, memoryServerState, RefreshTokenError, type ServerState, stateKey } from "../src/index.js"
+import {
+  type AuthConfig,
+  getAccessToken,
+  memoryServerState,
+  RefreshTokenError,
+  type ServerState,
+  stateKey,
+  unlinkAccount,
+} from "../src/index.js"
 import { AuthClient, SECRET } from "./helpers.js"
 import { drizzleSqliteBackend, memoryBackend, pgBackend } from "./support/backends.js"
 import type { OidcServer } from "./support/oidc-provider.js"
@@ -44,7 +53,9 @@ describe.each([memoryBackend, pgBackend, drizzleSqliteBackend])("provider tokens
 
   async function signedIn(account: string) {
     const serverState: ServerState = memoryServerState()
-    const config: AuthConfig = { secret: SECRET, trustHost: true, adapter, providers: [idpProvider(idp)], serverState }
+    // the app vouches for another way to sign in, so unlinking the only account is allowed
+    const accounts = { hasOtherSignIn: () => true }
+    const config: AuthConfig = { secret: SECRET, trustHost: true, adapter, providers: [idpProvider(idp)], serverState, accounts }
     config.session = { strategy: "database", providerTokens: "server" }
     const client = new AuthClient(config)
     await signInWithIdp(idp, client, account)
@@ -81,5 +92,12 @@ describe.each([memoryBackend, pgBackend, drizzleSqliteBackend])("provider tokens
     advanceClock(ACCESS_TOKEN_TTL + 1)
     await expect(getAccessToken(requestOf(client), "idp", config)).rejects.toBeInstanceOf(RefreshTokenError)
     expect(await sessionOf(client)).toMatchObject({ error: "RefreshTokenError", user: { email: "bob@example.test" } })
+  })
+  it("unlinking the account forgets its tokens: getAccessToken answers null", async () => {
+    const { config, client, user, stored } = await signedIn("user-zoe")
+    expect(await getAccessToken(requestOf(client), "idp", config)).toEqual(expect.any(String))
+    await unlinkAccount(String(user.id), "idp", config)
+    expect(await stored()).toBeNull()
+    expect(await getAccessToken(requestOf(client), "idp", config)).toBeNull()
   })
 })

@@ -2,7 +2,8 @@
  * Provider-token refresh across instances: two app instances (two resolved configs, so two in-process
  * single flights) share a real redis-server through `RedisServerState`. At expiry 50 concurrent calls
  * split over both cause exactly one refresh at the IdP; an instance that read the expired token just
- * before the other refreshed it takes the new one under the lock instead of refreshing again; a lock left by a crashed instance is taken over
+ * before the other refreshed it takes the new one under the lock instead of refreshing again; a refresh
+ * that outlived its lock writes nothing; a lock left by a crashed instance is taken over
  * once it expires; a refresh elsewhere that outlasts `refreshWait` ends in `AccessTokenUnavailable`.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
@@ -73,6 +74,28 @@ describe("provider tokens across two instances sharing Redis", () => {
     open()
     expect(await late).toBe(token)
     expect(refreshes()).toBe(before + 1)
+  })
+
+  it("a refresh that outlived its lock stores nothing (another holder owns the record now): AccessTokenUnavailable", async () => {
+    const [a] = instances()
+    const shared = a.serverState as ServerState
+    const lock = stateKey("ptok-lock", aliceId, "idp")
+    // just before the write: the lock expired and another instance took it
+    a.serverState = {
+      ...shared,
+      setIfLocked: async (...args) => {
+        await shared.reset(lock)
+        await shared.lock(lock, "next-holder", 10_000)
+        return shared.setIfLocked(...args)
+      },
+    }
+    const browser = new AuthClient(a)
+    await signInWithIdp(idp, browser)
+    const record = stateKey("ptok", aliceId, "idp")
+    const before = await shared.get(record)
+    advanceClock(ACCESS_TOKEN_TTL + 1)
+    await expect(getAccessToken(requestOf(browser), "idp", a)).rejects.toBeInstanceOf(AccessTokenUnavailable)
+    expect(await shared.get(record)).toBe(before)
   })
 
   it("a lock left by a crashed instance is taken over once it expires", async () => {

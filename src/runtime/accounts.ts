@@ -18,6 +18,7 @@ import { type SafeAdapter, safeAdapter } from "./adapter.js"
 import type { Adapter } from "../adapters/types.js"
 import { fireEvent } from "./events.js"
 import { stateKey } from "./server-state.js"
+import { forgetProviderTokens } from "./tokens/record.js"
 
 /** A provider account linked to a user, as shown to that user. */
 export interface LinkedAccount {
@@ -150,6 +151,7 @@ export async function unlinkFor(config: ResolvedConfig, userId: string, provider
       await config.serverState.deleteFields(indexKey(userId), [account.field])
       await fireEvent({ config }, "unlinkAccount", { user, account: { ...key, type: account.type, userId } as AdapterAccount })
     }
+    await forgetProviderTokens(config, userId, provider)
   } finally {
     await config.serverState.reset(lock).catch(() => undefined)
   }

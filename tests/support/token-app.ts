@@ -7,7 +7,7 @@
 import * as o from "oauth4webapi"
 import { vi } from "vitest"
 import { type AuthClient, ORIGIN } from "../helpers.js"
-import { type OidcServer, startOidcProvider } from "./oidc-provider.js"
+import { DEFAULT_ACCOUNTS, type OidcServer, startOidcProvider } from "./oidc-provider.js"
 
 export const CLIENT = { client_id: "tokens-client", client_secret: "tokens-secret-0123456789" }
 /** Seconds an access token lives at the test IdP. */
@@ -15,6 +15,7 @@ export const ACCESS_TOKEN_TTL = 300
 
 export function startTokenIdp(): Promise<OidcServer> {
   return startOidcProvider({
+    accounts: [...DEFAULT_ACCOUNTS, { sub: "user-zoe", email: "zoe@example.test", name: "Zoe Example", email_verified: true }],
     clients: [{ ...CLIENT, redirect_uris: [`${ORIGIN}/auth/callback/idp`] }],
     accessTokenTtl: ACCESS_TOKEN_TTL,
     rotateRefreshTokens: true,

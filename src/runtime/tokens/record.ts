@@ -91,6 +91,13 @@ export async function keepProviderTokens(
   await config.serverState.deleteFields(keys.errors, [account.provider])
 }
 
+/** Forgets the user's tokens with `providerId` and its flag (the account was unlinked). */
+export async function forgetProviderTokens(config: ResolvedConfig, userId: string, providerId: string): Promise<void> {
+  const keys = tokenKeys(userId, providerId)
+  await config.serverState.reset(keys.record)
+  await config.serverState.deleteFields(keys.errors, [providerId])
+}
+
 /** Marks the user's account with `providerId` as needing sign-in again (the session shows the error). */
 export async function markRefreshFailed(config: ResolvedConfig, userId: string, providerId: string): Promise<void> {
   await config.serverState.setFields(tokenKeys(userId, providerId).errors, { [providerId]: "RefreshTokenError" }, keepMs(config))
