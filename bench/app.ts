@@ -14,7 +14,16 @@ import { monitorEventLoopDelay } from "node:perf_hooks"
 import express from "express"
 import type { Request, Response } from "express"
 
-import { BENCH_SECRET, BENCH_USER, IDP_ENV, IDP_PROVIDER_ID } from "./shared.js"
+import {
+  BENCH_SECRET,
+  BENCH_USER,
+  EMAIL_PROVIDER_ID,
+  IDP_ENV,
+  IDP_PROVIDER_ID,
+  TOTP_FLOW_ID,
+  TOTP_PROVIDER_ID,
+  benchTotpSecret,
+} from "./shared.js"
 
 type Side = "authchart" | "authjs"
 
@@ -38,6 +47,58 @@ async function load(side: Side): Promise<Lib> {
     import("@auth/express/providers/credentials"),
   ])
   return { ExpressAuth: ExpressAuth as Lib["ExpressAuth"], getSession, Credentials }
+}
+
+/**
+ * BENCH_STEPS=1 (authchart only): a memory adapter (JWT sessions kept), an email provider whose links
+ * are kept in memory for the runner, and a credentials provider `totp` whose users `totp-*` answer a TOTP
+ * step (secret from bench/shared.ts) on its own flow.
+ */
+async function stepsConfig(): Promise<{ config: object; providers: unknown[]; mail: Map<string, string> }> {
+  const [{ MemoryAdapter }, { default: Credentials }, { credentialsFlow, extendFlow }, { totpStep }] = await Promise.all([
+    import("../src/adapters/memory.js"),
+    import("../src/providers/credentials.js"),
+    import("../src/index.js"),
+    import("../src/steps/totp.js"),
+  ])
+  const mail = new Map<string, string>()
+  const secrets = new Map<string, string>()
+  const secretFor = async (user: { id?: string }) => {
+    if (!user.id?.startsWith("totp-")) return null
+    let secret = secrets.get(user.id)
+    if (!secret) secrets.set(user.id, (secret = await benchTotpSecret(user.id)))
+    return secret
+  }
+  const totpFlow = { ...extendFlow(credentialsFlow, [totpStep({ secretFor })]), id: TOTP_FLOW_ID }
+  return {
+    config: { adapter: MemoryAdapter(), session: { strategy: "jwt" }, flows: [totpFlow] },
+    mail,
+    providers: [
+      {
+        id: EMAIL_PROVIDER_ID,
+        name: "Email",
+        type: "email",
+        from: "bench@example.test",
+        maxAge: 86_400,
+        sendVerificationRequest: ({ identifier, url }: { identifier: string; url: string }) => {
+          if (mail.size > 100_000) mail.clear()
+          mail.set(identifier, url)
+        },
+      },
+      {
+        ...Credentials({
+          id: TOTP_PROVIDER_ID,
+          name: "Password + TOTP",
+          credentials: { username: { label: "Username" }, password: { label: "Password", type: "password" } },
+          authorize: async (credentials: Record<string, unknown>) => {
+            const name = String(credentials.username)
+            return name.startsWith("totp-") && credentials.password === "bench" ? { id: name, name, email: `${name}@bench.test` } : null
+          },
+        }),
+        flow: TOTP_FLOW_ID,
+      },
+    ],
+  }
 }
 
 async function main(): Promise<void> {
@@ -77,6 +138,9 @@ async function main(): Promise<void> {
               passwordClient: unlimited,
               passwordAccounts: unlimited,
               oauthClient: unlimited,
+              emailClient: unlimited,
+              emailAddress: unlimited,
+              webauthnClient: unlimited,
             },
           },
     providers: [
@@ -89,8 +153,27 @@ async function main(): Promise<void> {
     ],
   }
 
+  const steps = side === "authchart" && process.env.BENCH_STEPS === "1" ? await stepsConfig() : undefined
+  if (steps) {
+    Object.assign(config, steps.config)
+    config.providers.push(...steps.providers)
+  }
+
   const app = express()
   app.disable("x-powered-by")
+  // This process' CPU time (µs, user + system), RSS and heap: the runner reads it before and after a load.
+  app.get("/__cpu", (_req: Request, res: Response) => {
+    const { user, system } = process.cpuUsage()
+    const { rss, heapUsed } = process.memoryUsage()
+    res.json({ user, system, rss, heapUsed })
+  })
+  if (steps) {
+    // the last magic link sent to an address (the steps bench follows it)
+    app.get("/__mail", (req: Request, res: Response) => {
+      const url = steps.mail.get(String(req.query.email))
+      res.status(url ? 200 : 404).json({ url: url ?? null })
+    })
+  }
   app.get("/__bare", (_req: Request, res: Response) => {
     res.json({ ok: true })
   })

@@ -6,3 +6,12 @@ export const CSRF_COOKIE = "authjs.csrf-token"
 /** The OpenID provider both apps sign in with in the OIDC bench (bench/run.ts starts it; bench/app.ts reads these). */
 export const IDP_PROVIDER_ID = "bench-idp"
 export const IDP_ENV = { issuer: "BENCH_IDP_ISSUER", clientId: "BENCH_IDP_CLIENT_ID", clientSecret: "BENCH_IDP_CLIENT_SECRET" } as const
+/** Steps bench (BENCH_STEPS=1, authchart only): the TOTP provider, its flow, and the users' secrets. */
+export const TOTP_PROVIDER_ID = "totp"
+export const TOTP_FLOW_ID = "credentials-totp"
+export const EMAIL_PROVIDER_ID = "email"
+/** A TOTP user's secret, derived from the user id so the load generator knows it too. */
+export async function benchTotpSecret(userId: string): Promise<string> {
+  const [{ createHash }, { base32Encode }] = await Promise.all([import("node:crypto"), import("../src/steps/totp.js")])
+  return base32Encode(createHash("sha1").update(`bench-totp:${userId}`).digest())
+}

@@ -1,0 +1,353 @@
+/**
+ * The bench's load generator, a child process of its own (`tsx bench/loadgen.ts '<job JSON>'`), so its
+ * CPU never counts as the app's and is reported apart. Two jobs:
+ *
+ * - `cannon`: autocannon against one request for a duration; every response is checked (bench/verify.ts)
+ *   and only verified ones count.
+ * - `steps`: flows driven step by step (credentials, OIDC against a local OpenID provider that runs in
+ *   THIS process, email link, TOTP step, session read, bare route). Each step is a phase of `count`
+ *   requests at `concurrency`; the app's own CPU (its `/__cpu`) is read before and after each phase, so
+ *   the CPU per request of every step is the app's alone (the provider's time is in this process).
+ *   With the provider, the job first prints `{"issuer": …}` and waits for a `go` line on stdin.
+ *
+ * Prints one JSON line with the result, and this process' CPU time.
+ */
+import { createInterface } from "node:readline"
+import autocannon from "autocannon"
+import { totpCode } from "../src/steps/totp.js"
+import { type OidcServer, startOidcProvider } from "../tests/support/oidc-provider.js"
+import { CSRF_COOKIE, EMAIL_PROVIDER_ID, IDP_PROVIDER_ID, SESSION_COOKIE, TOTP_PROVIDER_ID, benchTotpSecret } from "./shared.js"
+import { type VerifySpec, verifier } from "./verify.js"
+
+export interface CannonJob {
+  mode: "cannon"
+  base: string
+  request: { method: "GET" | "POST"; path: string; headers: Record<string, string>; body?: string }
+  verify: VerifySpec
+  connections: number
+  durationS: number
+}
+
+/** The steps a `steps` job can run, in the order given. */
+export type StepFlow = "bare" | "session" | "csrf" | "credentials" | "oidc" | "email" | "totp"
+
+export interface StepsJob {
+  mode: "steps"
+  base: string
+  flows: StepFlow[]
+  count: number
+  concurrency: number
+  /** Each flow runs this many times first, unmeasured (JIT and caches warm). */
+  warmup: number
+  /** Start the OpenID provider here, with this client (its redirect URI points at `base`). */
+  idp?: { clientId: string; clientSecret: string }
+}
+
+export interface PhaseResult {
+  flow: StepFlow
+  step: string
+  requests: number
+  ok: number
+  bad: number
+  samples: string[]
+  /** The app's CPU over the phase, µs. */
+  appCpuUs: number
+  wallMs: number
+}
+
+export interface LoadgenCpu {
+  /** This process' CPU over the job, ms. */
+  cpuMs: number
+  wallMs: number
+}
+
+const TIMEOUT_MS = 10_000
+
+// ---------------------------------------------------------------- cannon
+
+async function cannon(job: CannonJob) {
+  const verify = verifier(job.verify)
+  const check = { ok: 0, bad: 0, samples: [] as string[] }
+  const lower = (raw: Record<string, string | string[]>) => {
+    const out: Record<string, string | string[]> = {}
+    for (const [k, v] of Object.entries(raw)) out[k.toLowerCase()] = v
+    return out
+  }
+  const result = await autocannon({
+    url: job.base,
+    connections: job.connections,
+    duration: job.durationS,
+    timeout: 10,
+    requests: [
+      {
+        ...job.request,
+        onResponse: (status: number, body: string, _ctx: unknown, headers: Record<string, string | string[]>) => {
+          const problem = verify(status, body, lower(headers ?? {}))
+          if (problem === null) check.ok++
+          else {
+            check.bad++
+            if (check.samples.length < 5) check.samples.push(problem)
+          }
+        },
+      },
+    ],
+  })
+  const statusCodes: Record<string, number> = {}
+  for (const [code, { count }] of Object.entries(result.statusCodeStats as Record<string, { count: number }>)) statusCodes[code] = count
+  return {
+    ok: check.ok,
+    bad: check.bad,
+    samples: check.samples,
+    statusCodes,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    durationS: result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    reqPerSecAvg: result.requests.average,
+  }
+}
+
+// ---------------------------------------------------------------- steps
+
+interface Answer {
+  status: number
+  location: string | null
+  setCookies: string[]
+  body: string
+}
+
+async function call(url: string, init: { method?: string; cookie?: string; form?: Record<string, string> } = {}): Promise<Answer> {
+  const headers: Record<string, string> = {}
+  if (init.cookie) headers.cookie = init.cookie
+  if (init.form) headers["content-type"] = "application/x-www-form-urlencoded"
+  const res = await fetch(url, {
+    method: init.method ?? (init.form ? "POST" : "GET"),
+    headers,
+    ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
+    redirect: "manual",
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  })
+  return { status: res.status, location: res.headers.get("location"), setCookies: res.headers.getSetCookie(), body: await res.text() }
+}
+
+/** `name=value` of a Set-Cookie that sets (not clears) `name`. */
+function pair(setCookies: readonly string[], name: string): string | undefined {
+  for (const line of setCookies) {
+    const first = line.split(";", 1)[0] ?? ""
+    if (first.startsWith(`${name}=`) && first.length > name.length + 1 && !/;\s*max-age=0/i.test(line)) return first
+  }
+  return undefined
+}
+
+/** Every cookie a response sets, as one Cookie header (chunks and flow cookies included). */
+function jarOf(setCookies: readonly string[], ...extra: (string | undefined)[]): string {
+  const set = setCookies.filter((l) => !/;\s*max-age=0/i.test(l)).map((l) => l.split(";", 1)[0] as string)
+  return [...extra.filter((x): x is string => !!x), ...set].join("; ")
+}
+
+async function appCpu(base: string): Promise<number> {
+  const res = await fetch(`${base}/__cpu`)
+  const { user, system } = (await res.json()) as { user: number; system: number }
+  return user + system
+}
+
+/** Runs `run(i)` for i < count at `concurrency`, reading the app's CPU around it. */
+async function phase(
+  base: string,
+  flow: StepFlow,
+  step: string,
+  count: number,
+  concurrency: number,
+  run: (i: number) => Promise<string | null>,
+): Promise<PhaseResult> {
+  const result: PhaseResult = { flow, step, requests: count, ok: 0, bad: 0, samples: [], appCpuUs: 0, wallMs: 0 }
+  let next = 0
+  const cpuBefore = await appCpu(base)
+  const started = performance.now()
+  const worker = async () => {
+    while (next < count) {
+      const i = next++
+      let problem: string | null
+      try {
+        problem = await run(i)
+      } catch (err) {
+        problem = `${(err as Error).name}: ${(err as Error).message}`
+      }
+      if (problem === null) result.ok++
+      else {
+        result.bad++
+        if (result.samples.length < 5) result.samples.push(`#${i}: ${problem}`)
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  result.wallMs = performance.now() - started
+  result.appCpuUs = (await appCpu(base)) - cpuBefore
+  return result
+}
+
+const redirected = (a: Answer, to: (location: string) => boolean, what: string): string | null =>
+  (a.status === 302 || a.status === 303) && a.location !== null && to(a.location)
+    ? null
+    : `${what}: ${a.status} ${a.location} ${a.body.slice(0, 120)}`
+
+async function runFlow(job: StepsJob, flow: StepFlow, idp: OidcServer | undefined, run: number): Promise<PhaseResult[]> {
+  const { base, count, concurrency } = job
+  const go = (step: string, fn: (i: number) => Promise<string | null>) => phase(base, flow, step, count, concurrency, fn)
+  const csrf = await call(`${base}/auth/csrf`)
+  const csrfCookie = pair(csrf.setCookies, CSRF_COOKIE) as string
+  const { csrfToken } = JSON.parse(csrf.body) as { csrfToken: string }
+  const callbackUrl = `${base}/dashboard`
+  const signedIn = (a: Answer, what: string) =>
+    redirected(a, (l) => l === callbackUrl, what) ?? (pair(a.setCookies, SESSION_COOKIE) ? null : `${what}: no session cookie`)
+  const tag = `${run}-${Date.now().toString(36)}`
+  switch (flow) {
+    case "bare":
+      return [await go("GET /__bare", async () => ((await call(`${base}/__bare`)).status === 200 ? null : "status"))]
+    case "csrf":
+      return [
+        await go("GET /auth/csrf (new visitor)", async () => {
+          const a = await call(`${base}/auth/csrf`)
+          return a.status === 200 && pair(a.setCookies, CSRF_COOKIE) ? null : `csrf: ${a.status}`
+        }),
+      ]
+    case "session": {
+      const form = { csrfToken, username: "bench", password: "bench", callbackUrl }
+      const sessionCookie = pair((await call(`${base}/auth/callback/credentials`, { cookie: csrfCookie, form })).setCookies, SESSION_COOKIE)
+      return [
+        await go("GET /auth/session", async () => {
+          const a = await call(`${base}/auth/session`, { cookie: sessionCookie })
+          return a.status === 200 && a.body.includes('"email":"bench@example.test"') ? null : `session: ${a.status} ${a.body.slice(0, 80)}`
+        }),
+      ]
+    }
+    case "credentials": {
+      const form = { csrfToken, username: "bench", password: "bench", callbackUrl }
+      return [
+        await go("POST /auth/callback/credentials", async () =>
+          signedIn(await call(`${base}/auth/callback/credentials`, { cookie: csrfCookie, form }), "sign-in"),
+        ),
+      ]
+    }
+    case "oidc": {
+      if (!idp) throw new Error("the oidc flow needs the provider (job.idp)")
+      const started: { cookie: string; authz: string }[] = []
+      const callbacks: { cookie: string; url: string }[] = []
+      const start = await go("POST /auth/signin/<oidc> (start)", async (i) => {
+        const a = await call(`${base}/auth/signin/${IDP_PROVIDER_ID}`, { cookie: csrfCookie, form: { csrfToken, callbackUrl } })
+        const bad = redirected(a, (l) => l.startsWith(`${idp.issuer}/`), "start")
+        if (!bad) started[i] = { cookie: jarOf(a.setCookies, csrfCookie), authz: a.location as string }
+        return bad
+      })
+      // the provider's part (login + consent), not the app's: its own phase
+      const provider = await go("provider login + consent (not the app)", async (i) => {
+        const s = started[i]
+        if (!s) return "no start"
+        const answer = await idp.authorize(s.authz)
+        if (answer.kind !== "redirect") return `provider answered ${answer.kind}`
+        callbacks[i] = { cookie: s.cookie, url: answer.url }
+        return null
+      })
+      const callback = await go("GET /auth/callback/<oidc> (code exchange)", async (i) => {
+        const c = callbacks[i]
+        if (!c) return "no callback"
+        return signedIn(await call(c.url, { cookie: c.cookie }), "callback")
+      })
+      return [start, provider, callback]
+    }
+    case "email": {
+      const links: string[] = []
+      const request = await go("POST /auth/signin/email (send link)", async (i) => {
+        const email = `u${i}-${tag}@bench.test`
+        const a = await call(`${base}/auth/signin/${EMAIL_PROVIDER_ID}`, { cookie: csrfCookie, form: { csrfToken, email, callbackUrl } })
+        return redirected(a, (l) => l.includes("/auth/verify-request"), "request")
+      })
+      // reading the kept links is bench plumbing: its own phase
+      const collect = await go("read the sent links (bench plumbing)", async (i) => {
+        const a = await call(`${base}/__mail?email=${encodeURIComponent(`u${i}-${tag}@bench.test`)}`)
+        const { url } = JSON.parse(a.body) as { url: string | null }
+        if (!url) return "no link"
+        links[i] = url
+        return null
+      })
+      const verify = await go("GET /auth/callback/email (verify link)", async (i) => {
+        const url = links[i]
+        if (!url) return "no link"
+        return signedIn(await call(url), "verify")
+      })
+      return [request, collect, verify]
+    }
+    case "totp": {
+      const resting: string[] = []
+      const password = await go("POST /auth/callback/totp (password, rests on the TOTP step)", async (i) => {
+        const form = { csrfToken, username: `totp-${tag}-${i}`, password: "bench", callbackUrl }
+        const a = await call(`${base}/auth/callback/${TOTP_PROVIDER_ID}`, { cookie: csrfCookie, form })
+        if (a.status !== 200 || !a.body.includes('name="code"')) return `password: ${a.status} ${a.location} ${a.body.slice(0, 120)}`
+        resting[i] = jarOf(a.setCookies, csrfCookie)
+        return null
+      })
+      const secrets: string[] = []
+      for (let i = 0; i < count; i++) secrets[i] = await benchTotpSecret(`totp-${tag}-${i}`)
+      const code = await go("POST /auth/callback/totp (TOTP code)", async (i) => {
+        const cookie = resting[i]
+        if (!cookie) return "not resting"
+        const form = { csrfToken, step: "totp", code: totpCode(secrets[i] as string) }
+        return signedIn(await call(`${base}/auth/callback/${TOTP_PROVIDER_ID}`, { cookie, form }), "code")
+      })
+      return [password, code]
+    }
+  }
+}
+
+async function steps(job: StepsJob, idp: OidcServer | undefined) {
+  const phases: PhaseResult[] = []
+  const warm = { ...job, count: job.warmup }
+  for (const [run, flow] of job.flows.entries()) {
+    if (job.warmup > 0) await runFlow(warm, flow, idp, -1 - run)
+    phases.push(...(await runFlow(job, flow, idp, run)))
+  }
+  return { phases }
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const job = JSON.parse(process.argv[2] ?? "{}") as CannonJob | StepsJob
+  const cpuBefore = process.cpuUsage()
+  const wallBefore = performance.now()
+  let result: object
+  if (job.mode === "cannon") result = await cannon(job)
+  else if (job.mode === "steps") {
+    let idp: OidcServer | undefined
+    if (job.idp) {
+      idp = await startOidcProvider({
+        clients: [
+          {
+            client_id: job.idp.clientId,
+            client_secret: job.idp.clientSecret,
+            redirect_uris: [`${job.base}/auth/callback/${IDP_PROVIDER_ID}`],
+          },
+        ],
+      })
+      process.stdout.write(`${JSON.stringify({ issuer: idp.issuer })}\n`)
+      const lines = createInterface({ input: process.stdin })
+      await new Promise<void>((resolve) => lines.once("line", () => resolve()))
+      lines.close()
+    }
+    try {
+      result = await steps(job, idp)
+    } finally {
+      await idp?.stop()
+    }
+  } else throw new Error(`unknown job ${JSON.stringify(job)}`)
+  const used = process.cpuUsage(cpuBefore)
+  const loadgen: LoadgenCpu = { cpuMs: (used.user + used.system) / 1000, wallMs: performance.now() - wallBefore }
+  process.stdout.write(`${JSON.stringify({ ...result, loadgen })}\n`)
+  process.exit(0)
+}
+
+main().catch((err) => {
+  console.error(err)
+  process.exit(1)
+})

@@ -1,0 +1,169 @@
+/**
+ * `npm run bench:steps`: authchart's server CPU per flow step, in one run on one app.
+ *
+ * The app (bench/app.ts with BENCH_STEPS=1: memory adapter, email provider, a credentials provider with
+ * a TOTP step, the OIDC provider) runs alone; the load generator (bench/loadgen.ts) is its own process
+ * and runs the local OpenID provider, so the provider's time never counts as the app's. Every step is a
+ * phase of BENCH_STEPS_COUNT requests at BENCH_STEPS_CONCURRENCY; the app's CPU (its own
+ * process.cpuUsage) before and after each phase gives CPU per request. Each step's budget is 2× a session
+ * read plus the crypto it has to do (JWE seals and opens, measured here in process); WebAuthn is not
+ * driven (it needs an authenticator that signs). `--json` prints JSON.
+ */
+import { loadavg } from "node:os"
+import { decryptJwt, deriveKey, encryptJwt } from "../src/runtime/jwe.js"
+import { type App, freePort, runLoadgen, startApp, stopApp } from "./children.js"
+import type { LoadgenCpu, PhaseResult, StepFlow, StepsJob } from "./loadgen.js"
+import { BENCH_SECRET, IDP_ENV, SESSION_COOKIE } from "./shared.js"
+
+const COUNT = Number(process.env.BENCH_STEPS_COUNT ?? 400)
+const CONCURRENCY = Number(process.env.BENCH_STEPS_CONCURRENCY ?? 8)
+const WARMUP = Number(process.env.BENCH_STEPS_WARMUP ?? 200)
+const FLOWS: StepFlow[] = ["bare", "session", "csrf", "credentials", "oidc", "email", "totp"]
+const IDP_CLIENT = { clientId: "bench-steps", clientSecret: "bench-steps-secret-0123456789abcdef" }
+
+/** The crypto a step has to do besides the model and the plumbing: JWE seals and opens (session or flow state). */
+const CRYPTO: Record<string, { seals: number; opens: number; note: string }> = {
+  "POST /auth/callback/credentials": { seals: 1, opens: 0, note: "session JWE" },
+  "POST /auth/signin/<oidc> (start)": { seals: 1, opens: 0, note: "flow state JWE" },
+  "GET /auth/callback/<oidc> (code exchange)": { seals: 1, opens: 1, note: "flow state open, session JWE, ID token RS256 (not counted)" },
+  "POST /auth/signin/email (send link)": { seals: 0, opens: 0, note: "token hash" },
+  "GET /auth/callback/email (verify link)": { seals: 1, opens: 0, note: "session JWE, token hash" },
+  "POST /auth/callback/totp (password, rests on the TOTP step)": { seals: 1, opens: 0, note: "flow state JWE" },
+  "POST /auth/callback/totp (TOTP code)": { seals: 1, opens: 1, note: "flow state open, session JWE, HMAC-SHA1" },
+}
+
+export interface StepRow {
+  step: string
+  requests: number
+  bad: number
+  appCpuUsPerRequest: number
+  /** × a session read's CPU. */
+  vsSessionRead: number | null
+  /** 2 × session read + the step's JWE work, µs; null for steps without a budget. */
+  budgetUs: number | null
+  withinBudget: boolean | null
+  crypto: string
+  samples: string[]
+}
+
+export interface StepsReport {
+  rows: StepRow[]
+  sessionReadUs: number
+  sealUs: number
+  openUs: number
+  loadgen: LoadgenCpu
+  settings: { count: number; concurrency: number; warmup: number }
+  loadavg: number[]
+}
+
+/** CPU µs of one session-sized JWE seal and one open, in this process (best of 5 × 2000). */
+function jweCosts(): { sealUs: number; openUs: number } {
+  const key = deriveKey(BENCH_SECRET, SESSION_COOKIE, "A256CBC-HS512")
+  const payload = { name: "Bench", email: "bench@example.test", sub: "1", iat: 1, exp: 4e9, jti: "0190a0a0-0000-7000-8000-000000000000" }
+  const token = encryptJwt(payload, key)
+  const best = (op: () => unknown) => {
+    let min = Number.POSITIVE_INFINITY
+    for (let round = 0; round < 5; round++) {
+      const before = process.cpuUsage()
+      for (let i = 0; i < 2000; i++) op()
+      const used = process.cpuUsage(before)
+      min = Math.min(min, (used.user + used.system) / 2000)
+    }
+    return min
+  }
+  return { sealUs: best(() => encryptJwt(payload, key)), openUs: best(() => decryptJwt(token, [BENCH_SECRET], SESSION_COOKIE)) }
+}
+
+/** Runs every step against one authchart app and returns the table's rows. */
+export async function benchSteps(): Promise<StepsReport> {
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const job: StepsJob = { mode: "steps", base, flows: FLOWS, count: COUNT, concurrency: CONCURRENCY, warmup: WARMUP, idp: IDP_CLIENT }
+  let app: App | undefined
+  let failed: unknown
+  try {
+    const result = await runLoadgen<{ phases: PhaseResult[]; loadgen: LoadgenCpu }>(job, (line, go) => {
+      if (!line.startsWith('{"issuer"')) return
+      const { issuer } = JSON.parse(line) as { issuer: string }
+      const env = {
+        BENCH_STEPS: "1",
+        [IDP_ENV.issuer]: issuer,
+        [IDP_ENV.clientId]: IDP_CLIENT.clientId,
+        [IDP_ENV.clientSecret]: IDP_CLIENT.clientSecret,
+      }
+      startApp("authchart", port, env).then(
+        (started) => {
+          app = started
+          go()
+        },
+        (err: unknown) => {
+          failed = err
+          go() // the load generator then fails fast and the error above is thrown
+        },
+      )
+    })
+    if (failed) throw failed
+    if (!app) throw new Error("the app did not start")
+    const { sealUs, openUs } = jweCosts()
+    const perRequest = (p: PhaseResult) => p.appCpuUs / p.requests
+    const session = result.phases.find((p) => p.flow === "session")
+    const sessionReadUs = session ? perRequest(session) : Number.NaN
+    const rows = result.phases.map((p): StepRow => {
+      const crypto = CRYPTO[p.step]
+      const us = perRequest(p)
+      const budgetUs = crypto ? 2 * sessionReadUs + crypto.seals * sealUs + crypto.opens * openUs : null
+      return {
+        step: p.step,
+        requests: p.requests,
+        bad: p.bad,
+        appCpuUsPerRequest: us,
+        vsSessionRead: p.flow === "bare" || p.step.includes("not the app") || p.step.includes("plumbing") ? null : us / sessionReadUs,
+        budgetUs,
+        withinBudget: budgetUs === null ? null : us <= budgetUs,
+        crypto: crypto?.note ?? "",
+        samples: p.samples,
+      }
+    })
+    return {
+      rows,
+      sessionReadUs,
+      sealUs,
+      openUs,
+      loadgen: result.loadgen,
+      settings: { count: COUNT, concurrency: CONCURRENCY, warmup: WARMUP },
+      loadavg: loadavg(),
+    }
+  } finally {
+    if (app) await stopApp(app)
+  }
+}
+
+/** The steps table as Markdown. */
+export function stepsTable(report: StepsReport): string {
+  const out = [
+    "| step (authchart, one app) | app CPU µs/request | × session read | budget µs (2× read + JWE) | within |",
+    "|---|---:|---:|---:|:---:|",
+  ]
+  for (const r of report.rows) {
+    const ratio = r.vsSessionRead === null ? "" : `${r.vsSessionRead.toFixed(1)}×`
+    const budget = r.budgetUs === null ? "" : r.budgetUs.toFixed(0)
+    const within = r.withinBudget === null ? "" : r.withinBudget ? "yes" : "no"
+    const bad = r.bad ? ` (${r.bad} bad)` : ""
+    out.push(`| ${r.step}${bad} | ${r.appCpuUsPerRequest.toFixed(0)} | ${ratio} | ${budget} | ${within} |`)
+  }
+  out.push(
+    "",
+    `JWE seal ${report.sealUs.toFixed(1)} µs, open ${report.openUs.toFixed(1)} µs (in process); ${report.settings.count} requests per step at ` +
+      `concurrency ${report.settings.concurrency} after ${report.settings.warmup} unmeasured; load generator CPU ${report.loadgen.cpuMs.toFixed(0)} ms ` +
+      `in ${(report.loadgen.wallMs / 1000).toFixed(0)} s; load average ${report.loadavg.map((l) => l.toFixed(2)).join(" ")}.`,
+  )
+  return out.join("\n")
+}
+
+const isMain = process.argv[1]?.endsWith("steps.ts") === true
+if (isMain) {
+  const report = await benchSteps()
+  console.log(process.argv.includes("--json") ? JSON.stringify(report, null, 2) : stepsTable(report))
+  if (report.rows.some((r) => r.bad > 0)) process.exitCode = 1
+  process.exit()
+}
