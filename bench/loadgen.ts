@@ -12,6 +12,7 @@
  *
  * Prints one JSON line with the result, and this process' CPU time.
  */
+import { Agent, request } from "node:http"
 import { createInterface } from "node:readline"
 import autocannon from "autocannon"
 import { totpCode } from "../src/steps/totp.js"
@@ -117,18 +118,40 @@ interface Answer {
   body: string
 }
 
-async function call(url: string, init: { method?: string; cookie?: string; form?: Record<string, string> } = {}): Promise<Answer> {
+const agent = new Agent({ keepAlive: true, maxSockets: 64 })
+
+/** One request over a kept-alive connection (node:http: far less client CPU than fetch). */
+function call(url: string, init: { method?: string; cookie?: string; form?: Record<string, string> } = {}): Promise<Answer> {
   const headers: Record<string, string> = {}
   if (init.cookie) headers.cookie = init.cookie
-  if (init.form) headers["content-type"] = "application/x-www-form-urlencoded"
-  const res = await fetch(url, {
-    method: init.method ?? (init.form ? "POST" : "GET"),
-    headers,
-    ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
-    redirect: "manual",
-    signal: AbortSignal.timeout(TIMEOUT_MS),
+  const body = init.form ? new URLSearchParams(init.form).toString() : undefined
+  if (body !== undefined) {
+    headers["content-type"] = "application/x-www-form-urlencoded"
+    headers["content-length"] = String(Buffer.byteLength(body))
+  }
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: init.method ?? (body !== undefined ? "POST" : "GET"), headers, agent, timeout: TIMEOUT_MS },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on("data", (chunk: Buffer) => chunks.push(chunk))
+        res.on("end", () => {
+          const setCookie = res.headers["set-cookie"] ?? []
+          resolve({
+            status: res.statusCode ?? 0,
+            location: (res.headers.location as string | undefined) ?? null,
+            setCookies: setCookie,
+            body: Buffer.concat(chunks).toString("utf8"),
+          })
+        })
+        res.on("error", reject)
+      },
+    )
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)))
+    req.on("error", reject)
+    req.end(body)
   })
-  return { status: res.status, location: res.headers.get("location"), setCookies: res.headers.getSetCookie(), body: await res.text() }
 }
 
 /** `name=value` of a Set-Cookie that sets (not clears) `name`. */
@@ -147,8 +170,7 @@ function jarOf(setCookies: readonly string[], ...extra: (string | undefined)[]):
 }
 
 async function appCpu(base: string): Promise<number> {
-  const res = await fetch(`${base}/__cpu`)
-  const { user, system } = (await res.json()) as { user: number; system: number }
+  const { user, system } = JSON.parse((await call(`${base}/__cpu`)).body) as { user: number; system: number }
   return user + system
 }
 

@@ -11,9 +11,9 @@
  * Knobs: BENCH_MACHINE_ITERATIONS (per round, default 20000), BENCH_MACHINE_ROUNDS (default 5).
  * `--json` prints the results as JSON.
  */
-import { type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, assign, createActor } from "xstate"
+import { type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, assign, createActor, setup } from "xstate"
 import { credentialsMachine } from "../src/machines/credentials.js"
-import { flowSetup } from "../src/machines/setup.js"
+import { flowTypes, initialContext } from "../src/machines/setup.js"
 import { bindEffectContext, effect } from "../src/runtime/effects/effect.js"
 import type { EffectContext } from "../src/runtime/flow.js"
 import { AWAITING_INPUT, type FlowOutput, type GateResult, type Identity, type Issued } from "../src/machines/types.js"
@@ -48,19 +48,10 @@ const providedCredentials = credentialsMachine.provide({
 const EFFECT_CONTEXT = {} as EffectContext
 
 /** A flow that rests: `idle` → `step` (rests, keeps a counter) → `done` on the second SUBMIT. */
-const restingMachine = flowSetup.createMachine({
+const restingMachine = setup({ types: flowTypes() }).createMachine({
   id: "resting",
   initial: "idle",
-  context: ({ input }) => ({
-    provider: input.provider,
-    startedAt: input.now,
-    callbackUrl: null,
-    identity: null,
-    reply: null,
-    output: null,
-    oauth: null,
-    steps: {},
-  }),
+  context: ({ input }) => initialContext(input),
   states: {
     idle: { tags: [AWAITING_INPUT], on: { SUBMIT: { target: "step" } } },
     step: {

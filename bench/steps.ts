@@ -16,7 +16,7 @@ import type { LoadgenCpu, PhaseResult, StepFlow, StepsJob } from "./loadgen.js"
 import { BENCH_SECRET, IDP_ENV, SESSION_COOKIE } from "./shared.js"
 
 const COUNT = Number(process.env.BENCH_STEPS_COUNT ?? 400)
-const CONCURRENCY = Number(process.env.BENCH_STEPS_CONCURRENCY ?? 8)
+const CONCURRENCY = Number(process.env.BENCH_STEPS_CONCURRENCY ?? 32)
 const WARMUP = Number(process.env.BENCH_STEPS_WARMUP ?? 200)
 const FLOWS: StepFlow[] = ["bare", "session", "csrf", "credentials", "oidc", "email", "totp"]
 const IDP_CLIENT = { clientId: "bench-steps", clientSecret: "bench-steps-secret-0123456789abcdef" }
