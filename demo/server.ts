@@ -6,7 +6,8 @@
  * `AUTH_<ID>_*` variables, a session on every page and a protected page. A second user signs in in two
  * steps (password, then a TOTP code; the account page shows the enrolment QR code), and in development
  * the inspector (`/auth/__inspect`) draws every flow and follows each sign-in live.
- * Users live in a `MemoryAdapter` (lost on exit); sessions are JWTs, as credentials sign-in needs.
+ * Users and sessions live in a `MemoryAdapter` (lost on exit): database sessions, so the account page
+ * (demo/account.ts) lists every browser you are signed in with and can end each one.
  *
  *   npm run demo                  # http://localhost:3000, the Demo IdP and the mailbox on 127.0.0.1:<any port>
  *   PORT=4000 npm run demo        # another port
@@ -32,6 +33,7 @@ import Credentials from "../src/providers/credentials.js"
 import Nodemailer from "../src/providers/nodemailer.js"
 import Passkey from "../src/providers/passkey.js"
 import type { Provider, Session } from "../src/types.js"
+import { accountPage } from "./account.js"
 import { DEMO_IDP_ACCOUNTS, type DemoIdp, startDemoIdp } from "./idp.js"
 import { type Mailbox, startMailbox } from "./mailbox.js"
 import { escapeHtml, mailboxPage, page, requireUser } from "./pages.js"
@@ -155,9 +157,11 @@ export function createDemoApp(options: DemoOptions = {}): DemoApp {
     // the demo runs on localhost: trust the Host header even with NODE_ENV=production
     trustHost: true,
     ...(options.logger ? { logger: options.logger } : {}),
-    // users, accounts and email tokens in memory; sessions stay JWTs (credentials sign-in needs them)
+    // users, accounts, sessions and email tokens in memory; credentials users get database sessions too
     adapter: MemoryAdapter(),
-    session: { strategy: "jwt" },
+    session: { strategy: "database", allowCredentials: true },
+    // the credentials users have a password, so they may unlink every provider
+    accounts: { hasOtherSignIn: (user) => user.id === DEMO_USER.id || user.id === DEMO_TOTP_USER.id },
     // the sign-out page offers "Sign out of Demo IdP too" (the ID token is kept in the session for it)
     logout: { keepIdToken: true },
     providers,
@@ -216,19 +220,8 @@ ${choices}
     )
   })
 
-  app.get("/account", requireUser, async (_req, res) => {
-    const session = res.locals.session as Session
-    const user = session.user ?? {}
-    res.set("cache-control", "no-store")
-    res.send(
-      page(
-        "Account",
-        session,
-        `<p>Name: ${escapeHtml(user.name ?? "")}<br>Email: ${escapeHtml(user.email ?? "")}</p>
-${await totp.accountSection(user.email)}`,
-      ),
-    )
-  })
+  const linkable = signInOptions.filter((o) => o.id === "demo-idp" || Object.hasOwn(PRESETS, o.id)).map(({ id, name }) => ({ id, name }))
+  app.get("/account", requireUser, accountPage({ config, totp, linkable }))
 
   if (devMailbox) {
     app.get("/dev/mailbox", (_req, res) => {
