@@ -19,6 +19,11 @@ import {
 } from "../src/index.js"
 import { memoryServerState } from "../src/runtime/server-state.js"
 import { RedisServerState } from "../src/stores/redis.js"
+import express from "express"
+import { MemoryAdapter } from "../src/adapters/memory.js"
+import { ExpressAuth, revokeOtherSessions as revokeOtherSessionsExpress } from "../src/integration/express.js"
+import { people, signInAs } from "./security/support.js"
+import { serving } from "./support/demo-person.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, setCookies } from "./helpers.js"
 import { type Backend, drizzleSqliteBackend, memoryBackend } from "./support/backends.js"
 import { type OidcServer, startOidcProvider } from "./support/oidc-provider.js"
@@ -361,5 +366,38 @@ describe("not signed in", () => {
     expect(res.status).toBe(401)
     expect(res.headers.get("content-type")).toBe("application/json")
     expect(await res.json()).toEqual({ error: "Unauthorized", message: "Sign in first." })
+  })
+})
+
+describe("authchart/express: revokeOtherSessions(req, config, res)", () => {
+  it("ends the other sessions and sets this browser's new session cookie on the response", async () => {
+    const config: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      adapter: MemoryAdapter(),
+      session: { strategy: "database", allowCredentials: true },
+      providers: [people],
+      logger: captureLogger().logger,
+    }
+    const here = new AuthClient(config)
+    const elsewhere = new AuthClient(config)
+    await signInAs(here, "ada")
+    await signInAs(elsewhere, "ada")
+    const app = express()
+    app.use("/auth", ExpressAuth(config))
+    app.post("/account/sign-out-others", async (req, res) => {
+      res.status((await revokeOtherSessionsExpress(req, config, res)) ? 204 : 401).end()
+    })
+    await serving(app, async (origin) => {
+      const res = await fetch(`${origin}/account/sign-out-others`, { method: "POST", headers: { cookie: here.jar.header() } })
+      expect(res.status).toBe(204)
+      const [cookie] = res.headers.getSetCookie()
+      expect(cookie).toMatch(/^authjs\.session-token=[0-9a-f-]{36}; Path=\/; Expires=/)
+      here.jar.cookies.set(COOKIE, decodeURIComponent((cookie as string).split(";")[0]?.split("=")[1] ?? ""))
+      const anonymous = await fetch(`${origin}/account/sign-out-others`, { method: "POST" })
+      expect(anonymous.status).toBe(401)
+    })
+    expect(await signedInAs(elsewhere)).toBeNull()
+    expect(await signedInAs(here)).toBe("ada@example.test")
   })
 })
