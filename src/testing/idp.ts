@@ -4,7 +4,8 @@
  * confidential client's code flow uses (OpenID Connect Core 1.0 §3.1, Discovery 1.0): discovery, JWKS,
  * an authorization endpoint with a login page listing the test accounts (a real browser can use it),
  * the token endpoint (`client_secret_basic` or `_post`, PKCE S256 checked, codes single-use for 60 s),
- * RS256 ID tokens with `nonce`, and userinfo. Authorization responses carry `iss` (RFC 9207).
+ * RS256 ID tokens with `nonce`, and userinfo. Authorization responses carry `iss` (RFC 9207). Logout: an
+ * `end_session_endpoint` (RP-Initiated Logout 1.0) and back-channel logout tokens for an app's receiver.
  */
 import { createHash, randomBytes } from "node:crypto"
 import { createServer } from "node:http"
@@ -15,6 +16,7 @@ import OIDC from "../providers/oidc.js"
 import type { OAuthOptions } from "../providers/oauth.js"
 import type { OIDCConfig } from "../providers/oauth-types.js"
 import { loginPage, readForm, send, sendJson } from "./idp-http.js"
+import { type IdpLogoutContext, endSession, logoutToken, postLogoutToken } from "./idp-logout.js"
 
 /** An account that can sign in at the test IdP; its claims go into the ID token and userinfo. */
 export interface TestIdPAccount {
@@ -35,6 +37,8 @@ export interface TestIdPOptions {
   clientSecret?: string
   /** Registered redirect URIs; default: any http(s) URL is accepted. */
   redirectUris?: string[]
+  /** Registered post-logout redirect URIs (RP-initiated logout); default: any http(s) URL is accepted. */
+  postLogoutRedirectUris?: string[]
 }
 
 /** The running IdP. */
@@ -44,6 +48,15 @@ export interface TestIdP {
   clientId: string
   clientSecret: string
   accounts: TestIdPAccount[]
+  /** The `sub` of every valid `id_token_hint` the end-session endpoint received, in order. */
+  logouts: string[]
+  /**
+   * A back-channel logout token for `sub`, signed with the IdP's key; `claims` replace claims, or drop
+   * them when `undefined` (to test an app's refusals).
+   */
+  logoutToken(sub: string, claims?: Record<string, unknown>): Promise<string>
+  /** Posts a logout token for `sub` to an app's back-channel logout URI, as a provider does; the HTTP status. */
+  backchannelLogout(uri: string, sub: string): Promise<number>
   /** An OIDC provider for the app's config (`id` default `test-idp`), with issuer and client filled in. */
   provider(options?: Partial<OAuthOptions>): OIDCConfig
   /** Stops the server. */
@@ -93,7 +106,16 @@ export async function createTestIdP(options: TestIdPOptions = {}): Promise<TestI
   const logins = new Map<string, PendingLogin>()
   const codes = new Map<string, IssuedCode>()
   const accessTokens = new Map<string, { account: TestIdPAccount; expires: number }>()
+  const logouts: string[] = []
   let issuer = ""
+  const logout = (): IdpLogoutContext => ({
+    issuer,
+    clientId,
+    kid,
+    privateKey,
+    publicKey,
+    postLogoutRedirectUris: options.postLogoutRedirectUris,
+  })
 
   const redirectAllowed = (uri: string): boolean => {
     if (options.redirectUris) return options.redirectUris.includes(uri)
@@ -197,6 +219,8 @@ export async function createTestIdP(options: TestIdPOptions = {}): Promise<TestI
     code_challenge_methods_supported: ["S256"],
     claims_supported: ["sub", "email", "email_verified", "name", "picture"],
     authorization_response_iss_parameter_supported: true,
+    end_session_endpoint: `${issuer}/logout`,
+    backchannel_logout_supported: true,
   })
 
   const sockets = new Set<Socket>()
@@ -210,6 +234,7 @@ export async function createTestIdP(options: TestIdPOptions = {}): Promise<TestI
       if (route === "POST /login") return login(req, res)
       if (route === "POST /token") return token(req, res)
       if (route === "GET /userinfo" || route === "POST /userinfo") return userinfo(req, res)
+      if (route === "GET /logout") return endSession(logout(), url, res, logouts)
       send(res, 404, "Not found.")
     }
     handle().catch(() => {
@@ -232,6 +257,9 @@ export async function createTestIdP(options: TestIdPOptions = {}): Promise<TestI
     clientId,
     clientSecret,
     accounts,
+    logouts,
+    logoutToken: (sub, claims) => logoutToken(logout(), sub, claims),
+    backchannelLogout: (uri, sub) => postLogoutToken(logout(), uri, sub),
     provider: (overrides = {}) => OIDC({ id: "test-idp", name: "Test IdP", issuer, clientId, clientSecret, ...overrides }),
     close: () =>
       new Promise((resolve) => {
