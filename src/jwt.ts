@@ -20,6 +20,7 @@ import { MissingSecret } from "./errors.js"
 import { parseCookies, readChunked } from "./runtime/cookies.js"
 import { secretsFromEnv } from "./runtime/env.js"
 import { decryptJwtAsync, deriveKey, encryptJwt } from "./runtime/jwe.js"
+import { isPlainObject } from "./runtime/plain-object.js"
 import type { Awaitable, JWT, JWTDecodeParams, JWTEncodeParams } from "./types.js"
 
 export type { JWT, JWTDecodeParams, JWTEncodeParams } from "./types.js"
@@ -28,12 +29,6 @@ const DEFAULT_MAX_AGE = 30 * 24 * 60 * 60
 
 function secretList(secret: string | readonly string[]): readonly string[] {
   return typeof secret === "string" ? [secret] : secret
-}
-
-function isPlainObject(value: unknown): value is object {
-  if (typeof value !== "object" || value === null) return false
-  const proto: unknown = Object.getPrototypeOf(value)
-  return proto === null || proto === Object.prototype
 }
 
 /**

@@ -106,7 +106,14 @@ export interface Profile {
   locale?: string | null
   phone_number?: string | null
   updated_at?: Date | string | number | null
-  address?: Record<string, string | null> | null
+  address?: {
+    formatted?: string | null
+    street_address?: string | null
+    locality?: string | null
+    region?: string | null
+    postal_code?: string | null
+    country?: string | null
+  } | null
   [claim: string]: unknown
 }
 
@@ -147,13 +154,12 @@ export interface CredentialsConfig<Credentials extends Record<string, Credential
   authorize: (credentials: Partial<Record<keyof Credentials, unknown>>, request: Request) => Awaitable<User | null>
 }
 
-/** A provider whose flow arrives in a later version or from a plug-in flow. */
-export interface OtherProviderConfig extends CommonProviderOptions {
-  type: "oauth" | "oidc" | "email"
-  [option: string]: unknown
-}
-
-export type ProviderConfig = CredentialsConfig | OAuthConfig<never> | EmailConfig | WebAuthnConfig | OtherProviderConfig
+/**
+ * The provider shapes of the built-in flows, one per `type`, so `switch (config.type)` narrows. Providers
+ * of other shapes (an Auth.js preset authchart does not know, a provider of an app's own flow) are
+ * {@link ProviderLike}.
+ */
+export type ProviderConfig = CredentialsConfig | OAuthConfig<never> | EmailConfig | WebAuthnConfig
 
 /**
  * A provider object in Auth.js' shape whose own type authchart does not know, e.g. an

@@ -17,9 +17,7 @@ function makeClient(flow: FlowDefinition, extra: Partial<AuthConfig> = {}) {
     trustHost: true,
     logger: log.logger,
     flows: [flow],
-    providers: [
-      { id: "two-step", name: "Two step", type: "credentials", flow: "confirm", credentials: {}, authorize: () => null },
-    ],
+    providers: [{ id: "two-step", name: "Two step", type: "credentials", flow: "confirm", credentials: {}, authorize: () => null }],
     ...extra,
   }
   return { client: new AuthClient(config), log }

@@ -24,6 +24,7 @@
  */
 import type { SendMailOptions, SentMessageInfo, Transporter } from "nodemailer"
 import { renderVerificationEmail } from "./email-message.js"
+import { isPlainObject } from "../runtime/plain-object.js"
 import type { EmailConfig, EmailUserConfig, SendVerificationRequestParams } from "./email-types.js"
 
 export type { EmailConfig, EmailUserConfig, SendVerificationRequestParams }
@@ -165,9 +166,4 @@ function couldNotSend(list: string[]): string {
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
-}
-
-function isPlainObject(value: object): boolean {
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
 }

@@ -19,6 +19,7 @@
  */
 import type { Profile, User } from "../types.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
+import { isPlainObject } from "../runtime/plain-object.js"
 
 export type {
   EndpointSetting,
@@ -110,10 +111,4 @@ function mergeRecords(base: Record<string, unknown>, override: Record<string, un
     merged[key] = isPlainObject(current) && isPlainObject(value) ? mergeRecords(current, value, depth + 1) : value
   }
   return merged
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
 }

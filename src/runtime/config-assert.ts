@@ -23,6 +23,7 @@ import type { WebAuthnConfig } from "../providers/webauthn-types.js"
 import type { AuthConfig } from "../types.js"
 import { DATABASE_SESSION_METHODS, EMAIL_METHODS, OAUTH_LINKING_METHODS, WEBAUTHN_METHODS, missingMethods } from "./adapter.js"
 import type { ResolvedConfig, ResolvedProvider } from "./config.js"
+import { isPlainObject } from "./plain-object.js"
 
 export const MIN_SECRET_LENGTH = 32
 
@@ -70,7 +71,7 @@ const ENDPOINTS: readonly Endpoint[] = ["authorization", "token", "userinfo"]
 function endpointUrl(value: unknown): string | undefined {
   if (typeof value === "string") return value
   if (typeof value === "object" && value !== null) {
-    const url = (value as { url?: unknown }).url
+    const url = "url" in value ? value.url : undefined
     if (typeof url === "string") return url
     if (url instanceof URL) return url.href
   }
@@ -87,8 +88,8 @@ function isHttpUrl(value: string): boolean {
 
 /** OAuth / OIDC endpoints: Auth.js' rule (no issuer ⇒ all three URLs), and every URL given must parse. */
 function assertEndpoints(provider: ResolvedProvider): AuthError | null {
-  const p = provider.config as Record<string, unknown>
-  const options = p.options as Record<string, unknown> | undefined
+  const p: Record<string, unknown> = { ...provider.config }
+  const options = isPlainObject(p.options) ? p.options : undefined
   const issuer = p.issuer ?? options?.issuer
   if (!issuer) {
     const missing = ENDPOINTS.find((key) => endpointUrl(p[key]) === undefined)
@@ -130,7 +131,7 @@ function assertCredentials(config: AuthConfig, providers: readonly ResolvedProvi
   if (config.session?.strategy === "database" && onlyCredentials && config.session.allowCredentials !== true) {
     return new UnsupportedStrategy(configMessages.unsupportedStrategy())
   }
-  const noAuthorize = credentials.find((p) => typeof (p.config as { authorize?: unknown }).authorize !== "function")
+  const noAuthorize = credentials.find((p) => p.config.type === "credentials" && typeof p.config.authorize !== "function")
   return noAuthorize ? new MissingAuthorize(configMessages.missingAuthorize(noAuthorize.id)) : null
 }
 
@@ -144,9 +145,7 @@ function assertAdapter(config: AuthConfig, resolved: Omit<ResolvedConfig, "confi
   const types = new Set([...resolved.providers.values()].map((p) => p.type))
   const { adapter } = config
   // magic links are stored until they are opened (maybe elsewhere); a flow of its own (email codes) keeps its own state
-  const links = [...resolved.providers.values()].some(
-    (p) => p.type === "email" && sendsLinks((p.config as { flow?: string | { id: string } }).flow),
-  )
+  const links = [...resolved.providers.values()].some((p) => p.config.type === "email" && sendsLinks(p.config.flow))
   if (links && !adapter && !resolved.flowStore.tokens) return new MissingAdapter(configMessages.emailAdapter())
   if (resolved.session.strategy === "database" && !adapter) return new MissingAdapter(configMessages.databaseAdapter())
   if (types.has("webauthn")) {

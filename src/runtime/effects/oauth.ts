@@ -14,6 +14,7 @@ import type { EffectContext } from "../flow.js"
 import { authorizationServer, clientOf, discoveryCache, endpoint, httpOptions } from "./oauth-server.js"
 import { effect } from "./effect.js"
 import { proxyOf, sealProxyState } from "./redirect-proxy.js"
+import { providerConfig } from "../provider-config.js"
 
 /** Authorization parameters a sign-in request may add (RFC 9700: never redirect_uri, client_id, …). */
 const ALLOWED_PARAMS = new Set(["prompt", "login_hint", "ui_locales", "acr_values", "max_age", "scope", "display", "hd"])
@@ -33,7 +34,7 @@ const FIXED_PARAMS = new Set([
 const STORED_TOKEN_FIELDS = ["access_token", "token_type", "id_token", "refresh_token", "scope", "expires_at", "session_state"]
 
 function providerOf(ctx: EffectContext): OAuthConfig {
-  return ctx.provider?.config as OAuthConfig
+  return providerConfig(ctx, "oauth", "oidc")
 }
 
 /** The exact redirect URI registered with the provider: ours, or the redirect proxy's. */
@@ -64,7 +65,8 @@ export const startAuthorization = effect<AuthorizationStart, { params: Record<st
     if (err instanceof AuthError) throw err
     throw new OAuthSignInError(`The provider "${provider.id}" could not be reached or described.`, { err })
   }
-  const url = new URL(server.authorization_endpoint as string)
+  if (!server.authorization_endpoint) throw new OAuthSignInError(`The provider "${provider.id}" has no authorization endpoint.`)
+  const url = new URL(server.authorization_endpoint)
   const configured = endpoint(provider.authorization)
   for (const [key, value] of Object.entries(configured.params)) url.searchParams.set(key, value)
   for (const [key, value] of ctx.req.url.searchParams) {
@@ -96,15 +98,17 @@ async function readProfile(provider: OAuthConfig, server: o.AuthorizationServer,
   const claims = o.getValidatedIdTokenClaims(tokens)
   const userinfo = endpoint(provider.userinfo)
   if (typeof provider.userinfo === "object" && provider.userinfo.request) {
-    const context = { tokens: tokens as TokenSet, provider: { id: provider.id, userinfo: { url: userinfo.url?.href } } }
-    return (await provider.userinfo.request(context)) as Profile
+    const context = { tokens: { ...tokens }, provider: { id: provider.id, userinfo: { url: userinfo.url?.href } } }
+    return { ...(await provider.userinfo.request(context)) }
   }
-  if (claims && provider.idToken !== false) return claims as Profile
+  if (claims && provider.idToken !== false) return { ...claims }
   if (!server.userinfo_endpoint) throw new CallbackRouteError(`Provider "${provider.id}" has no userinfo endpoint.`)
   const response = await o.userInfoRequest(server, client, tokens.access_token, httpOptions(provider, new URL(server.userinfo_endpoint)))
-  if (claims) return (await o.processUserInfoResponse(server, client, claims.sub, response)) as Profile
+  if (claims) return { ...(await o.processUserInfoResponse(server, client, claims.sub, response)) }
   if (!response.ok) throw new CallbackRouteError(`The userinfo endpoint answered ${response.status}.`)
-  return (await response.json()) as Profile
+  const body: unknown = await response.json()
+  if (typeof body !== "object" || body === null) throw new CallbackRouteError("The userinfo endpoint answered no JSON object.")
+  return { ...body }
 }
 
 /**
@@ -121,16 +125,16 @@ function defaultProfile(profile: Profile): User {
   if (id === undefined || id === null) throw new TypeError("The profile has neither `sub` nor `id`.")
   return {
     id: String(id),
-    name: (profile.name ?? profile.nickname ?? profile.preferred_username ?? null) as string | null,
+    name: profile.name ?? profile.nickname ?? profile.preferred_username ?? null,
     email: profile.email ?? null,
-    image: (typeof profile.picture === "string" ? profile.picture : null) as string | null,
+    image: typeof profile.picture === "string" ? profile.picture : null,
   }
 }
 
 async function identityOf(provider: OAuthConfig, profile: Profile, tokens: TokenSet): Promise<Identity> {
   let mapped: User
   try {
-    mapped = await (provider.profile ?? defaultProfile)(profile as never, tokens)
+    mapped = await (provider.profile ?? defaultProfile)(profile, tokens)
   } catch (err) {
     throw new OAuthProfileParseError(`The profile of "${provider.id}" could not be mapped.`, { err })
   }
@@ -141,7 +145,7 @@ async function identityOf(provider: OAuthConfig, profile: Profile, tokens: Token
   return {
     user: { ...mapped, id: stableUserId(provider.id, providerAccountId), email: mapped.email?.toLowerCase() ?? null },
     account: { ...stored, provider: provider.id, type: provider.type, providerAccountId },
-    profile: profile as Record<string, unknown>,
+    profile,
   }
 }
 
@@ -172,7 +176,8 @@ export const finishAuthorization = effect<Identity, { params: Record<string, unk
     if (!provider.issuer) params.delete("iss")
     const { client, auth } = clientOf(provider)
     const validated = o.validateAuthResponse(server, client, params, pending.state)
-    const http = httpOptions(provider, new URL(server.token_endpoint as string))
+    if (!server.token_endpoint) throw new CallbackRouteError(`The provider "${provider.id}" has no token endpoint.`)
+    const http = httpOptions(provider, new URL(server.token_endpoint))
     const response = await o.authorizationCodeGrantRequest(server, client, auth, validated, pending.redirectUri, pending.codeVerifier, http)
     const tokens = await o.processAuthorizationCodeResponse(server, client, response, {
       expectedNonce: pending.nonce ?? o.expectNoNonce,
@@ -204,7 +209,7 @@ function asAuthError(err: unknown, provider: string): AuthError {
   if (err instanceof o.ResponseBodyError) {
     return new CallbackRouteError("The token endpoint refused the code.", { err, provider, error: err.error, status: err.status })
   }
-  const code = (err as { code?: string }).code
+  const code = err instanceof Error && "code" in err ? err.code : undefined
   if (code === o.JWT_CLAIM_COMPARISON || code === o.JSON_ATTRIBUTE_COMPARISON || code === o.INVALID_RESPONSE) {
     return new InvalidCheck("The provider's response failed a check.", { err, provider })
   }
