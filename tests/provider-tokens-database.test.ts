@@ -6,7 +6,7 @@
  * one refused by the IdP; `invalid_grant` → `RefreshTokenError` and `error` in the database session;
  * unlinking the account forgets its tokens.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Adapter } from "../src/adapters/types.js"
 import {
   type AuthConfig,
@@ -19,7 +19,6 @@ import {
 } from "../src/index.js"
 import { AuthClient, SECRET } from "./helpers.js"
 import { drizzleSqliteBackend, memoryBackend, pgBackend } from "./support/backends.js"
-import type { OidcServer } from "./support/oidc-provider.js"
 import {
   ACCESS_TOKEN_TTL,
   advanceClock,
@@ -28,20 +27,11 @@ import {
   requestOf,
   sessionOf,
   signInWithIdp,
-  startTokenIdp,
+  usesTokenIdp,
   userinfoSub,
 } from "./support/token-app.js"
 
-let idp: OidcServer
-beforeAll(async () => {
-  idp = await startTokenIdp()
-})
-afterAll(() => idp?.stop())
-afterEach(() => {
-  vi.useRealTimers()
-})
-
-const refreshes = () => idp.tokenRequests.grants.refresh_token ?? 0
+const the = usesTokenIdp()
 
 describe.each([memoryBackend, pgBackend, drizzleSqliteBackend])("provider tokens with database sessions on $name", (backend) => {
   let adapter: Adapter
@@ -55,10 +45,10 @@ describe.each([memoryBackend, pgBackend, drizzleSqliteBackend])("provider tokens
     const serverState: ServerState = memoryServerState()
     // the app vouches for another way to sign in, so unlinking the only account is allowed
     const accounts = { hasOtherSignIn: () => true }
-    const config: AuthConfig = { secret: SECRET, trustHost: true, adapter, providers: [idpProvider(idp)], serverState, accounts }
+    const config: AuthConfig = { secret: SECRET, trustHost: true, adapter, providers: [idpProvider(the.idp)], serverState, accounts }
     config.session = { strategy: "database", providerTokens: "server" }
     const client = new AuthClient(config)
-    await signInWithIdp(idp, client, account)
+    await signInWithIdp(the.idp, client, account)
     const user = await adapter.getUserByAccount?.({ provider: "idp", providerAccountId: account })
     if (!user) throw new Error("the sign-in linked no account")
     const stored = async () => JSON.parse((await serverState.get(stateKey("ptok", String(user.id), "idp"))) ?? "null")
@@ -74,21 +64,21 @@ describe.each([memoryBackend, pgBackend, drizzleSqliteBackend])("provider tokens
       expect(row).toMatchObject({ access_token: first.access_token, refresh_token: first.refresh_token, expires_at: first.expires_at })
     }
     advanceClock(ACCESS_TOKEN_TTL + 1)
-    const before = refreshes()
+    const before = the.refreshes()
     const tokens = await Promise.all(Array.from({ length: 50 }, () => getAccessToken(requestOf(client), "idp", config)))
-    expect(refreshes()).toBe(before + 1)
+    expect(the.refreshes()).toBe(before + 1)
     expect(new Set(tokens).size).toBe(1)
     const rotated = await stored()
     expect(tokens[0]).toBe(rotated.access_token)
     expect(rotated.refresh_token).not.toBe(first.refresh_token)
-    expect(await userinfoSub(idp, rotated.access_token)).toBe("user-alice")
-    expect(await refreshAtIdp(idp, first.refresh_token)).toBe("invalid_grant")
+    expect(await userinfoSub(the.idp, rotated.access_token)).toBe("user-alice")
+    expect(await refreshAtIdp(the.idp, first.refresh_token)).toBe("invalid_grant")
   })
 
   it("invalid_grant: RefreshTokenError, and the database session carries error = RefreshTokenError", async () => {
     const { config, client, stored } = await signedIn("user-bob")
     expect(await sessionOf(client)).not.toHaveProperty("error")
-    expect(await refreshAtIdp(idp, (await stored()).refresh_token)).toBe("ok")
+    expect(await refreshAtIdp(the.idp, (await stored()).refresh_token)).toBe("ok")
     advanceClock(ACCESS_TOKEN_TTL + 1)
     await expect(getAccessToken(requestOf(client), "idp", config)).rejects.toBeInstanceOf(RefreshTokenError)
     expect(await sessionOf(client)).toMatchObject({ error: "RefreshTokenError", user: { email: "bob@example.test" } })

@@ -6,30 +6,27 @@
  * that outlived its lock writes nothing; a lock left by a crashed instance is taken over
  * once it expires; a refresh elsewhere that outlasts `refreshWait` ends in `AccessTokenUnavailable`.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AccessTokenUnavailable, type AuthConfig, getAccessToken, type ServerState, stateKey } from "../src/index.js"
 import { stableUserId } from "../src/runtime/effects/oauth.js"
 import { RedisServerState } from "../src/stores/redis.js"
 import { AuthClient, SECRET } from "./helpers.js"
-import type { OidcServer } from "./support/oidc-provider.js"
 import { type RedisServer, type TestRedisClient, connectClient, startRedis } from "./support/redis-server.js"
-import { ACCESS_TOKEN_TTL, advanceClock, idpProvider, requestOf, signInWithIdp, startTokenIdp, userinfoSub } from "./support/token-app.js"
+import { ACCESS_TOKEN_TTL, advanceClock, idpProvider, requestOf, signInWithIdp, userinfoSub, usesTokenIdp } from "./support/token-app.js"
 
-let idp: OidcServer
+const the = usesTokenIdp()
 let redis: RedisServer
 let clients: TestRedisClient[]
 beforeAll(async () => {
-  ;[idp, redis] = await Promise.all([startTokenIdp(), startRedis()])
+  redis = await startRedis()
   clients = await Promise.all([connectClient(redis.url), connectClient(redis.url)])
 })
 afterAll(async () => {
   for (const client of clients ?? []) client.destroy()
-  await Promise.all([idp?.stop(), redis?.stop()])
+  await redis?.stop()
 })
-afterEach(() => vi.useRealTimers())
 
 const aliceId = stableUserId("idp", "user-alice")
-const refreshes = () => idp.tokenRequests.grants.refresh_token ?? 0
 let run = 0
 
 /** Two instances of one app: same secret and Redis prefix, each its own config object. */
@@ -39,7 +36,7 @@ function instances(providerTokens: NonNullable<AuthConfig["session"]>["providerT
     (client): AuthConfig => ({
       secret: SECRET,
       trustHost: true,
-      providers: [idpProvider(idp)],
+      providers: [idpProvider(the.idp)],
       session: { providerTokens },
       serverState: RedisServerState(client, { prefix }),
     }),
@@ -50,13 +47,13 @@ describe("provider tokens across two instances sharing Redis", () => {
   it("50 concurrent calls over both instances at expiry: exactly one refresh, one token for all", async () => {
     const [a, b] = instances()
     const browser = new AuthClient(a)
-    await signInWithIdp(idp, browser)
+    await signInWithIdp(the.idp, browser)
     advanceClock(ACCESS_TOKEN_TTL + 1)
-    const before = refreshes()
+    const before = the.refreshes()
     const tokens = await Promise.all(Array.from({ length: 50 }, (_, i) => getAccessToken(requestOf(browser), "idp", i % 2 === 0 ? a : b)))
-    expect(refreshes()).toBe(before + 1)
+    expect(the.refreshes()).toBe(before + 1)
     expect(new Set(tokens).size).toBe(1)
-    expect(await userinfoSub(idp, tokens[0] as string)).toBe("user-alice")
+    expect(await userinfoSub(the.idp, tokens[0] as string)).toBe("user-alice")
   })
 
   it("an instance that read the expired token just before another refreshed it takes the new token, no second refresh", async () => {
@@ -66,14 +63,14 @@ describe("provider tokens across two instances sharing Redis", () => {
     const gate = new Promise<void>((resolve) => (open = resolve))
     b.serverState = { ...shared, lock: async (...args) => gate.then(() => shared.lock(...args)) }
     const browser = new AuthClient(a)
-    await signInWithIdp(idp, browser)
+    await signInWithIdp(the.idp, browser)
     advanceClock(ACCESS_TOKEN_TTL + 1)
-    const before = refreshes()
+    const before = the.refreshes()
     const late = getAccessToken(requestOf(browser), "idp", b)
     const token = await getAccessToken(requestOf(browser), "idp", a)
     open()
     expect(await late).toBe(token)
-    expect(refreshes()).toBe(before + 1)
+    expect(the.refreshes()).toBe(before + 1)
   })
 
   it("a refresh that outlived its lock stores nothing (another holder owns the record now): AccessTokenUnavailable", async () => {
@@ -90,7 +87,7 @@ describe("provider tokens across two instances sharing Redis", () => {
       },
     }
     const browser = new AuthClient(a)
-    await signInWithIdp(idp, browser)
+    await signInWithIdp(the.idp, browser)
     const record = stateKey("ptok", aliceId, "idp")
     const before = await shared.get(record)
     advanceClock(ACCESS_TOKEN_TTL + 1)
@@ -101,24 +98,24 @@ describe("provider tokens across two instances sharing Redis", () => {
   it("a lock left by a crashed instance is taken over once it expires", async () => {
     const [a, b] = instances()
     const browser = new AuthClient(a)
-    await signInWithIdp(idp, browser)
+    await signInWithIdp(the.idp, browser)
     advanceClock(ACCESS_TOKEN_TTL + 1)
     const lock = stateKey("ptok-lock", aliceId, "idp")
     expect(await b.serverState?.lock(lock, "crashed-instance", 300)).toBe(true)
-    const before = refreshes()
+    const before = the.refreshes()
     const token = await getAccessToken(requestOf(browser), "idp", b)
-    expect(refreshes()).toBe(before + 1)
-    expect(await userinfoSub(idp, token as string)).toBe("user-alice")
+    expect(the.refreshes()).toBe(before + 1)
+    expect(await userinfoSub(the.idp, token as string)).toBe("user-alice")
   })
 
   it("a refresh elsewhere that outlasts refreshWait: AccessTokenUnavailable, and the IdP was not asked", async () => {
     const [a] = instances({ refreshWait: 200 })
     const browser = new AuthClient(a)
-    await signInWithIdp(idp, browser)
+    await signInWithIdp(the.idp, browser)
     advanceClock(ACCESS_TOKEN_TTL + 1)
     await a.serverState?.lock(stateKey("ptok-lock", aliceId, "idp"), "busy-instance", 30_000)
-    const before = refreshes()
+    const before = the.refreshes()
     await expect(getAccessToken(requestOf(browser), "idp", a)).rejects.toBeInstanceOf(AccessTokenUnavailable)
-    expect(refreshes()).toBe(before)
+    expect(the.refreshes()).toBe(before)
   })
 })

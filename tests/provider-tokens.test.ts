@@ -7,7 +7,7 @@
  * The clock moves by faking `Date` only (timers and sockets stay real).
  */
 import express from "express"
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import {
   AccessTokenUnavailable,
   type AuthConfig,
@@ -21,7 +21,6 @@ import { ExpressAuth, getAccessToken as getAccessTokenExpress } from "../src/int
 import { stableUserId } from "../src/runtime/effects/oauth.js"
 import { AuthClient, SECRET } from "./helpers.js"
 import { servesApps } from "./support/express-apps.js"
-import type { OidcServer } from "./support/oidc-provider.js"
 import {
   ACCESS_TOKEN_TTL,
   advanceClock,
@@ -30,30 +29,20 @@ import {
   requestOf,
   sessionOf,
   signInWithIdp,
-  startTokenIdp,
+  usesTokenIdp,
   userinfoSub,
 } from "./support/token-app.js"
 
-let idp: OidcServer
-beforeAll(async () => {
-  idp = await startTokenIdp()
-})
-afterAll(() => idp?.stop())
-afterEach(() => {
-  vi.useRealTimers()
-  idp.setTokenFault(null)
-})
+const the = usesTokenIdp()
 
 const ALICE = "user-alice"
 const aliceId = stableUserId("idp", ALICE)
-const refreshes = () => idp.tokenRequests.grants.refresh_token ?? 0
-
 function app(extra: Partial<AuthConfig> = {}, provider: Record<string, unknown> = {}) {
   const serverState = memoryServerState()
   const config: AuthConfig = {
     secret: SECRET,
     trustHost: true,
-    providers: [idpProvider(idp, provider)],
+    providers: [idpProvider(the.idp, provider)],
     session: { providerTokens: "server" },
     serverState,
     ...extra,
@@ -65,92 +54,92 @@ function app(extra: Partial<AuthConfig> = {}, provider: Record<string, unknown> 
 describe("provider tokens with JWT sessions", () => {
   it("sign-in keeps the token set in the server store; getAccessToken returns it as it is while valid", async () => {
     const { config, client, stored } = app()
-    await signInWithIdp(idp, client)
+    await signInWithIdp(the.idp, client)
     const record = await stored()
     expect(record).toMatchObject({ providerAccountId: ALICE, access_token: expect.any(String), refresh_token: expect.any(String) })
     expect(record.expires_at).toBeGreaterThan(Date.now() / 1000 + ACCESS_TOKEN_TTL - 5)
-    const before = refreshes()
+    const before = the.refreshes()
     const token = await getAccessToken(requestOf(client), "idp", config)
     expect(token).toBe(record.access_token)
-    expect(await userinfoSub(idp, token as string)).toBe(ALICE)
-    expect(refreshes()).toBe(before)
+    expect(await userinfoSub(the.idp, token as string)).toBe(ALICE)
+    expect(the.refreshes()).toBe(before)
     // the cookie holds no provider token
     expect(client.jar.header()).not.toContain(record.access_token)
   })
 
   it("at expiry 50 concurrent calls cause exactly one refresh; the rotated refresh token is stored, the old one refused", async () => {
     const { config, client, stored } = app()
-    await signInWithIdp(idp, client)
+    await signInWithIdp(the.idp, client)
     const first = await stored()
     advanceClock(ACCESS_TOKEN_TTL + 1)
-    const before = refreshes()
+    const before = the.refreshes()
     const tokens = await Promise.all(Array.from({ length: 50 }, () => getAccessToken(requestOf(client), "idp", config)))
-    expect(refreshes()).toBe(before + 1)
+    expect(the.refreshes()).toBe(before + 1)
     expect(new Set(tokens).size).toBe(1)
     const rotated = await stored()
     expect(tokens[0]).toBe(rotated.access_token)
     expect(rotated.access_token).not.toBe(first.access_token)
     expect(rotated.refresh_token).not.toBe(first.refresh_token)
     expect(rotated.expires_at).toBe(Math.floor(Date.now() / 1000) + ACCESS_TOKEN_TTL)
-    expect(await userinfoSub(idp, rotated.access_token)).toBe(ALICE)
+    expect(await userinfoSub(the.idp, rotated.access_token)).toBe(ALICE)
     // fresh again: no further refresh
     expect(await getAccessToken(requestOf(client), "idp", config)).toBe(rotated.access_token)
-    expect(refreshes()).toBe(before + 1)
-    expect(await refreshAtIdp(idp, first.refresh_token)).toBe("invalid_grant")
+    expect(the.refreshes()).toBe(before + 1)
+    expect(await refreshAtIdp(the.idp, first.refresh_token)).toBe("invalid_grant")
   })
 
   it("the margin: a token that expires within refreshMargin is refreshed before it expires", async () => {
     const { config, client, stored } = app({ session: { providerTokens: { refreshMargin: 30 } } })
-    await signInWithIdp(idp, client)
+    await signInWithIdp(the.idp, client)
     const first = await stored()
     advanceClock(ACCESS_TOKEN_TTL - 40)
     expect(await getAccessToken(requestOf(client), "idp", config)).toBe(first.access_token)
     advanceClock(15)
-    const before = refreshes()
+    const before = the.refreshes()
     expect(await getAccessToken(requestOf(client), "idp", config)).not.toBe(first.access_token)
-    expect(refreshes()).toBe(before + 1)
+    expect(the.refreshes()).toBe(before + 1)
   })
 
   it("invalid_grant: RefreshTokenError, the session says so, later calls fail without asking the IdP; a new sign-in mends it", async () => {
     const { config, client, stored } = app()
-    await signInWithIdp(idp, client)
+    await signInWithIdp(the.idp, client)
     const first = await stored()
     // the refresh token used elsewhere first: oidc-provider rotates it, so ours is spent
-    expect(await refreshAtIdp(idp, first.refresh_token)).toBe("ok")
+    expect(await refreshAtIdp(the.idp, first.refresh_token)).toBe("ok")
     advanceClock(ACCESS_TOKEN_TTL + 1)
     await expect(getAccessToken(requestOf(client), "idp", config)).rejects.toBeInstanceOf(RefreshTokenError)
     expect(await sessionOf(client)).toMatchObject({ error: "RefreshTokenError", user: { email: "alice@example.test" } })
     expect((await stored()).refresh_token).toBeUndefined()
-    const before = refreshes()
+    const before = the.refreshes()
     await expect(getAccessToken(requestOf(client), "idp", config)).rejects.toBeInstanceOf(RefreshTokenError)
-    expect(refreshes()).toBe(before)
+    expect(the.refreshes()).toBe(before)
     vi.useRealTimers()
-    await signInWithIdp(idp, client)
+    await signInWithIdp(the.idp, client)
     expect(await sessionOf(client)).not.toHaveProperty("error")
     expect(await getAccessToken(requestOf(client), "idp", config)).toEqual(expect.any(String))
   })
 
   it("a failing token endpoint: AccessTokenUnavailable, the tokens stand, and the next call refreshes", async () => {
     const { config, client, stored } = app()
-    await signInWithIdp(idp, client)
+    await signInWithIdp(the.idp, client)
     const first = await stored()
     advanceClock(ACCESS_TOKEN_TTL + 1)
-    idp.setTokenFault("500")
+    the.idp.setTokenFault("500")
     await expect(getAccessToken(requestOf(client), "idp", config)).rejects.toBeInstanceOf(AccessTokenUnavailable)
     expect(await stored()).toEqual(first)
     expect(await sessionOf(client)).not.toHaveProperty("error")
-    idp.setTokenFault(null)
+    the.idp.setTokenFault(null)
     const token = await getAccessToken(requestOf(client), "idp", config)
     expect(token).not.toBe(first.access_token)
-    expect(await userinfoSub(idp, token as string)).toBe(ALICE)
+    expect(await userinfoSub(the.idp, token as string)).toBe(ALICE)
   })
 
   it("a token endpoint that never answers: AccessTokenUnavailable within the provider's timeout", async () => {
     const { config, client, stored } = app({}, { timeout: 300 })
-    await signInWithIdp(idp, client)
+    await signInWithIdp(the.idp, client)
     const first = await stored()
     advanceClock(ACCESS_TOKEN_TTL + 1)
-    idp.setTokenFault("slow")
+    the.idp.setTokenFault("slow")
     await expect(getAccessToken(requestOf(client), "idp", config)).rejects.toBeInstanceOf(AccessTokenUnavailable)
     expect(await stored()).toEqual(first)
   })
@@ -160,14 +149,14 @@ describe("provider tokens with JWT sessions", () => {
     expect(await getAccessToken(requestOf(client), "idp", config)).toBeNull()
     await expect(getAccessToken(requestOf(client), "nope", config)).rejects.toBeInstanceOf(TypeError)
     const plain = app({ session: {} })
-    await signInWithIdp(idp, plain.client)
+    await signInWithIdp(the.idp, plain.client)
     expect(await plain.serverState.get(stateKey("ptok", aliceId, "idp"))).toBeNull()
     await expect(getAccessToken(requestOf(plain.client), "idp", plain.config)).rejects.toThrow(/session\.providerTokens/)
   })
 
   it("a revoked session gets no token (the session is read as GET /session reads it)", async () => {
     const { config, client } = app()
-    await signInWithIdp(idp, client)
+    await signInWithIdp(the.idp, client)
     expect(await getAccessToken(requestOf(client), "idp", config)).toEqual(expect.any(String))
     await revokeSessions(aliceId, config)
     advanceClock(1)
@@ -176,12 +165,12 @@ describe("provider tokens with JWT sessions", () => {
 
   it("another user's session never reaches Alice's tokens", async () => {
     const { config, client, stored } = app()
-    await signInWithIdp(idp, client)
+    await signInWithIdp(the.idp, client)
     const bob = new AuthClient(config)
-    await signInWithIdp(idp, bob, "user-bob")
+    await signInWithIdp(the.idp, bob, "user-bob")
     const token = await getAccessToken(requestOf(bob), "idp", config)
     expect(token).not.toBe((await stored()).access_token)
-    expect(await userinfoSub(idp, token as string)).toBe("user-bob")
+    expect(await userinfoSub(the.idp, token as string)).toBe("user-bob")
   })
 })
 
@@ -190,7 +179,7 @@ describe("getAccessToken in Express", () => {
 
   it("reads the session of the request and refreshes like the web form", async () => {
     const { config, client } = app()
-    await signInWithIdp(idp, client)
+    await signInWithIdp(the.idp, client)
     const server = express()
     server.use("/auth", ExpressAuth(config))
     server.get("/api/token", async (req, res) => {
@@ -203,6 +192,6 @@ describe("getAccessToken in Express", () => {
     }
     expect(await ask("")).toBeNull()
     const token = await ask(client.jar.header())
-    expect(await userinfoSub(idp, token as string)).toBe(ALICE)
+    expect(await userinfoSub(the.idp, token as string)).toBe(ALICE)
   })
 })

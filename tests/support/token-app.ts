@@ -5,7 +5,7 @@
  * access token; the token endpoint refuses a refresh token).
  */
 import * as o from "oauth4webapi"
-import { vi } from "vitest"
+import { afterAll, afterEach, beforeAll, vi } from "vitest"
 import { type AuthClient, ORIGIN } from "../helpers.js"
 import { DEFAULT_ACCOUNTS, type OidcServer, startOidcProvider } from "./oidc-provider.js"
 
@@ -20,6 +20,35 @@ export function startTokenIdp(): Promise<OidcServer> {
     accessTokenTtl: ACCESS_TOKEN_TTL,
     rotateRefreshTokens: true,
   })
+}
+
+/** The IdP of a test file and the refresh requests it has answered so far. */
+export interface TokenIdp {
+  readonly idp: OidcServer
+  refreshes(): number
+}
+
+/**
+ * Starts the IdP once for the test file and stops it after; after each test the clock is real again
+ * and the token endpoint answers normally.
+ */
+export function usesTokenIdp(): TokenIdp {
+  let server: OidcServer | undefined
+  beforeAll(async () => {
+    server = await startTokenIdp()
+  })
+  afterAll(() => server?.stop())
+  afterEach(() => {
+    vi.useRealTimers()
+    server?.setTokenFault(null)
+  })
+  return {
+    get idp() {
+      if (!server) throw new Error("the token IdP is not started yet")
+      return server
+    },
+    refreshes: () => server?.tokenRequests.grants.refresh_token ?? 0,
+  }
 }
 
 /** The OIDC provider `idp` of the apps under test. */
