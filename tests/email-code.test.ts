@@ -72,7 +72,7 @@ describe.each(setups)("email codes with %s", (_, extra) => {
     const { mail } = await requestCode("dave@example.test")
     const wrong = await enterCode(codeIn(mail) === "000000" ? "111111" : "000000")
     expect(wrong.status).toBe(200)
-    expect(await wrong.text()).toContain("That code is not right. 4 attempts left.")
+    expect(await wrong.text()).toContain("That code is not right. Attempts left: 4.")
     expect((await enterCode(` ${codeIn(mail).slice(0, 3)} ${codeIn(mail).slice(3)} `)).headers.get("location")).toBe(ORIGIN)
     expect(client.jar.get("authjs.session-token")).toBeTruthy()
   })

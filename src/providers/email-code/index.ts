@@ -29,7 +29,6 @@ export interface SendCodeParams {
   expires: Date
   /** The host the code signs into. */
   host: string
-  provider: EmailCodeConfig
   request: Request
 }
 

@@ -1,55 +1,32 @@
 /**
  * Email one-time code sign-in: SUBMIT (POST /signin/:id with the address) → `sending` → rests in `code`
  * on the code page; CODE (POST /callback/:id, step `code`) → `checking` → a wrong code rests again with
- * a message, the right one enters the shared sign-in tail. The flow keeps only the code's keyed hash.
+ * a message, the right one enters the shared sign-in tail. The flow keeps only an HMAC of the code.
  */
 import { assign, setup } from "xstate"
-import {
-  AWAITING_INPUT,
-  declareEffect,
-  flowBase,
-  flowTypes,
-  type Identity,
-  type Reply,
-  signInTail,
-  tailActions,
-  tailActors,
-  tailGuards,
-} from "../../flow/index.js"
+import { AWAITING_INPUT, declareEffect, flowBase, flowTypes, signInTail, tailActions, tailActors, tailGuards } from "../../flow/index.js"
+import type { FlowOutput, Identity, Reply } from "../../flow/index.js"
 
-/** What the flow keeps between the two requests: the address and a keyed hash of its code. */
-export interface PendingCode {
-  email: string
-  /** Random per code: salts the hash. */
-  salt: string
-  hash: string
-  /** Milliseconds since the epoch. */
-  expires: number
-}
-/** `sendCode` sent a code, or the `signIn` callback sent the browser elsewhere. */
-export type Sent = { sent: PendingCode } | { redirect: string }
-/** `checkCode` found the right code, or asks for another try. */
-export type Checked = { identity: Identity } | { retry: string }
+/** What the flow keeps between its two requests: the address, an HMAC of the code, its expiry (ms). */
+export type PendingCode = { email: string; hash: string; expires: number }
+/** `sendCode` mailed a code (`pending`), or the `signIn` callback sends the browser to `redirect`. */
+export type Sent = { pending: PendingCode | null; redirect: string }
+/** `checkCode` found the right code (`identity`), or asks for another try with `retry` as the message. */
+export type Checked = { identity: Identity | null; retry: string }
 
-const codePage = (pending: PendingCode, message?: string): Reply => ({
-  type: "page",
-  page: "code",
-  data: { email: pending.email, ...(message ? { message } : {}) },
-})
+const codePage = (p: PendingCode | null, message?: string): Reply => ({ type: "page", page: "code", data: { email: p?.email, message } })
+const output = <T>({ event }: { event: { output: T } }) => event.output
+const redirectTo = (url: string): FlowOutput => ({ ok: true, reply: { type: "redirect", url } })
 
 export const emailCodeMachine = setup({
   types: flowTypes<PendingCode>(),
   actors: {
     ...tailActors,
     sendCode: declareEffect<Sent, { params: Record<string, unknown> }>("sendCode"),
-    checkCode: declareEffect<Checked, { pending: PendingCode; code: unknown }>("checkCode"),
+    checkCode: declareEffect<Checked, { pending: PendingCode | null; code: unknown }>("checkCode"),
   },
-  guards: {
-    ...tailGuards,
-    codeSent: (_, { sent }: { sent: Sent }) => "sent" in sent,
-    codeRight: (_, { checked }: { checked: Checked }) => "identity" in checked,
-  },
-  actions: tailActions,
+  guards: { ...tailGuards, codeSent: (_, sent: Sent) => sent.pending !== null, codeRight: (_, out: Checked) => out.identity !== null },
+  actions: { ...tailActions, showCode: assign((_, sent: Sent) => ({ pending: sent.pending, reply: codePage(sent.pending) })) },
 }).createMachine({
   id: "email-code",
   ...flowBase,
@@ -60,20 +37,8 @@ export const emailCodeMachine = setup({
         src: "sendCode",
         input: ({ event }) => ({ params: event.params }),
         onDone: [
-          {
-            guard: { type: "codeSent", params: ({ event }) => ({ sent: event.output }) },
-            target: "code",
-            actions: assign(({ event }) => {
-              const { sent } = event.output as { sent: PendingCode }
-              return { pending: sent, reply: codePage(sent) }
-            }),
-          },
-          {
-            target: "denied",
-            actions: assign({
-              output: ({ event }) => ({ ok: true, reply: { type: "redirect", url: (event.output as { redirect: string }).redirect } }),
-            }),
-          },
+          { guard: { type: "codeSent", params: output }, target: "code", actions: { type: "showCode", params: output } },
+          { target: "denied", actions: assign({ output: ({ event }) => redirectTo(event.output.redirect) }) },
         ],
         onError: { target: "failed", actions: "fail" },
       },
@@ -82,19 +47,14 @@ export const emailCodeMachine = setup({
     checking: {
       invoke: {
         src: "checkCode",
-        input: ({ context, event }) => ({ pending: context.pending as PendingCode, code: event.params.code }),
+        input: ({ context, event }) => ({ pending: context.pending, code: event.params.code }),
         onDone: [
           {
-            guard: { type: "codeRight", params: ({ event }) => ({ checked: event.output }) },
+            guard: { type: "codeRight", params: output },
             target: "gate",
-            actions: assign({ identity: ({ event }) => (event.output as { identity: Identity }).identity }),
+            actions: assign({ identity: ({ event }) => event.output.identity }),
           },
-          {
-            target: "code",
-            actions: assign({
-              reply: ({ context, event }) => codePage(context.pending as PendingCode, (event.output as { retry: string }).retry),
-            }),
-          },
+          { target: "code", actions: assign({ reply: ({ context, event }) => codePage(context.pending, event.output.retry) }) },
         ],
         onError: { target: "failed", actions: "fail" },
       },
