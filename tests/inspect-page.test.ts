@@ -53,7 +53,7 @@ function confirmFlow(): FlowDefinition {
             target: "confirming",
             actions: assign({
               identity: ({ event }) => event.output,
-              reply: () => ({ type: "page", page: "confirm", data: { html: "<p>type the code</p>" } }) as Reply,
+              reply: () => ({ type: "page", page: "confirm" }) as Reply,
             }),
           },
           onError: { target: "failed", actions: assign({ output: ({ event }) => ({ ok: false, error: event.error }) }) },
@@ -85,6 +85,7 @@ function confirmFlow(): FlowDefinition {
       { method: "POST", action: "callback", event: "SUBMIT", start: true, csrf: true, params: ["password"] },
       { method: "POST", action: "callback", step: "confirm", event: "STEP", csrf: true, params: ["code"] },
     ],
+    pages: { confirm: () => "<p>type the code</p>" },
   })
 }
 

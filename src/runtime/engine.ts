@@ -1,27 +1,42 @@
 /**
- * The flow engine: restore the flow's snapshot (or start it), provide its effects, send the request as
- * ONE event, run until the machine rests (`awaiting-input`) or ends, persist or clear, and turn its
- * reply into a response. Bounded by `flowTimeout`; a snapshot that no longer fits is a FlowStateError.
+ * The flow engine, in four parts, each testable alone: `loadFlow` (the resting flow's envelope, checked
+ * and claimed once, or none for a start; the callback URL), `runMachine` (restore or start the machine,
+ * send the request as ONE event, run until it rests at `awaiting-input` or ends, bounded by
+ * `flowTimeout`), `persistFlow` (save a resting flow, clear an ended one) and `respondFlow`
+ * (flow-respond.ts). `runFlow` strings them together and reports each to the inspectors.
  */
 import { randomUUID } from "node:crypto"
-import { type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, createActor } from "xstate"
+import { type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, createActor, type InspectionEvent } from "xstate"
 import { AuthError, FlowStateError } from "../errors.js"
+import type { FlowContext } from "../machines/setup.js"
 import { AWAITING_INPUT, type FlowOutput, type Reply } from "../machines/types.js"
-import { resolveCallbackUrl } from "./callback-url.js"
+import { type CallbackUrl, resolveCallbackUrl } from "./callback-url.js"
 import { type Handled, type RequestContext, param } from "./context.js"
 import type { OutCookie } from "./cookies.js"
 import { bindEffectContext } from "./effects/effect.js"
-import { csrfState } from "./csrf.js"
-import type { FlowContext } from "../machines/setup.js"
-import { stateName, xstateObserver } from "./inspect.js"
 import { linkIdentity } from "./effects/link.js"
 import { issueSession, signInGate } from "./effects/tail.js"
-import type { EffectContext, FlowDefinition, FlowRoute } from "./flow.js"
-import { pageNonce } from "./pages/csp.js"
-import { errorResponse, pageUrl, replyResponse } from "./respond.js"
+import type { FlowDefinition, FlowRoute } from "./flow.js"
+import { type Outcome, respondFlow } from "./flow-respond.js"
+import { stateName, xstateObserver } from "./inspect.js"
+import { errorResponse } from "./respond.js"
 import { ENVELOPE_VERSION, type FlowEnvelope, type FlowStoreIO, claimEnvelope, envelopeNonce } from "./store.js"
 
-function storeIO(ctx: RequestContext, flow: FlowDefinition): FlowStoreIO {
+export type { Outcome }
+
+/** What `loadFlow` found for a request. */
+export interface Loaded {
+  /** The resting flow's envelope; null when the request starts a flow. */
+  readonly envelope: FlowEnvelope | null
+  readonly flowId: string
+  /** Where to go after sign-in, as resolved for this request (with the cookie to set, if it changed). */
+  readonly callback: CallbackUrl
+  /** The callback URL the envelope carries on: named by the request that started the flow (same origin). */
+  readonly keptUrl: string | undefined
+}
+
+/** Where a flow's state lives for this request (its cookie per provider, the store's clock and secrets). */
+export function storeIO(ctx: RequestContext, flow: FlowDefinition): FlowStoreIO {
   const { name, options } = ctx.cookies.flow
   return {
     cookies: ctx.req.cookies,
@@ -32,8 +47,9 @@ function storeIO(ctx: RequestContext, flow: FlowDefinition): FlowStoreIO {
   }
 }
 
-function eventParams(ctx: RequestContext, route: FlowRoute): Record<string, unknown> {
-  const spec = route.params ?? "body"
+/** The event's params: only the request fields the route declares. */
+export function eventParams(ctx: RequestContext, route: FlowRoute): Record<string, unknown> {
+  const spec = route.params ?? []
   if (spec === "body") return { ...(ctx.req.body ?? {}) }
   if (spec === "query") return Object.fromEntries(ctx.req.url.searchParams)
   const out: Record<string, unknown> = {}
@@ -42,6 +58,57 @@ function eventParams(ctx: RequestContext, route: FlowRoute): Record<string, unkn
     if (value !== undefined) out[key] = value
   }
   return out
+}
+
+function checkEnvelope(envelope: FlowEnvelope, flow: FlowDefinition, ctx: RequestContext): void {
+  if (envelope.flow !== flow.id || envelope.provider !== ctx.providerId) {
+    throw new FlowStateError("The sign-in state belongs to another flow or provider.")
+  }
+  if (envelope.version !== flow.version) {
+    throw new FlowStateError("The sign-in state was made by another version of this flow.")
+  }
+  if (envelope.exp * 1000 <= ctx.now) throw new FlowStateError("The sign-in state has expired.")
+}
+
+/** `url` when it is on `origin`. */
+function sameOrigin(url: string | undefined, origin: string): string | undefined {
+  if (url === undefined) return undefined
+  try {
+    return new URL(url).origin === origin ? url : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * load: a start has no envelope; a resume needs one, of this flow and provider, this machine version,
+ * not expired, and claimed once in the server-state port. The callback URL is the envelope's when the
+ * flow's start named one, else this request's (Auth.js' passkey client names it with the response).
+ */
+export async function loadFlow(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute, io: FlowStoreIO): Promise<Loaded> {
+  let envelope: FlowEnvelope | null = null
+  if (!route.start) {
+    envelope = await ctx.config.flowStore.load(io)
+    if (!envelope) throw new FlowStateError("No sign-in is in progress (or it was already used).")
+    checkEnvelope(envelope, flow, ctx)
+    await claimEnvelope(envelope, ctx.config.serverState, ctx.now)
+  }
+  const kept = sameOrigin(envelope?.callbackUrl, ctx.origin)
+  const callback = kept ? { url: kept } : await resolveCallbackUrl(ctx)
+  const named = param(ctx.req, "callbackUrl") !== undefined
+  return { envelope, flowId: envelope?.flowId ?? randomUUID(), callback, keptUrl: kept ?? (named ? callback.url : undefined) }
+}
+
+const provided = new WeakMap<FlowDefinition, AnyStateMachine>()
+
+/** The flow's machine with the tail's and the flow's own effects, provided once per flow. */
+function providedMachine(flow: FlowDefinition): AnyStateMachine {
+  let machine = provided.get(flow)
+  if (!machine) {
+    machine = flow.machine.provide({ actors: { signInGate, linkIdentity, issueSession, ...(flow.actors ?? {}) } })
+    provided.set(flow, machine)
+  }
+  return machine
 }
 
 /** Resolves once the actor rests, ends or fails; rejects after `ms`. */
@@ -66,133 +133,40 @@ function settle(actor: AnyActorRef, ms: number): Promise<AnyMachineSnapshot> {
   })
 }
 
-function checkEnvelope(envelope: FlowEnvelope, flow: FlowDefinition, ctx: RequestContext): void {
-  if (envelope.flow !== flow.id || envelope.provider !== ctx.providerId) {
-    throw new FlowStateError("The sign-in state belongs to another flow or provider.")
-  }
-  if (envelope.version !== flow.version) {
-    throw new FlowStateError("The sign-in state was made by another version of this flow.")
-  }
-  if (envelope.exp * 1000 <= ctx.now) throw new FlowStateError("The sign-in state has expired.")
-}
-
-const provided = new WeakMap<FlowDefinition, AnyStateMachine>()
-
-/** The flow's machine with the tail's and the flow's own effects, provided once per flow. */
-function providedMachine(flow: FlowDefinition): AnyStateMachine {
-  let machine = provided.get(flow)
-  if (!machine) {
-    machine = flow.machine.provide({ actors: { signInGate, linkIdentity, issueSession, ...(flow.actors ?? {}) } })
-    provided.set(flow, machine)
-  }
-  return machine
-}
-
-/** The callback URL a resumed flow fixed when it started (same origin only), if any. */
-function keptCallbackUrl(envelope: FlowEnvelope | null, origin: string): string | undefined {
-  const url = envelope?.callbackUrl
-  if (url === undefined) return undefined
-  try {
-    return new URL(url).origin === origin ? url : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** Whether the request names a callback URL as a parameter (not just the ambient callback-url cookie). */
-function callbackUrlNamed(ctx: RequestContext): boolean {
-  return param(ctx.req, "callbackUrl") !== undefined
-}
-
 /** Whether the flow rests on a page it renders itself (an extra step's page). */
 function restsOnPage(snapshot: AnyMachineSnapshot, flow: FlowDefinition): boolean {
   const reply = (snapshot.context as { reply?: Reply | null }).reply
   return reply?.type === "page" && flow.pages?.[reply.page] !== undefined
 }
 
-/** A resting page of a flow (an extra step's page), rendered with a CSRF token and its form target. */
-function renderFlowPage(
+/**
+ * run: the machine restored from the envelope's snapshot (or started), the request sent as ONE event
+ * (its params only those the route declares), run until it rests or ends. A GET reload of a page the
+ * resting state does not take as an answer shows the page again.
+ */
+export async function runMachine(
   ctx: RequestContext,
   flow: FlowDefinition,
-  reply: Extract<Reply, { type: "page" }>,
-  context: FlowContext,
-  callbackUrl: string | undefined,
-): { reply: Reply; cookies: OutCookie[] } {
-  const csrf = csrfState(ctx)
-  const render = flow.pages?.[reply.page] as NonNullable<FlowDefinition["pages"]>[string]
-  const message = typeof reply.data?.message === "string" ? reply.data.message : undefined
-  const nonce = pageNonce()
-  const cancel = pageUrl(ctx, "signIn")
-  if (callbackUrl) cancel.searchParams.set("callbackUrl", callbackUrl)
-  const html = render({
-    step: reply.page,
-    action: `${ctx.authUrl}/callback/${encodeURIComponent(ctx.providerId as string)}`,
-    csrfToken: csrf.token,
-    attempt: context.steps?.[reply.page]?.attempts ?? 0,
-    // an extra step's data, else what the flow's reply carries (e.g. the address a code went to)
-    data: context.steps?.[reply.page]?.data ?? reply.data ?? {},
-    theme: ctx.config.theme,
-    nonce,
-    cancelUrl: cancel.href,
-    ...(message ? { message } : {}),
-  })
-  const data = { html, nonce, ...(callbackUrl ? { callbackUrl } : {}) }
-  return { reply: { type: "page", page: reply.page, data }, cookies: csrf.cookie ? [csrf.cookie] : [] }
-}
-
-/** Runs one request through a flow. */
-export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute): Promise<Handled> {
-  const store = ctx.config.flowStore
-  const io = storeIO(ctx, flow)
-  const hadState = ctx.req.cookies[io.cookieName] !== undefined || ctx.req.cookies[`${io.cookieName}.0`] !== undefined
-  const cleanup = async (): Promise<OutCookie[]> => {
-    try {
-      return [...(await store.clear(io))]
-    } catch (err) {
-      ctx.config.logger.error(new FlowStateError("The sign-in state could not be cleared.", { err }))
-      return []
-    }
-  }
-  if (!route.start && flow.intercept) {
-    const intercepted = await flow.intercept(ctx)
-    if (intercepted) return intercepted
-  }
-  let actor: AnyActorRef | undefined
-  const { emit, raw } = ctx.config.inspectors
-  let flowId = "unknown"
-  const base = () => ({ flowId, flow: flow.id, provider: ctx.providerId as string })
+  route: FlowRoute,
+  loaded: Loaded,
+  inspect?: (event: InspectionEvent) => void,
+): Promise<Outcome> {
+  const input = { provider: ctx.providerId as string, now: ctx.now }
+  let actor: AnyActorRef
   try {
-    const envelope = route.start ? null : await store.load(io)
-    if (!route.start) {
-      if (!envelope) throw new FlowStateError("No sign-in is in progress (or it was already used).")
-      checkEnvelope(envelope, flow, ctx)
-      await claimEnvelope(envelope, ctx.config.serverState, ctx.now)
-    }
-    flowId = envelope?.flowId ?? randomUUID()
-    emit?.({ ...base(), at: Date.now(), type: "request", method: ctx.req.method, action: ctx.action, event: route.event })
-    const kept = keptCallbackUrl(envelope, ctx.origin)
-    // A flow whose start named no callbackUrl resolves it when it resumes, as Auth.js does: Auth.js'
-    // passkey client posts it with the response. Validated like any other (same origin).
-    const callback = kept ? { url: kept } : await resolveCallbackUrl(ctx)
-    const ectx: EffectContext = { ...ctx, callbackUrl: callback.url }
-    const machine = providedMachine(flow)
-    const named = callbackUrlNamed(ctx)
-    const input = { provider: ctx.providerId as string, now: ctx.now }
-    const keptUrl = kept ?? (named ? callback.url : undefined)
-    try {
-      const inspect = emit || raw ? { inspect: xstateObserver(emit, raw, base) } : {}
-      actor = createActor(machine, envelope ? { snapshot: envelope.snapshot as never, input, ...inspect } : { input, ...inspect })
-      bindEffectContext(actor.system, ectx)
-      actor.start()
-    } catch (err) {
-      throw new FlowStateError("The sign-in state does not fit this flow any more.", { err })
-    }
+    const options = { input, ...(inspect ? { inspect } : {}) }
+    actor = createActor(providedMachine(flow), loaded.envelope ? { snapshot: loaded.envelope.snapshot as never, ...options } : options)
+    bindEffectContext(actor.system, { ...ctx, callbackUrl: loaded.callback.url })
+    actor.start()
+  } catch (err) {
+    throw new FlowStateError("The sign-in state does not fit this flow any more.", { err })
+  }
+  try {
     const before = actor.getSnapshot() as AnyMachineSnapshot
     if (before.status !== "active" || !before.hasTag(AWAITING_INPUT)) {
       throw new FlowStateError("The sign-in state is not waiting for input.")
     }
     const event = { type: route.event, params: eventParams(ctx, route), now: ctx.now }
-    // a reload (GET) of a step's page that the step does not take as an answer shows the page again
     const reshow = ctx.req.method === "GET" && !before.can(event) && restsOnPage(before, flow)
     if (!reshow) {
       actor.send(event)
@@ -200,50 +174,88 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
     }
     const after = reshow ? before : await settle(actor, ctx.config.flowTimeout)
     ctx.config.logger.debug("flow", { flow: flow.id, event: route.event, state: after.value, status: after.status })
-    const extra = "cookie" in callback && callback.cookie ? [callback.cookie] : []
-
-    if (after.status === "done") {
-      const output = after.output as FlowOutput
-      const errorType = output.ok ? undefined : output.error instanceof AuthError ? output.error.type : "Error"
-      emit?.({ ...base(), at: Date.now(), type: "end", state: stateName(after.value), ok: output.ok, ...(errorType ? { errorType } : {}) })
-      const cleared = hadState ? await cleanup() : []
-      if (!output.ok) return errorResponse(ctx, output.error, cleared)
-      return replyResponse(ctx, output.reply, [...cleared, ...extra])
-    }
+    const state = stateName(after.value)
+    if (after.status === "done") return { status: "ended", state, output: after.output as FlowOutput }
     if (after.status === "error") throw after.error
-    const saved = await store.save(
-      {
-        v: ENVELOPE_VERSION,
-        flow: flow.id,
-        flowId,
-        provider: ctx.providerId as string,
-        version: flow.version,
-        exp: envelope?.exp ?? Math.floor(ctx.now / 1000) + flow.ttl,
-        nonce: envelopeNonce(),
-        ...(keptUrl ? { callbackUrl: keptUrl } : {}),
-        snapshot: actor.getPersistedSnapshot(),
-      },
-      io,
-    )
-    emit?.({
-      ...base(),
-      at: Date.now(),
-      type: "persist",
-      state: stateName(after.value),
-      expiresAt: (envelope?.exp ?? Math.floor(ctx.now / 1000) + flow.ttl) * 1000,
-    })
-    const reply = (after.context as { reply?: Reply | null }).reply
-    if (!reply) throw new FlowStateError(`Flow "${flow.id}" rested without a reply.`)
-    if (reply.type === "page" && flow.pages?.[reply.page]) {
-      const page = renderFlowPage(ctx, flow, reply, after.context as FlowContext, keptUrl)
-      return replyResponse(ctx, page.reply, [...saved, ...extra, ...page.cookies])
+    return { status: "resting", state, snapshot: actor.getPersistedSnapshot(), context: after.context as FlowContext }
+  } finally {
+    actor.stop()
+  }
+}
+
+/** The flow's state cleared; a store that cannot clear is logged, the answer goes on. */
+async function clearFlow(ctx: RequestContext, io: FlowStoreIO): Promise<OutCookie[]> {
+  try {
+    return [...(await ctx.config.flowStore.clear(io))]
+  } catch (err) {
+    ctx.config.logger.error(new FlowStateError("The sign-in state could not be cleared.", { err }))
+    return []
+  }
+}
+
+/** The request carried this flow's state (its cookie, whole or chunked). */
+function hasState(ctx: RequestContext, io: FlowStoreIO): boolean {
+  return ctx.req.cookies[io.cookieName] !== undefined || ctx.req.cookies[`${io.cookieName}.0`] !== undefined
+}
+
+/** When the flow stops being resumable: the start's deadline, kept across its requests. */
+export function expiryOf(ctx: RequestContext, flow: FlowDefinition, loaded: Loaded): number {
+  return loaded.envelope?.exp ?? Math.floor(ctx.now / 1000) + flow.ttl
+}
+
+/**
+ * persist: a resting flow is saved in the flow store (a fresh nonce, so it resumes once; the callback URL
+ * in the envelope); an ended one is cleared when the request carried its state. Returns the cookies to set.
+ */
+export async function persistFlow(
+  ctx: RequestContext,
+  flow: FlowDefinition,
+  loaded: Loaded,
+  outcome: Outcome,
+  io: FlowStoreIO,
+): Promise<OutCookie[]> {
+  if (outcome.status === "ended") return hasState(ctx, io) ? clearFlow(ctx, io) : []
+  const envelope: FlowEnvelope = {
+    v: ENVELOPE_VERSION,
+    flow: flow.id,
+    flowId: loaded.flowId,
+    provider: ctx.providerId as string,
+    version: flow.version,
+    exp: expiryOf(ctx, flow, loaded),
+    nonce: envelopeNonce(),
+    ...(loaded.keptUrl ? { callbackUrl: loaded.keptUrl } : {}),
+    snapshot: outcome.snapshot,
+  }
+  return [...(await ctx.config.flowStore.save(envelope, io))]
+}
+
+/** Runs one request through a flow: load, run, persist, respond; any failure is the error page. */
+export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute): Promise<Handled> {
+  if (!route.start && flow.intercept) {
+    const intercepted = await flow.intercept(ctx)
+    if (intercepted) return intercepted
+  }
+  const io = storeIO(ctx, flow)
+  const { emit, raw } = ctx.config.inspectors
+  let flowId = "unknown"
+  const base = () => ({ flowId, flow: flow.id, provider: ctx.providerId as string })
+  try {
+    const loaded = await loadFlow(ctx, flow, route, io)
+    flowId = loaded.flowId
+    emit?.({ ...base(), at: Date.now(), type: "request", method: ctx.req.method, action: ctx.action, event: route.event })
+    const outcome = await runMachine(ctx, flow, route, loaded, emit || raw ? xstateObserver(emit, raw, base) : undefined)
+    const cookies = await persistFlow(ctx, flow, loaded, outcome, io)
+    if (outcome.status === "ended") {
+      const { output } = outcome
+      const errorType = output.ok ? undefined : output.error instanceof AuthError ? output.error.type : "Error"
+      emit?.({ ...base(), at: Date.now(), type: "end", state: outcome.state, ok: output.ok, ...(errorType ? { errorType } : {}) })
+    } else {
+      emit?.({ ...base(), at: Date.now(), type: "persist", state: outcome.state, expiresAt: expiryOf(ctx, flow, loaded) * 1000 })
     }
-    return replyResponse(ctx, reply, [...saved, ...extra])
+    return respondFlow(ctx, flow, loaded, outcome, cookies)
   } catch (err) {
     const error = err instanceof AuthError ? err : new FlowStateError("The sign-in step failed.", { err })
     emit?.({ ...base(), at: Date.now(), type: "end", state: "failed", ok: false, errorType: error.type })
-    return errorResponse(ctx, error, hadState ? await cleanup() : [])
-  } finally {
-    actor?.stop()
+    return errorResponse(ctx, error, hasState(ctx, io) ? await clearFlow(ctx, io) : [])
   }
 }

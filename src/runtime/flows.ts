@@ -35,7 +35,7 @@ export const oauthFlow = defineFlow({
   providerTypes: ["oauth", "oidc"],
   machine: oauthMachine,
   routes: [
-    { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: [] },
+    { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: "query" },
     { method: "GET", action: "callback", event: "CALLBACK", params: "query" },
     { method: "POST", action: "callback", event: "CALLBACK", params: "body" },
   ],

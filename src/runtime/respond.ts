@@ -3,7 +3,6 @@
  * becomes an outgoing response (status, header list, body) and, for `Auth`, a web `Response`.
  */
 import { AuthError, CredentialsSignin, EmailSignInError, ErrorPageLoop, isClientError } from "../errors.js"
-import type { Reply } from "../machines/types.js"
 import type { OAuthConfig } from "../providers/oauth-types.js"
 import type { Handled, RequestContext, ResponseInternal } from "./context.js"
 import type { ResolvedConfig } from "./config.js"
@@ -90,23 +89,6 @@ export function redirect(url: string, cookies?: readonly OutCookie[]): ResponseI
  */
 export async function showSignInPage(ctx: RequestContext): Promise<Handled> {
   return { response: redirect(`${ctx.authUrl}/signin`) }
-}
-
-/** A machine's reply as a response. */
-export function replyResponse(ctx: RequestContext, reply: Reply, cookies: readonly OutCookie[]): Handled {
-  switch (reply.type) {
-    case "redirect":
-      return { response: redirect(reply.url, [...cookies, ...((reply.cookies ?? []) as OutCookie[])]) }
-    case "json":
-      return { response: { ...json(reply.body, reply.status ?? 200), cookies: [...cookies] } }
-    case "page": {
-      const html = typeof reply.data?.html === "string" ? reply.data.html : undefined
-      if (html === undefined) return errorResponse(ctx, new AuthError(`No renderer for page "${reply.page}".`), cookies)
-      const nonce = typeof reply.data?.nonce === "string" ? reply.data.nonce : pageNonce()
-      const landing = typeof reply.data?.callbackUrl === "string" ? reply.data.callbackUrl : undefined
-      return { response: htmlPage(html, { nonce, formAction: formTargets(ctx, landing) }, 200, [...cookies]) }
-    }
-  }
 }
 
 /** The URL of a built-in page or its `pages` override, absolute. */

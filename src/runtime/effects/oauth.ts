@@ -6,7 +6,15 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import * as o from "oauth4webapi"
-import { AuthError, CallbackRouteError, InvalidCheck, OAuthCallbackError, OAuthProfileParseError, OAuthSignInError } from "../../errors.js"
+import {
+  AuthError,
+  CallbackRouteError,
+  FlowStateError,
+  InvalidCheck,
+  OAuthCallbackError,
+  OAuthProfileParseError,
+  OAuthSignInError,
+} from "../../errors.js"
 import type { AuthorizationStart, Identity, OAuthPending } from "../../machines/types.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
 import type { Profile, TokenSet, User } from "../../types.js"
@@ -55,7 +63,7 @@ function equal(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y)
 }
 
-export const startAuthorization = effect<AuthorizationStart, { params: Record<string, unknown> }>(async (ctx) => {
+export const startAuthorization = effect<AuthorizationStart, { params: Record<string, unknown> }>(async (ctx, input) => {
   const cache = discoveryCache(ctx.config)
   const provider = providerOf(ctx)
   let server: o.AuthorizationServer
@@ -69,8 +77,9 @@ export const startAuthorization = effect<AuthorizationStart, { params: Record<st
   const url = new URL(server.authorization_endpoint)
   const configured = endpoint(provider.authorization)
   for (const [key, value] of Object.entries(configured.params)) url.searchParams.set(key, value)
-  for (const [key, value] of ctx.req.url.searchParams) {
-    if (FIXED_PARAMS.has(key)) continue
+  // the authorization parameters of the sign-in request's query (Auth.js' `authorizationParams`)
+  for (const [key, value] of Object.entries(input.params)) {
+    if (typeof value !== "string" || FIXED_PARAMS.has(key)) continue
     if (!ALLOWED_PARAMS.has(key) && !provider.allowedAuthorizationParams?.includes(key)) continue
     if (key === "scope") {
       const scopes = new Set([...(url.searchParams.get("scope") ?? "").split(" "), ...value.split(" ")])
@@ -155,50 +164,61 @@ function callbackParams(input: Record<string, unknown>): URLSearchParams {
   return params
 }
 
-export const finishAuthorization = effect<Identity, { params: Record<string, unknown>; pending: OAuthPending }>(async (ctx, input) => {
-  const cache = discoveryCache(ctx.config)
-  const provider = providerOf(ctx)
-  const { pending } = input
-  const params = callbackParams(input.params)
-  const error = params.get("error")
-  if (error) {
-    throw new OAuthCallbackError("The provider returned an error.", {
-      provider: provider.id,
-      error,
-      error_description: params.get("error_description") ?? undefined,
-    })
-  }
-  const state = params.get("state")
-  if (!state || !equal(state, pending.state)) throw new InvalidCheck("The state does not match this sign-in.")
-  try {
-    const server = await authorizationServer(provider, cache, ctx.now)
-    if (server.issuer !== pending.issuer) throw new InvalidCheck("The provider's issuer changed during sign-in.")
-    if (!provider.issuer) params.delete("iss")
-    const { client, auth } = clientOf(provider)
-    const validated = o.validateAuthResponse(server, client, params, pending.state)
-    if (!server.token_endpoint) throw new CallbackRouteError(`The provider "${provider.id}" has no token endpoint.`)
-    const http = httpOptions(provider, new URL(server.token_endpoint))
-    const response = await o.authorizationCodeGrantRequest(server, client, auth, validated, pending.redirectUri, pending.codeVerifier, http)
-    const tokens = await o.processAuthorizationCodeResponse(server, client, response, {
-      expectedNonce: pending.nonce ?? o.expectNoNonce,
-      requireIdToken: provider.type === "oidc",
-    })
-    const tokenSet: TokenSet = { ...tokens }
-    if (typeof tokens.expires_in === "number") tokenSet.expires_at = Math.floor(ctx.now / 1000) + tokens.expires_in
-    const profile = await readProfile(provider, server, tokens)
-    const appleUser = input.params.user
-    if (typeof appleUser === "string") {
-      try {
-        profile.user = JSON.parse(appleUser)
-      } catch {
-        // not JSON: ignore the optional user hint
-      }
+export const finishAuthorization = effect<Identity, { params: Record<string, unknown>; pending: OAuthPending | null }>(
+  async (ctx, input) => {
+    const cache = discoveryCache(ctx.config)
+    const provider = providerOf(ctx)
+    const { pending } = input
+    if (!pending) throw new FlowStateError("No OAuth sign-in is pending.")
+    const params = callbackParams(input.params)
+    const error = params.get("error")
+    if (error) {
+      throw new OAuthCallbackError("The provider returned an error.", {
+        provider: provider.id,
+        error,
+        error_description: params.get("error_description") ?? undefined,
+      })
     }
-    return await identityOf(provider, profile, tokenSet)
-  } catch (err) {
-    throw asAuthError(err, provider.id)
-  }
-})
+    const state = params.get("state")
+    if (!state || !equal(state, pending.state)) throw new InvalidCheck("The state does not match this sign-in.")
+    try {
+      const server = await authorizationServer(provider, cache, ctx.now)
+      if (server.issuer !== pending.issuer) throw new InvalidCheck("The provider's issuer changed during sign-in.")
+      if (!provider.issuer) params.delete("iss")
+      const { client, auth } = clientOf(provider)
+      const validated = o.validateAuthResponse(server, client, params, pending.state)
+      if (!server.token_endpoint) throw new CallbackRouteError(`The provider "${provider.id}" has no token endpoint.`)
+      const http = httpOptions(provider, new URL(server.token_endpoint))
+      const response = await o.authorizationCodeGrantRequest(
+        server,
+        client,
+        auth,
+        validated,
+        pending.redirectUri,
+        pending.codeVerifier,
+        http,
+      )
+      const tokens = await o.processAuthorizationCodeResponse(server, client, response, {
+        expectedNonce: pending.nonce ?? o.expectNoNonce,
+        requireIdToken: provider.type === "oidc",
+      })
+      const tokenSet: TokenSet = { ...tokens }
+      if (typeof tokens.expires_in === "number") tokenSet.expires_at = Math.floor(ctx.now / 1000) + tokens.expires_in
+      const profile = await readProfile(provider, server, tokens)
+      const appleUser = input.params.user
+      if (typeof appleUser === "string") {
+        try {
+          profile.user = JSON.parse(appleUser)
+        } catch {
+          // not JSON: ignore the optional user hint
+        }
+      }
+      return await identityOf(provider, profile, tokenSet)
+    } catch (err) {
+      throw asAuthError(err, provider.id)
+    }
+  },
+)
 
 /** oauth4webapi's failures as authchart errors: check failures are InvalidCheck, the rest CallbackRouteError. */
 function asAuthError(err: unknown, provider: string): AuthError {
