@@ -113,7 +113,7 @@ export async function accountsOf(config: ResolvedConfig, userId: string): Promis
 async function keepsASignIn(config: ResolvedConfig, adapter: SafeAdapter, user: AdapterUser, others: number): Promise<boolean> {
   if (others > 0) return true
   const types = new Set([...config.providers.values()].map((p) => p.type))
-  const passkeys = typeof (config.adapter as { listAuthenticatorsByUserId?: unknown }).listAuthenticatorsByUserId === "function"
+  const passkeys = typeof config.adapter?.listAuthenticatorsByUserId === "function"
   if (types.has("webauthn") && passkeys && (await adapter.listAuthenticatorsByUserId(String(user.id))).length > 0) return true
   if (types.has("email") && typeof user.email === "string" && user.email !== "") return true
   return (await config.accounts.hasOtherSignIn?.(user)) === true

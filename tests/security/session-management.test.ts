@@ -7,11 +7,14 @@
  *   `revokeSessionOf`), and an index entry whose session belongs to someone else is never acted on;
  * - the POST rows carry `csrf: true` (src/runtime/account-routes.ts);
  * - the `accountClient` rate limit (src/runtime/rate-limit.ts);
- * - the unlink guard and its per-user lock (src/runtime/accounts.ts, `unlinkFor`).
+ * - the unlink guard and its per-user lock (src/runtime/accounts.ts, `unlinkFor`); the guard's ways in
+ *   (another account, an email sign-in, a passkey) each let the last account go.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MemoryAdapter } from "../../src/adapters/memory.js"
 import type { AuthConfig } from "../../src/index.js"
+import Nodemailer from "../../src/providers/nodemailer.js"
+import Passkey from "../../src/providers/passkey.js"
 import { memoryServerState, stateKey } from "../../src/runtime/server-state.js"
 import { sessionId } from "../../src/runtime/session-index.js"
 import { AuthClient } from "../helpers.js"
@@ -135,15 +138,16 @@ describe("the unlink guard", () => {
   })
   afterAll(() => idp?.stop())
 
-  async function linkBoth() {
+  async function linkBoth(ids = ["idp", "idp2"], extra: { providers?: unknown[]; config?: Partial<AuthConfig> } = {}) {
     const adapter = MemoryAdapter()
-    const app = browser([oidcAt(idp, "idp"), oidcAt(idp, "idp2")], { adapter, serverState: memoryServerState() })
+    const providers = [oidcAt(idp, "idp"), oidcAt(idp, "idp2"), ...(extra.providers ?? [])]
+    const app = browser(providers, { adapter, serverState: memoryServerState(), ...extra.config })
     const client = app.client
-    for (const id of ["idp", "idp2"]) {
+    for (const id of ids) {
       const start = await beginSignIn(client, id)
       await deliver(client, answerUrl(await idp.authorize(start.href, { account: "alice@example.test" })))
     }
-    expect(await adapter.getUserByAccount({ provider: "idp2", providerAccountId: "user-alice" })).not.toBeNull()
+    expect(await adapter.getUserByAccount({ provider: ids.at(-1) as string, providerAccountId: "user-alice" })).not.toBeNull()
     return { ...app, adapter, client }
   }
 
@@ -153,6 +157,30 @@ describe("the unlink guard", () => {
     const refused = await post(client, "/auth/unlink-account/idp2")
     expect(refused.status).toBe(409)
     expect(await adapter.getUserByAccount({ provider: "idp2", providerAccountId: "user-alice" })).not.toBeNull()
+  })
+
+  it("with an email provider configured, the user's email address is a way in: the last account may go", async () => {
+    const mail = Nodemailer({ server: { host: "127.0.0.1", port: 9, secure: false, ignoreTLS: true }, from: "auth@example.test" })
+    const { client, adapter } = await linkBoth(["idp"], { providers: [mail] })
+    expect((await post(client, "/auth/unlink-account/idp")).status).toBe(200)
+    expect(await adapter.getUserByAccount({ provider: "idp", providerAccountId: "user-alice" })).toBeNull()
+  })
+
+  it("with a passkey registered (WebAuthn configured), the last account may go", async () => {
+    const options = { providers: [Passkey()], config: { experimental: { enableWebAuthn: true } } }
+    const { client, adapter } = await linkBoth(["idp"], options)
+    const user = await adapter.getUserByAccount({ provider: "idp", providerAccountId: "user-alice" })
+    await adapter.createAuthenticator({
+      credentialID: "cred-1",
+      userId: user?.id as string,
+      providerAccountId: "cred-1",
+      counter: 0,
+      credentialBackedUp: false,
+      credentialPublicKey: "AAAA",
+      credentialDeviceType: "singleDevice",
+      transports: null,
+    })
+    expect((await post(client, "/auth/unlink-account/idp")).status).toBe(200)
   })
 
   it("two unlinks raced from two tabs: exactly one succeeds, the user keeps one account", async () => {
