@@ -703,66 +703,76 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
       return response
     }
 
+  /** What a scripted page visit decides: the walk's result, or a form to post next. */
+  type PageStep<T> = { done: T } | { post: URL; form: URLSearchParams }
+
+  /**
+   * Walks the provider like a browser with `jar`: follows its redirects, lets `page` answer each page it
+   * shows, and ends with `left(url)` as soon as a redirect leaves the provider.
+   */
+  async function browse<T>(
+    jar: CookieJar,
+    start: string,
+    left: (url: URL) => T,
+    page: (url: URL, status: number, text: string) => PageStep<T>,
+  ): Promise<T> {
+    if (stopped) throw new Error("oidc test provider is stopped")
+    const request = requester(jar)
+    let url = new URL(start)
+    let pending: { method: string; form?: URLSearchParams } = { method: "GET" }
+    for (let hop = 0; hop < 20; hop += 1) {
+      if (url.origin !== issuer) return left(url)
+      const response = await request(url, pending)
+      const location = response.headers.get("location")
+      if (response.status >= 300 && response.status < 400 && location) {
+        await response.body?.cancel()
+        url = new URL(location, url)
+        pending = { method: "GET" }
+        continue
+      }
+      const step = page(url, response.status, await response.text())
+      if ("done" in step) return step.done
+      url = step.post
+      pending = { method: "POST", form: step.form }
+    }
+    throw new Error("oidc test provider: too many redirects")
+  }
+
+  const unexpected = (url: URL, status: number, text: string) =>
+    new Error(`oidc test provider: unexpected ${status} at ${url.pathname}: ${text.slice(0, 500)}`)
+
   async function authorize(
     authorizationUrl: string,
     opts: { account?: string; deny?: boolean; session?: IdpSession } = {},
   ): Promise<AuthorizeResult> {
-    if (stopped) throw new Error("oidc test provider is stopped")
-    const request = requester(opts.session?.jar ?? new CookieJar())
-    let url = new URL(authorizationUrl)
-    let pending: { method: string; form?: URLSearchParams } = { method: "GET" }
-    for (let hop = 0; hop < 20; hop += 1) {
-      if (url.origin !== issuer) return { kind: "redirect", url: url.href }
-      const response = await request(url, pending)
-      const location = response.headers.get("location")
-      if (response.status >= 300 && response.status < 400 && location) {
-        await response.body?.cancel()
-        url = new URL(location, url)
-        pending = { method: "GET" }
-        continue
-      }
-      const text = await response.text()
-      if (response.status === 200 && /^\/interaction\/[^/]+$/.test(url.pathname)) {
+    const left = (url: URL): AuthorizeResult => ({ kind: "redirect", url: url.href })
+    return browse<AuthorizeResult>(opts.session?.jar ?? new CookieJar(), authorizationUrl, left, (url, status, text) => {
+      if (status === 200 && /^\/interaction\/[^/]+$/.test(url.pathname)) {
         const form = new URLSearchParams({ decision: opts.deny ? "deny" : "allow" })
         if (opts.account !== undefined) form.set("account", opts.account)
-        pending = { method: "POST", form }
-        continue
+        return { post: url, form }
       }
       const formPost = parseFormPost(text)
-      if (formPost) {
-        const action = new URL(formPost.action, url)
-        if (action.origin !== issuer) return { kind: "form_post", action: action.href, fields: formPost.fields }
-      }
-      throw new Error(`oidc test provider: unexpected ${response.status} at ${url.pathname}: ${text.slice(0, 500)}`)
-    }
-    throw new Error("oidc test provider: too many redirects while authorizing")
+      const action = formPost ? new URL(formPost.action, url) : undefined
+      if (formPost && action && action.origin !== issuer)
+        return { done: { kind: "form_post", action: action.href, fields: formPost.fields } }
+      throw unexpected(url, status, text)
+    })
   }
 
   async function endSession(session: IdpSession, start = `${issuer}/session/end`): Promise<string> {
-    if (stopped) throw new Error("oidc test provider is stopped")
-    const request = requester(session.jar)
-    let url = new URL(start)
-    let pending: { method: string; form?: URLSearchParams } = { method: "GET" }
-    for (let hop = 0; hop < 10; hop += 1) {
-      if (url.origin !== issuer) return url.href
-      const response = await request(url, pending)
-      const location = response.headers.get("location")
-      if (response.status >= 300 && response.status < 400 && location) {
-        await response.body?.cancel()
-        url = new URL(location, url)
-        pending = { method: "GET" }
-        continue
-      }
-      const text = await response.text()
-      const form = parseFormPost(text)
-      if (response.status !== 200 || !form) {
-        if (response.status === 200 && url.pathname === "/session/end/success") return url.href
-        throw new Error(`oidc test provider: unexpected ${response.status} at ${url.pathname}: ${text.slice(0, 500)}`)
-      }
-      url = new URL(form.action, url)
-      pending = { method: "POST", form: new URLSearchParams({ ...form.fields, logout: "yes" }) }
-    }
-    throw new Error("oidc test provider: too many redirects while logging out")
+    return browse<string>(
+      session.jar,
+      start,
+      (url) => url.href,
+      (url, status, text) => {
+        if (status === 200 && url.pathname === "/session/end/success") return { done: url.href }
+        const form = parseFormPost(text)
+        if (status !== 200 || !form) throw unexpected(url, status, text)
+        // the confirmation (or the auto-submitted form without a session): "yes, log out of the provider too"
+        return { post: new URL(form.action, url), form: new URLSearchParams({ ...form.fields, logout: "yes" }) }
+      },
+    )
   }
 
   async function stop(): Promise<void> {
