@@ -11,6 +11,7 @@ import {
   DuplicateConditionalUI,
   ExperimentalFeatureNotEnabled,
   InvalidEndpoints,
+  InvalidProvider,
   MissingAdapter,
   MissingAdapterMethods,
   MissingAuthorize,
@@ -56,6 +57,8 @@ export const configMessages = {
     `Required adapter methods were missing: ${missing.join(", ")}. The enabled flows call them; add them to the adapter or turn the flow off.`,
   duplicateConditionalUI: () =>
     "Multiple webauthn providers have 'enableConditionalUI' set to True. Only one provider can have this option enabled at a time. Set it on one provider only.",
+  logoutProvider: (id: string) =>
+    `\`logout.provider\` names "${id}", which is not an OIDC provider of this config. Name the \`id\` of a provider of type "oidc" (logout at the provider needs its end_session_endpoint), or leave it out.`,
   missingWebAuthnAutocomplete: (id: string) =>
     `Provider "${id}" has 'enableConditionalUI' set to True, but none of its formFields have 'webauthn' in their autocomplete param. Add "webauthn" to a field's autocomplete, e.g. "username webauthn".`,
 } as const
@@ -175,6 +178,10 @@ export function assertConfig(config: AuthConfig, resolved: Omit<ResolvedConfig, 
     if (provider.type !== "oauth" && provider.type !== "oidc") continue
     const error = assertEndpoints(provider)
     if (error) return error
+  }
+  const logoutAt = resolved.logout.provider
+  if (logoutAt !== undefined && resolved.providers.get(logoutAt)?.type !== "oidc") {
+    return new InvalidProvider(configMessages.logoutProvider(logoutAt))
   }
   return assertConditionalUI(providers) ?? assertCredentials(config, providers) ?? assertAdapter(config, resolved)
 }

@@ -116,6 +116,22 @@ describe("RP-initiated logout: baseline", () => {
   })
 })
 
+describe("RP-initiated logout: configuration and the kept ID token", () => {
+  it("keeps the ID token when the jwt callback builds a token of its own", async () => {
+    const { client } = await aliceSignedIn({ callbacks: { jwt: ({ token }) => ({ sub: token.sub, email: token.email }) } })
+    expect((await sessionOf(client))?.user.email).toBe("alice@example.test")
+    const out = await signOut(client, { provider: "idp" })
+    expect(new URL(out.headers.get("location") as string).searchParams.get("id_token_hint")).toBeTruthy()
+  })
+
+  it("logout.provider naming a provider that is not OIDC is a configuration error, logged once", async () => {
+    const { client, log } = browser([oidcAt(idp, "idp")], { logout: { provider: "github" } })
+    expect((await client.send("/auth/session")).status).toBe(500)
+    expect((await client.send("/auth/csrf")).status).toBe(500)
+    expect(errorTypes(log)).toEqual(["InvalidProvider"])
+  })
+})
+
 describe("RP-initiated logout: the redirect after logout cannot be chosen by the request", () => {
   it("post_logout_redirect_uri in the form is ignored; a foreign callbackUrl lands on the site", async () => {
     const { client, session } = await aliceSignedIn()
