@@ -13,8 +13,8 @@ import type { EffectContext } from "../flow.js"
 import { randomUUID } from "node:crypto"
 import { AccountNotLinked, AdapterError, FlowStoreUnavailable, OAuthAccountNotLinked, WebAuthnVerificationError } from "../../errors.js"
 import { withKeyLock } from "../lock.js"
-import type { AdapterAccount, AdapterUser } from "../../adapters/types.js"
-import type { FlowUser, Identity } from "../../machines/types.js"
+import type { AdapterAccount, AdapterAccountType, AdapterUser } from "../../adapters/types.js"
+import type { FlowAccount, FlowUser, Identity } from "../../machines/types.js"
 import { type SafeAdapter, adapterOf } from "../adapter.js"
 import { fireEvent } from "../events.js"
 import { currentUser } from "../session.js"
@@ -22,7 +22,17 @@ import { recordAccount } from "../accounts.js"
 
 function newUser(user: FlowUser, emailVerified: Date | null): AdapterUser {
   const { id: _ignored, ...fields } = user
-  return { ...fields, id: randomUUID(), email: user.email ?? "", emailVerified } as AdapterUser
+  return { ...fields, id: randomUUID(), email: user.email ?? "", emailVerified }
+}
+
+/** A user as the flow carries it on: a plain copy of the adapter's. */
+function asFlowUser(user: AdapterUser): FlowUser {
+  return { ...user }
+}
+
+/** An account of a type the adapter stores, before it is linked to a user. */
+interface UnlinkedAccount extends FlowAccount {
+  type: AdapterAccountType
 }
 
 /** Creates a user (fresh id) and fires `createUser`. */
@@ -33,66 +43,91 @@ async function createUser(ctx: EffectContext, adapter: SafeAdapter, user: FlowUs
 }
 
 /** Links an account to a user and fires `linkAccount`. */
-async function linkAccount(ctx: EffectContext, adapter: SafeAdapter, user: AdapterUser, account: AdapterAccount, profile: FlowUser) {
-  const linked = { ...account, userId: user.id } as AdapterAccount
-  await adapter.linkAccount(linked)
-  await fireEvent(ctx, "linkAccount", { user, account: linked, profile })
-  return linked
+async function linkAccount(ctx: EffectContext, adapter: SafeAdapter, account: AdapterAccount, user: AdapterUser, profile: FlowUser) {
+  await adapter.linkAccount(account)
+  await fireEvent(ctx, "linkAccount", { user, account, profile })
+  return account
 }
 
+/** How linking differs between the providers whose accounts are linked to users (OAuth/OIDC, WebAuthn). */
+interface LinkRules {
+  /** The error when the account belongs to another user, or its email to a user it is not linked to. */
+  readonly NotLinked: typeof OAuthAccountNotLinked | typeof AccountNotLinked
+  /** Whether an unlinked user with the same email gets the account (OAuth's `allowDangerousEmailAccountLinking`). */
+  readonly linkByEmail: boolean
+  /** Whether to link once more after a failed adapter write (another instance may have linked in between). */
+  readonly retry: boolean
+}
+
+/** OAuth / OIDC: `OAuthAccountNotLinked`, linking by email only when the provider allows it, one retry. */
+function oauthRules(ctx: EffectContext): LinkRules {
+  const config = ctx.provider?.config
+  const linkByEmail = (config?.type === "oauth" || config?.type === "oidc") && config.allowDangerousEmailAccountLinking === true
+  return { NotLinked: OAuthAccountNotLinked, linkByEmail, retry: true }
+}
+
+/** WebAuthn (Auth.js' webauthn branch): `AccountNotLinked`, never by email. */
+const WEBAUTHN_RULES: LinkRules = { NotLinked: AccountNotLinked, linkByEmail: false, retry: false }
+
 /**
- * Links under a per-account lock (one process), and once more after a failed write: another instance
- * may have created the user or account in between, and the second pass then finds it.
+ * Links an account to its user, under a per-account lock (one process; across processes the adapter's
+ * constraints decide, and with `retry` a second pass after a failed write finds what another instance
+ * created).
  */
-async function linkOAuth(ctx: EffectContext, adapter: SafeAdapter, identity: Identity): Promise<Identity> {
-  const account = identity.account as AdapterAccount
-  const scope = ctx.config.adapter as object
-  const key = `${account.provider}\u0000${account.providerAccountId}`
-  return withKeyLock(scope, key, async () => {
+async function linkProviderAccount(
+  ctx: EffectContext,
+  adapter: SafeAdapter,
+  identity: Identity,
+  account: UnlinkedAccount,
+  rules: LinkRules,
+) {
+  return withKeyLock(adapter, `${account.provider}\u0000${account.providerAccountId}`, async () => {
     try {
-      return await linkOAuthOnce(ctx, adapter, identity)
+      return await linkProviderAccountOnce(ctx, adapter, identity, account, rules)
     } catch (err) {
-      if (!(err instanceof AdapterError)) throw err
-      return linkOAuthOnce(ctx, adapter, identity)
+      if (!(rules.retry && err instanceof AdapterError)) throw err
+      return linkProviderAccountOnce(ctx, adapter, identity, account, rules)
     }
   })
 }
 
-async function linkOAuthOnce(ctx: EffectContext, adapter: SafeAdapter, identity: Identity): Promise<Identity> {
-  const account = identity.account as AdapterAccount
-  const key = { provider: account.provider, providerAccountId: account.providerAccountId }
+/**
+ * A known account signs its user in (another signed-in user → `NotLinked`; a passkey being registered
+ * again → `WebAuthnVerificationError`). A new one is linked to the signed-in user, else to the user with
+ * its email when the rules allow (otherwise `NotLinked`), else to a new user. A registered passkey is
+ * stored once its user is known.
+ */
+async function linkProviderAccountOnce(
+  ctx: EffectContext,
+  adapter: SafeAdapter,
+  identity: Identity,
+  account: UnlinkedAccount,
+  rules: LinkRules,
+): Promise<Identity> {
+  const { authenticator, ...rest } = identity
   const signedIn = await currentUser(ctx, adapter)
-  const existing = await adapter.getUserByAccount(key)
+  const existing = await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId })
   if (existing) {
-    if (signedIn && signedIn.id !== existing.id) {
-      throw new OAuthAccountNotLinked("The account is already associated with another user.")
-    }
-    return { ...identity, user: existing as unknown as FlowUser, account: { ...account, userId: existing.id }, isNewUser: false }
+    if (authenticator) throw new WebAuthnVerificationError("This passkey is already registered.")
+    if (signedIn && signedIn.id !== existing.id) throw new rules.NotLinked("The account is already associated with another user.")
+    return { ...rest, user: asFlowUser(existing), account: { ...account, userId: existing.id }, isNewUser: false }
   }
-  const allowDangerous = (ctx.provider?.config as { allowDangerousEmailAccountLinking?: boolean }).allowDangerousEmailAccountLinking
-  let user: AdapterUser
+  let user = signedIn
   let isNewUser = false
-  if (signedIn) {
-    user = signedIn
-  } else {
+  if (!user) {
     const email = identity.user.email
     const sameEmail = email ? await adapter.getUserByEmail(email) : null
-    if (sameEmail && !allowDangerous) {
-      throw new OAuthAccountNotLinked("Another account already exists with the same e-mail address.")
-    }
-    if (sameEmail) {
-      user = sameEmail
-    } else {
-      user = await createUser(ctx, adapter, identity.user, null)
-      isNewUser = true
-    }
+    if (sameEmail && !rules.linkByEmail) throw new rules.NotLinked("Another account already exists with the same e-mail address.")
+    user = sameEmail ?? (await createUser(ctx, adapter, identity.user, null))
+    isNewUser = !sameEmail
   }
-  const linked = await linkAccount(ctx, adapter, user, account, identity.user)
-  return { ...identity, user: user as unknown as FlowUser, account: linked, isNewUser }
+  const linked = await linkAccount(ctx, adapter, { ...account, userId: user.id }, user, identity.user)
+  if (authenticator) await adapter.createAuthenticator({ ...authenticator, userId: user.id })
+  return { ...rest, user: asFlowUser(user), account: linked, isNewUser }
 }
 
-async function ensureCredentialsUser(adapter: SafeAdapter, identity: Identity): Promise<Identity> {
-  const id = identity.user.id as string
+/** Credentials under database sessions: the user `authorize` returned, created when the adapter lacks it. */
+async function ensureCredentialsUser(adapter: SafeAdapter, identity: Identity, id: string): Promise<Identity> {
   const existing = await adapter.getUser(id)
   if (existing) return { ...identity, user: { ...identity.user, ...existing } }
   const created = await adapter.createUser({ ...newUser(identity.user, null), id })
@@ -103,12 +138,18 @@ async function ensureCredentialsUser(adapter: SafeAdapter, identity: Identity): 
  * Email: an existing user gets `emailVerified` refreshed (`updateUser` event), and under database
  * sessions a session of another user in this browser is ended first; otherwise the user is created.
  */
-async function linkEmail(ctx: EffectContext, adapter: SafeAdapter, identity: Identity): Promise<Identity> {
-  const email = identity.user.email as string
-  return withKeyLock(ctx.config.adapter as object, `email\u0000${email}`, () => linkEmailOnce(ctx, adapter, identity, email))
+async function linkEmail(ctx: EffectContext, adapter: SafeAdapter, identity: Identity, account: FlowAccount): Promise<Identity> {
+  const email = identity.user.email ?? account.providerAccountId
+  return withKeyLock(adapter, `email\u0000${email}`, () => linkEmailOnce(ctx, adapter, identity, account, email))
 }
 
-async function linkEmailOnce(ctx: EffectContext, adapter: SafeAdapter, identity: Identity, email: string): Promise<Identity> {
+async function linkEmailOnce(
+  ctx: EffectContext,
+  adapter: SafeAdapter,
+  identity: Identity,
+  account: FlowAccount,
+  email: string,
+): Promise<Identity> {
   const now = new Date(ctx.now)
   const existing = await adapter.getUserByEmail(email)
   let user: AdapterUser
@@ -123,52 +164,13 @@ async function linkEmailOnce(ctx: EffectContext, adapter: SafeAdapter, identity:
   } else {
     user = await createUser(ctx, adapter, identity.user, now)
   }
-  const account = { ...(identity.account as AdapterAccount), userId: user.id }
-  return { ...identity, user: user as unknown as FlowUser, account, isNewUser: !existing }
-}
-
-/**
- * WebAuthn (Auth.js' webauthn branch): a known credential signs its user in (another signed-in user →
- * `AccountNotLinked`); a new one is linked to the signed-in user, or to a user created from the
- * registration's email (taken by an existing user → `AccountNotLinked`). Then the new passkey is stored.
- */
-async function linkWebAuthn(ctx: EffectContext, adapter: SafeAdapter, identity: Identity): Promise<Identity> {
-  const account = identity.account as AdapterAccount
-  const key = `${account.provider}\u0000${account.providerAccountId}`
-  return withKeyLock(ctx.config.adapter as object, key, async () => {
-    const signedIn = await currentUser(ctx, adapter)
-    const existing = await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId })
-    const { authenticator, ...rest } = identity
-    if (existing) {
-      if (authenticator) throw new WebAuthnVerificationError("This passkey is already registered.")
-      if (signedIn && signedIn.id !== existing.id) {
-        throw new AccountNotLinked("The account is already associated with another user.")
-      }
-      return { ...rest, user: existing as unknown as FlowUser, account: { ...account, userId: existing.id }, isNewUser: false }
-    }
-    let user: AdapterUser
-    let isNewUser = false
-    if (signedIn) {
-      user = signedIn
-    } else {
-      const email = identity.user.email
-      if (email && (await adapter.getUserByEmail(email))) {
-        throw new AccountNotLinked("Another account already exists with the same e-mail address.")
-      }
-      user = await createUser(ctx, adapter, identity.user, null)
-      isNewUser = true
-    }
-    const linked = await linkAccount(ctx, adapter, user, account, identity.user)
-    if (authenticator) await adapter.createAuthenticator({ ...authenticator, userId: user.id })
-    return { ...rest, user: user as unknown as FlowUser, account: linked, isNewUser }
-  })
+  return { ...identity, user: asFlowUser(user), account: { ...account, type: "email", userId: user.id }, isNewUser: !existing }
 }
 
 /** Notes the account in the user's account index (`GET /auth/accounts`); a failure is logged, the sign-in goes on. */
-async function indexAccount(ctx: EffectContext, identity: Identity): Promise<void> {
-  const account = identity.account as AdapterAccount
+async function indexAccount(ctx: EffectContext, user: FlowUser, account: UnlinkedAccount): Promise<void> {
   try {
-    await recordAccount(ctx.config, String(identity.user.id), account, ctx.now)
+    await recordAccount(ctx.config, String(user.id), account, ctx.now)
   } catch (err) {
     ctx.config.logger.error(new FlowStoreUnavailable("The linked account could not be indexed.", { err }))
   }
@@ -177,20 +179,22 @@ async function indexAccount(ctx: EffectContext, identity: Identity): Promise<voi
 /** The tail's linking step: a no-op without an adapter. */
 export const linkIdentity = effect<Identity, Identity>(async (ctx, input) => {
   const adapter = adapterOf(ctx)
-  if (!adapter || !input.account) return input
-  switch (input.account.type) {
+  const { account } = input
+  if (!adapter || !account) return input
+  switch (account.type) {
     case "oauth":
     case "oidc": {
-      const linked = await linkOAuth(ctx, adapter, input)
-      await indexAccount(ctx, linked)
+      const oauthAccount: UnlinkedAccount = { ...account, type: account.type }
+      const linked = await linkProviderAccount(ctx, adapter, input, oauthAccount, oauthRules(ctx))
+      await indexAccount(ctx, linked.user, oauthAccount)
       return linked
     }
     case "credentials":
-      return ctx.config.session.strategy === "database" ? ensureCredentialsUser(adapter, input) : input
+      return ctx.config.session.strategy === "database" ? ensureCredentialsUser(adapter, input, account.providerAccountId) : input
     case "email":
-      return linkEmail(ctx, adapter, input)
+      return linkEmail(ctx, adapter, input, account)
     case "webauthn":
-      return linkWebAuthn(ctx, adapter, input)
+      return linkProviderAccount(ctx, adapter, input, { ...account, type: account.type }, WEBAUTHN_RULES)
     default:
       return input
   }
