@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { AuthConfig } from "../src/index.js"
 import { RedisAdapter } from "../src/adapters/redis.js"
-import EmailCode, { emailCodeFlow } from "../src/providers/email-code/index.js"
+import EmailCode from "../src/providers/email-code/index.js"
 import { RedisFlowStore, RedisServerState } from "../src/stores/redis.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger } from "./helpers.js"
 import { type RedisServer, type TestRedisClient, connectClient, startRedis } from "./support/redis-server.js"
@@ -128,7 +128,7 @@ describe("email code provider options", () => {
     const sent: { identifier: string; code: string; expires: Date }[] = []
     const log = captureLogger()
     const provider = EmailCode({ sendCode: (params) => void sent.push(params) })
-    const client = new AuthClient({ secret: SECRET, trustHost: true, logger: log.logger, providers: [provider], flows: [emailCodeFlow] })
+    const client = new AuthClient({ secret: SECRET, trustHost: true, logger: log.logger, providers: [provider], })
     const csrfToken = await client.csrf()
     const started = Date.now()
     await client.send("/auth/signin/email-code", { form: { csrfToken, email: "ivan@example.test" } })
@@ -138,6 +138,15 @@ describe("email code provider options", () => {
     expect(sent[0]?.expires.getTime()).toBeGreaterThanOrEqual(started + 600_000)
     const res = await client.send("/auth/callback/email-code", { form: { csrfToken, step: "code", code: sent[0]?.code as string } })
     expect(res.headers.get("location")).toBe(ORIGIN)
+  })
+
+  it("needs nothing registered: the sign-in page offers it as an email form posting to /auth/signin/email-code", async () => {
+    const client = new AuthClient({ secret: SECRET, trustHost: true, providers: [EmailCode({ sendCode: () => {} })] })
+    const page = await (await client.send("/auth/signin")).text()
+    expect(page).toContain('action="http://app.test/auth/signin/email-code"')
+    expect(page).toContain('type="email" name="email"')
+    const listed = (await (await client.send("/auth/providers")).json()) as Record<string, { type: string }>
+    expect(listed["email-code"]?.type).toBe("email")
   })
 
   it("without server or sendCode the factory throws a TypeError naming the provider", () => {

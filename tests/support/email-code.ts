@@ -3,7 +3,7 @@
  * flow as a browser makes them: post the address (and wait for the mail), type the code.
  */
 import type { AuthConfig } from "../../src/index.js"
-import EmailCode, { emailCodeFlow } from "../../src/providers/email-code/index.js"
+import EmailCode from "../../src/providers/email-code/index.js"
 import { AuthClient, SECRET, captureLogger } from "../helpers.js"
 import type { ParsedMessage, SmtpCapture } from "./smtp.js"
 
@@ -22,7 +22,6 @@ export function emailCodeApp(extra: Partial<AuthConfig>, smtp: SmtpCapture) {
     trustHost: true,
     logger: log.logger,
     providers: [EmailCode({ server: smtp.url, from: "authchart <auth@example.test>" })],
-    flows: [emailCodeFlow],
     events: { signIn: ({ user, isNewUser }) => void events.push(`signIn:${user.email}:${isNewUser}`) },
     ...extra,
   }

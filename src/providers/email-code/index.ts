@@ -15,8 +15,8 @@
  * address is linked to its user as for magic links. `nodemailer` sends it unless you give `sendCode`.
  */
 import type { Awaitable } from "../../index.js"
+import { defineFlow, type FlowDefinition } from "../../flow/index.js"
 import { DEFAULT_FROM, smtpSender } from "../nodemailer.js"
-import { defineFlow } from "../../index.js"
 import { checkCode, sendCode } from "./effects.js"
 import { emailCodeMachine } from "./machine.js"
 import { renderCodeEmail } from "./message.js"
@@ -53,13 +53,14 @@ export interface EmailCodeConfig extends EmailCodeUserConfig {
   id: string
   name: string
   type: "email"
-  flow: "email-code"
+  /** The flow it signs in with: {@link emailCodeFlow}. */
+  flow: FlowDefinition
   maxAge: number
   maxAttempts: number
   sendCode: (params: SendCodeParams) => Awaitable<void>
 }
 
-/** The flow: the request, then the code; the provider names it by `flow`. */
+/** The flow: the request, then the code. Every `EmailCode()` provider carries it (`flow`); nothing to register. */
 export const emailCodeFlow = defineFlow({
   id: "email-code",
   machine: emailCodeMachine,
@@ -88,7 +89,7 @@ export default function EmailCode(options: EmailCodeUserConfig): EmailCodeConfig
     id,
     name: options.name ?? "Email code",
     type: "email",
-    flow: "email-code",
+    flow: emailCodeFlow,
     from,
     maxAge,
     maxAttempts: options.maxAttempts ?? 5,
