@@ -128,7 +128,7 @@ describe("email code provider options", () => {
     const sent: { identifier: string; code: string; expires: Date }[] = []
     const log = captureLogger()
     const provider = EmailCode({ sendCode: (params) => void sent.push(params) })
-    const client = new AuthClient({ secret: SECRET, trustHost: true, logger: log.logger, providers: [provider], })
+    const client = new AuthClient({ secret: SECRET, trustHost: true, logger: log.logger, providers: [provider] })
     const csrfToken = await client.csrf()
     const started = Date.now()
     await client.send("/auth/signin/email-code", { form: { csrfToken, email: "ivan@example.test" } })

@@ -27,6 +27,7 @@ function addressOf(provider: EmailCodeConfig, input: unknown): string {
   }
 }
 
+/** Checks the address, asks the `signIn` callback, mails a new code; the machine gets only its HMAC. */
 export const sendCode = effect<Sent, { params: Record<string, unknown> }>(async (ctx, { params }) => {
   const provider = providerOf(ctx)
   const email = addressOf(provider, params.email)
@@ -45,6 +46,7 @@ export const sendCode = effect<Sent, { params: Record<string, unknown> }>(async 
   return { pending: { email, expires, hash: keyed(ctx, email, expires, code) }, redirect: "" }
 })
 
+/** Counts the attempt, refuses an expired or wrong code (constant time), answers who signed in. */
 export const checkCode = effect<Checked, { pending: PendingCode | null; code: unknown }>(async (ctx, { pending, code }) => {
   const { id, maxAge, maxAttempts } = providerOf(ctx)
   if (!pending) throw new Verification("No sign-in code was sent in this flow.")

@@ -32,6 +32,7 @@ export interface SendCodeParams {
   request: Request
 }
 
+/** Options of {@link EmailCode}: where the mail goes out, and the code's lifetime and attempt cap. */
 export interface EmailCodeUserConfig {
   /** Default `email-code`. */
   id?: string
@@ -49,6 +50,7 @@ export interface EmailCodeUserConfig {
   normalizeIdentifier?: (identifier: string) => string
 }
 
+/** The provider object {@link EmailCode} returns: options resolved, bound to {@link emailCodeFlow}. */
 export interface EmailCodeConfig extends EmailCodeUserConfig {
   id: string
   name: string
@@ -73,6 +75,14 @@ export const emailCodeFlow = defineFlow({
   pages: { code: codePage },
 })
 
+/**
+ * The email one-time code provider (id `email-code` unless you give one).
+ *
+ * @example
+ * ```ts
+ * const config = { providers: [EmailCode({ sendCode: ({ identifier, code }) => myMailer.send(identifier, `Your code: ${code}`) })] }
+ * ```
+ */
 export default function EmailCode(options: EmailCodeUserConfig): EmailCodeConfig {
   const id = options.id ?? "email-code"
   const from = options.from ?? DEFAULT_FROM

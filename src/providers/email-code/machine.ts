@@ -18,6 +18,7 @@ const codePage = (p: PendingCode | null, message?: string): Reply => ({ type: "p
 const output = <T>({ event }: { event: { output: T } }) => event.output
 const redirectTo = (url: string): FlowOutput => ({ ok: true, reply: { type: "redirect", url } })
 
+/** The email code flow's machine: pure, its two effects declared by name (see the module comment). */
 export const emailCodeMachine = setup({
   types: flowTypes<PendingCode>(),
   actors: {
