@@ -114,7 +114,7 @@ describe("toMermaid", () => {
     expect(block("totp")).toContain("totp_waiting --> totp_checking: STEP")
     expect(block("totp")).not.toMatch(/--> (terms|failed|issuing)\b/)
     expect(block("terms")).not.toMatch(/--> (issuing|failed)\b/)
-    expect(text).toContain("\n  totp_checking --> terms: done: totp.submit [guard]\n")
+    expect(text).toContain("\n  totp_checking --> terms: done: totp.submit [stepPassed]\n")
     expect(text).toContain("\n  terms_checking --> failed: error: terms.submit\n")
   })
 

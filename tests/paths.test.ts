@@ -1,11 +1,12 @@
 /**
- * Every path through every built-in flow (and an extended one): explored with xstate's pure
- * `initialTransition`/`transition` over every request event and every effect outcome (done or error).
+ * Every path through every built-in flow (and an extended one): explored with `xstate/graph`'s adjacency
+ * map over every request event and every effect outcome (done or error) of the states it reaches.
  * Each reachable state can still end; every end is `done`/`sent`/`denied` with a reply or `failed`
  * with a typed error; every state that waits for input has a route in the flow's table.
  */
 import { describe, expect, it } from "vitest"
-import { type AnyEventObject, type AnyMachineSnapshot, type AnyStateMachine, initialTransition, transition } from "xstate"
+import { type AnyEventObject, type AnyMachineSnapshot, type AnyStateMachine, type AnyStateNode, type StateValue, transition } from "xstate"
+import { getAdjacencyMap, getStateNodes } from "xstate/graph"
 import { AuthError, credentialsFlow, emailFlow, extendFlow, oauthFlow } from "../src/index.js"
 import type { FlowDefinition } from "../src/index.js"
 import { AWAITING_INPUT } from "../src/machines/types.js"
@@ -38,36 +39,46 @@ function key(s: AnyMachineSnapshot): string {
   return JSON.stringify([s.value, s.status])
 }
 
+/** A state node's path as the state value that is in it (`["totp", "checking"]` → `{ totp: "checking" }`). */
+function valueOf(path: readonly string[]): StateValue {
+  return path.slice(0, -1).reduceRight<StateValue>((inner, name) => ({ [name]: inner }), path[path.length - 1] as string)
+}
+
+/** Every request event of the flow, and an outcome (done or error) of each effect the snapshot runs. */
+function eventsOf(flow: FlowDefinition, nodes: readonly AnyStateNode[]) {
+  const requests = [...new Set(flow.routes.map((r) => r.event))].map((type) => ({ type, params: {}, now: 0 }))
+  return (snapshot: AnyMachineSnapshot): AnyEventObject[] => {
+    if (snapshot.status !== "active") return []
+    const active = nodes.filter((node) => node.path.length > 0 && snapshot.matches(valueOf(node.path)))
+    const invoked = active.flatMap((node) => node.invoke.map((i) => i.id))
+    return [
+      ...requests,
+      ...invoked.flatMap((id) => [
+        ...(outputs[id] ?? [{}]).map((output) => ({ type: `xstate.done.actor.${id}`, output })),
+        { type: `xstate.error.actor.${id}`, error: new AuthError("effect failed") },
+      ]),
+    ]
+  }
+}
+
+/** The flow's reachable snapshots and moves, from xstate/graph's adjacency map. */
 function explore(flow: FlowDefinition) {
   const machine = flow.machine as AnyStateMachine
-  const requestEvents = [...new Set(flow.routes.map((r) => r.event))].map((type) => ({ type, params: {}, now: 0 }))
-  const [start] = initialTransition(machine, { provider: "p", now: 0 })
-  const seen = new Map<string, AnyMachineSnapshot>([[key(start), start]])
+  const map = getAdjacencyMap(machine, {
+    input: { provider: "p", now: 0 },
+    events: eventsOf(flow, getStateNodes(machine.root)),
+    serializeState: (s) => key(s as AnyMachineSnapshot),
+  })
+  const seen = new Map<string, AnyMachineSnapshot>()
   const edges = new Map<string, Set<string>>()
-  const queue = [start]
-  while (queue.length > 0) {
-    const snapshot = queue.shift() as AnyMachineSnapshot
-    const from = key(snapshot)
-    const events: AnyEventObject[] = [...requestEvents]
-    // Effects of the active states (pure transitions may still list children whose state was left).
-    const invoked = (snapshot as unknown as { _nodes: { invoke: { id: string }[] }[] })._nodes.flatMap((n) => n.invoke.map((i) => i.id))
-    for (const id of invoked) {
-      for (const output of outputs[id] ?? [{}]) events.push({ type: `xstate.done.actor.${id}`, output })
-      events.push({ type: `xstate.error.actor.${id}`, error: new AuthError("effect failed") })
-    }
-    for (const event of events) {
-      const [next] = transition(machine, snapshot, event as never)
-      const to = key(next)
-      if (to === from) continue
-      if (!edges.has(from)) edges.set(from, new Set())
-      edges.get(from)?.add(to)
-      if (!seen.has(to)) {
-        seen.set(to, next)
-        queue.push(next)
-      }
-    }
+  for (const [from, { state, transitions }] of Object.entries(map)) {
+    seen.set(from, state as AnyMachineSnapshot)
+    const moves: { state: AnyMachineSnapshot }[] = Object.values(transitions)
+    const tos = new Set(moves.map((move) => key(move.state)))
+    tos.delete(from)
+    edges.set(from, tos)
   }
-  return { seen, edges, requestEvents }
+  return { seen, edges }
 }
 
 const flows: [string, FlowDefinition][] = [

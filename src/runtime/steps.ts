@@ -161,6 +161,14 @@ function stepActors(step: StepDefinition) {
   return { [`${step.id}.enter`]: enter, [`${step.id}.submit`]: submit }
 }
 
+/** The steps' named guards (diagrams show their names). */
+const stepGuards = {
+  /** The step does not apply, or decided at once: go on without a page. */
+  stepSkipped: (_: unknown, params: { output: EnterOutput }) => params.output.skip,
+  /** The answer was accepted. */
+  stepPassed: (_: unknown, params: { output: SubmitOutput }) => params.output.result === "pass",
+}
+
 /** `assign` for the untyped state configs built here: the event shape is known per transition. */
 function update<E>(fn: (args: { context: FlowContext; event: E }) => Partial<FlowContext>) {
   return assign(fn as never)
@@ -194,7 +202,10 @@ function stepState(step: StepDefinition, machineId: string, next: string): Recor
           src: `${step.id}.enter`,
           input: ({ context }: { context: FlowContext }) => ({ identity: context.identity, state: stateOf(context) }),
           onDone: [
-            { guard: ({ event }: { event: { output: EnterOutput } }) => event.output.skip, target: `#${machineId}.${next}` },
+            {
+              guard: { type: "stepSkipped", params: ({ event }: { event: { output: EnterOutput } }) => ({ output: event.output }) },
+              target: `#${machineId}.${next}`,
+            },
             {
               target: "waiting",
               actions: update<{ output: EnterOutput }>(({ context, event }) => ({
@@ -218,7 +229,7 @@ function stepState(step: StepDefinition, machineId: string, next: string): Recor
           }),
           onDone: [
             {
-              guard: ({ event }: { event: { output: SubmitOutput } }) => event.output.result === "pass",
+              guard: { type: "stepPassed", params: ({ event }: { event: { output: SubmitOutput } }) => ({ output: event.output }) },
               target: `#${machineId}.${next}`,
               actions: update<{ output: SubmitOutput }>(({ context, event }) => ({
                 steps: keep(context, { data: event.output.data }),
@@ -260,7 +271,8 @@ export function extendFlow(flow: FlowDefinition, steps: readonly StepDefinition[
   steps.forEach((step, i) => {
     config.states[step.id] = stepState(step, config.id, ids[i + 1] ?? "issuing")
   })
-  const extended = createMachine(config as never, machine.implementations as never) as AnyStateMachine
+  const implementations = { ...machine.implementations, guards: { ...machine.implementations.guards, ...stepGuards } }
+  const extended = createMachine(config as never, implementations as never) as AnyStateMachine
   const routes: FlowRoute[] = [
     ...flow.routes,
     ...steps
