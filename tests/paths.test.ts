@@ -40,7 +40,7 @@ function key(s: AnyMachineSnapshot): string {
 }
 
 /** A state node's path as the state value that is in it (`["totp", "checking"]` → `{ totp: "checking" }`). */
-function valueOf(path: readonly string[]): StateValue {
+function stateValueAt(path: readonly string[]): StateValue {
   return path.slice(0, -1).reduceRight<StateValue>((inner, name) => ({ [name]: inner }), path[path.length - 1] as string)
 }
 
@@ -49,7 +49,7 @@ function eventsOf(flow: FlowDefinition, nodes: readonly AnyStateNode[]) {
   const requests = [...new Set(flow.routes.map((r) => r.event))].map((type) => ({ type, params: {}, now: 0 }))
   return (snapshot: AnyMachineSnapshot): AnyEventObject[] => {
     if (snapshot.status !== "active") return []
-    const active = nodes.filter((node) => node.path.length > 0 && snapshot.matches(valueOf(node.path)))
+    const active = nodes.filter((node) => node.path.length > 0 && snapshot.matches(stateValueAt(node.path)))
     const invoked = active.flatMap((node) => node.invoke.map((i) => i.id))
     return [
       ...requests,
