@@ -4,43 +4,34 @@
  * with the cookie flow store (no adapter), the Redis flow store with the Redis server-state port, and
  * an adapter with database sessions; then the bad inputs of the email flow for each.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import type { AuthConfig } from "../src/index.js"
 import { RedisAdapter } from "../src/adapters/redis.js"
 import EmailCode from "../src/providers/email-code/index.js"
 import { RedisFlowStore, RedisServerState } from "../src/stores/redis.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger } from "./helpers.js"
-import { type RedisServer, type TestRedisClient, connectClient, startRedis } from "./support/redis-server.js"
-import { type SmtpCapture, startSmtp } from "./support/smtp.js"
-import { codeIn, emailCodeApp } from "./support/email-code.js"
+import { codeIn, emailCodeApp, usePeers } from "./support/email-code.js"
 
-let smtp: SmtpCapture
-let server: RedisServer
-let redis: TestRedisClient
-beforeAll(async () => {
-  ;[smtp, server] = await Promise.all([startSmtp(), startRedis()])
-  redis = await connectClient(server.url)
-})
-afterAll(async () => {
-  redis?.destroy()
-  await Promise.all([smtp?.stop(), server?.stop()])
-})
+const peers = usePeers()
 
 const setups: [string, () => Partial<AuthConfig>][] = [
   ["the cookie flow store (JWT, no adapter)", () => ({})],
   [
     "the Redis flow store and server state",
-    () => ({ flowStore: RedisFlowStore(redis, { prefix: "code-flow:" }), serverState: RedisServerState(redis, { prefix: "code-state:" }) }),
+    () => ({
+      flowStore: RedisFlowStore(peers.redis, { prefix: "code-flow:" }),
+      serverState: RedisServerState(peers.redis, { prefix: "code-state:" }),
+    }),
   ],
   [
     "an adapter (Redis) with database sessions",
-    () => ({ adapter: RedisAdapter(redis, { prefix: "code-db:" }), session: { strategy: "database" } }),
+    () => ({ adapter: RedisAdapter(peers.redis, { prefix: "code-db:" }), session: { strategy: "database" } }),
   ],
 ]
 
 describe.each(setups)("email codes with %s", (_, extra) => {
   function app(more: Partial<AuthConfig> = {}) {
-    return emailCodeApp({ ...extra(), ...more }, smtp)
+    return emailCodeApp({ ...extra(), ...more }, peers.smtp)
   }
 
   it("request a code → one message with 6 digits → type it on the code page → signed in at the callback URL", async () => {
@@ -85,20 +76,20 @@ describe.each(setups)("email codes with %s", (_, extra) => {
     ["two addresses after a comma", "eve@example.test,mallory@evil.test"],
   ])("%s is EmailSignInError on the sign-in page, logged once; nothing is sent", async (_, email) => {
     const { requestCode, log } = app()
-    const before = smtp.messages.length
+    const before = peers.smtp.messages.length
     const { res } = await requestCode(email, { noMail: true })
     expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=EmailSignInError&code=invalid_email`)
     expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual(["EmailSignInError"])
-    expect(smtp.messages).toHaveLength(before)
+    expect(peers.smtp.messages).toHaveLength(before)
   })
 
   it("a code request without the CSRF token is MissingCSRF; nothing is sent", async () => {
     const { client, log } = app()
-    const before = smtp.messages.length
+    const before = peers.smtp.messages.length
     const res = await client.send("/auth/signin/email-code", { form: { email: "frank@example.test" } })
     expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=MissingCSRF`)
     expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual(["MissingCSRF"])
-    expect(smtp.messages).toHaveLength(before)
+    expect(peers.smtp.messages).toHaveLength(before)
   })
 
   it("a code typed without the CSRF token is MissingCSRF; no session", async () => {

@@ -4,26 +4,14 @@
  * another address, a replayed code, a code readable at rest, the `signIn` callback and the code-request
  * rate limit. Each runs with the cookie flow store and with the Redis flow store on a real redis-server.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterEach, describe, expect, it, vi } from "vitest"
 import type { AuthConfig } from "../../src/index.js"
 import { unsealEnvelope } from "../../src/runtime/store.js"
 import { RedisFlowStore, RedisServerState } from "../../src/stores/redis.js"
 import { AuthClient, ORIGIN } from "../helpers.js"
-import { codeIn, emailCodeApp } from "../support/email-code.js"
-import { type RedisServer, type TestRedisClient, connectClient, startRedis } from "../support/redis-server.js"
-import { type SmtpCapture, startSmtp } from "../support/smtp.js"
+import { codeIn, emailCodeApp, usePeers } from "../support/email-code.js"
 
-let smtp: SmtpCapture
-let server: RedisServer
-let redis: TestRedisClient
-beforeAll(async () => {
-  ;[smtp, server] = await Promise.all([startSmtp(), startRedis()])
-  redis = await connectClient(server.url)
-})
-afterAll(async () => {
-  redis?.destroy()
-  await Promise.all([smtp?.stop(), server?.stop()])
-})
+const peers = usePeers()
 afterEach(() => {
   vi.useRealTimers()
 })
@@ -36,14 +24,14 @@ const stores: [string, () => Partial<AuthConfig>][] = [
   [
     "the Redis flow store",
     () => ({
-      flowStore: RedisFlowStore(redis, { prefix: "sec-flow:" }),
-      serverState: RedisServerState(redis, { prefix: `sec-state:${Math.random()}:` }),
+      flowStore: RedisFlowStore(peers.redis, { prefix: "sec-flow:" }),
+      serverState: RedisServerState(peers.redis, { prefix: `sec-state:${Math.random()}:` }),
     }),
   ],
 ]
 
 describe.each(stores)("email codes with %s", (storeName, store) => {
-  const app = (more: Partial<AuthConfig> = {}) => emailCodeApp({ ...store(), ...more }, smtp)
+  const app = (more: Partial<AuthConfig> = {}) => emailCodeApp({ ...store(), ...more }, peers.smtp)
   const signedIn = (client: AuthClient) => client.jar.get("authjs.session-token") !== undefined
   const types = (errors: Error[]) => errors.map((e) => (e as { type?: string }).type)
   const otherThan = (code: string) => (code === "000000" ? "111111" : "000000")
@@ -112,7 +100,7 @@ describe.each(stores)("email codes with %s", (storeName, store) => {
     const { requestCode, client } = app()
     const { mail } = await requestCode("erin@example.test")
     const id = client.jar.get(FLOW_COOKIE) as string
-    const sealed = storeName === "the cookie flow store" ? id : ((await redis.get(`sec-flow:${FLOW_COOKIE}:${id}`)) as string)
+    const sealed = storeName === "the cookie flow store" ? id : ((await peers.redis.get(`sec-flow:${FLOW_COOKIE}:${id}`)) as string)
     const snapshot = JSON.stringify((await unsealEnvelope(sealed, [client.config.secret as string], FLOW_COOKIE)).snapshot)
     expect(snapshot).toMatch(/"hash":"[0-9a-f]{64}"/)
     expect(snapshot).not.toContain(codeIn(mail))
@@ -123,10 +111,10 @@ describe.each(stores)("email codes with %s", (storeName, store) => {
     const refuseMallory = app({
       callbacks: { signIn: ({ email, user }) => (seen.push(email ?? user.email), user.email !== "mallory@example.test") },
     })
-    const before = smtp.messages.length
+    const before = peers.smtp.messages.length
     const { res } = await refuseMallory.requestCode("mallory@example.test", { noMail: true })
     expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=AccessDenied`)
-    expect(smtp.messages).toHaveLength(before)
+    expect(peers.smtp.messages).toHaveLength(before)
 
     const { mail } = await refuseMallory.requestCode("frank@example.test")
     expect((await refuseMallory.enterCode(codeIn(mail))).headers.get("location")).toBe(ORIGIN)
@@ -136,11 +124,11 @@ describe.each(stores)("email codes with %s", (storeName, store) => {
   it("rate limit: the 4th code for one address within 15 minutes is refused (emailAddress) and not sent", async () => {
     const { requestCode, log } = app({ rateLimit: true })
     for (let i = 0; i < 3; i++) expect((await requestCode("grace@example.test")).res.status).toBe(200)
-    const before = smtp.messages.length
+    const before = peers.smtp.messages.length
     const { res } = await requestCode("Grace@example.test", { noMail: true })
     expect(res.headers.get("location")).toMatch(new RegExp(`^${ORIGIN}/auth/signin\\?error=RateLimited&retryIn=\\d+$`))
     expect(res.headers.get("ratelimit-policy")).toBe('"emailAddress";q=3;w=900')
     expect(types(log.errors)).toEqual(["RateLimited"])
-    expect(smtp.messages).toHaveLength(before)
+    expect(peers.smtp.messages).toHaveLength(before)
   })
 })

@@ -2,10 +2,33 @@
  * An app with the email code provider sending through the test SMTP server, and the two requests of its
  * flow as a browser makes them: post the address (and wait for the mail), type the code.
  */
+import { afterAll, beforeAll } from "vitest"
 import type { AuthConfig } from "../../src/index.js"
 import EmailCode from "../../src/providers/email-code/index.js"
 import { AuthClient, SECRET, captureLogger } from "../helpers.js"
-import type { ParsedMessage, SmtpCapture } from "./smtp.js"
+import { type RedisServer, type TestRedisClient, connectClient, startRedis } from "./redis-server.js"
+import { type ParsedMessage, type SmtpCapture, startSmtp } from "./smtp.js"
+
+/** The real peers of an email code test file: the SMTP server and a redis-server, up for the whole file. */
+export interface CodePeers {
+  smtp: SmtpCapture
+  redis: TestRedisClient
+}
+
+/** Starts the test SMTP server and a redis-server before the file's tests, and stops them after. */
+export function usePeers(): CodePeers {
+  const peers = {} as CodePeers
+  let server: RedisServer | undefined
+  beforeAll(async () => {
+    ;[peers.smtp, server] = await Promise.all([startSmtp(), startRedis()])
+    peers.redis = await connectClient(server.url)
+  })
+  afterAll(async () => {
+    peers.redis?.destroy()
+    await Promise.all([peers.smtp?.stop(), server?.stop()])
+  })
+  return peers
+}
 
 /** The 6-digit code of a code message. */
 export function codeIn(mail: ParsedMessage): string {
