@@ -11,6 +11,7 @@ import { AuthError, credentialsFlow, emailFlow, extendFlow, oauthFlow } from "..
 import type { FlowDefinition } from "../src/index.js"
 import { AWAITING_INPUT } from "../src/machines/types.js"
 import { totpStep } from "../src/steps/totp.js"
+import { emailCodeFlow } from "../src/providers/email-code/index.js"
 
 const identity = { user: { id: "1", name: "A" }, account: { provider: "p", providerAccountId: "1", type: "oauth" } }
 /** A plausible output of each effect, by invoke id. */
@@ -25,6 +26,14 @@ const outputs: Record<string, unknown[]> = {
   signInGate: [{ allow: true }, { allow: false, redirect: "https://app.test/elsewhere" }],
   linkIdentity: [identity],
   issueSession: [{ redirect: "https://app.test/", cookies: [] }],
+  sendCode: [
+    { pending: { email: "a@b.test", hash: "h", expires: 1 }, redirect: "" },
+    { pending: null, redirect: "https://app.test/elsewhere" },
+  ],
+  checkCode: [
+    { identity, retry: "" },
+    { identity: null, retry: "That code is not right." },
+  ],
   "totp.enter": [
     { skip: true, data: {} },
     { skip: false, data: {} },
@@ -85,6 +94,7 @@ const flows: [string, FlowDefinition][] = [
   ["credentials", credentialsFlow],
   ["oauth", oauthFlow],
   ["email", emailFlow],
+  ["email code", emailCodeFlow],
   ["credentials + totp", extendFlow(credentialsFlow, [totpStep({ secretFor: () => "JBSWY3DPEHPK3PXP" })])],
 ]
 

@@ -35,6 +35,7 @@ export const emailCodeMachine = setup({
     idle: { tags: [AWAITING_INPUT], on: { SUBMIT: "sending" } },
     sending: {
       invoke: {
+        id: "sendCode",
         src: "sendCode",
         input: ({ event }) => ({ params: event.params }),
         onDone: [
@@ -47,6 +48,7 @@ export const emailCodeMachine = setup({
     code: { tags: [AWAITING_INPUT], on: { CODE: "checking" } },
     checking: {
       invoke: {
+        id: "checkCode",
         src: "checkCode",
         input: ({ context, event }) => ({ pending: context.pending, code: event.params.code }),
         onDone: [
