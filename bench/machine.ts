@@ -122,6 +122,9 @@ async function handResume(): Promise<string> {
   return JSON.stringify({ state: "step", attempts: saved.attempts + 1 })
 }
 
+/** One machine-driven credentials sign-in (for instruction counts under callgrind). */
+export const signInOnce = (): Promise<FlowOutput> => machineSignIn(providedCredentials)
+
 /** CPU µs per call of `op`: the best (least disturbed) of ROUNDS rounds of ITERATIONS calls. */
 async function cpuPerOp(op: () => Promise<unknown>): Promise<{ best: number; median: number }> {
   for (let i = 0; i < 2000; i++) await op()

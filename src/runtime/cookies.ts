@@ -38,8 +38,8 @@ function utc(date: Date): string {
 }
 
 /**
- * The `cookie` package's output, built directly for the common case: a known-good name, a value that
- * needs no encoding, and the options authchart uses. Anything else returns undefined.
+ * The `cookie` package's output, built directly for the common case: a known-good name and the options
+ * authchart uses (the value URI-encoded as the package does). Anything else returns undefined.
  */
 function plainSetCookie(cookie: OutCookie): string | undefined {
   const { name, value, options } = cookie
@@ -47,11 +47,11 @@ function plainSetCookie(cookie: OutCookie): string | undefined {
     if (!NAME.test(name) || checkedNames.size >= 1024) return undefined
     checkedNames.add(name)
   }
-  if (!PLAIN_VALUE.test(value)) return undefined
   const { maxAge, domain, path, expires, httpOnly, secure, partitioned, priority, sameSite } = options
   if (domain || priority || (maxAge !== undefined && !Number.isInteger(maxAge))) return undefined
   if (path && !PATH.test(path)) return undefined
-  let out = `${name}=${value}`
+  // encodeURIComponent's output is always cookie-octets; a value that needs none is kept as it is
+  let out = `${name}=${PLAIN_VALUE.test(value) ? value : encodeURIComponent(value)}`
   if (maxAge !== undefined) out += `; Max-Age=${maxAge}`
   if (path) out += `; Path=${path}`
   if (expires) {

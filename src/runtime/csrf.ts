@@ -27,14 +27,25 @@ function equal(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y)
 }
 
+/** Cookie values already checked, per secrets list: a browser sends its CSRF cookie with every request. */
+const VERIFIED_MAX = 1024
+const verified = new WeakMap<readonly string[], Map<string, string>>()
+
 function validToken(value: string | undefined, secrets: readonly string[]): string | undefined {
   if (!value) return undefined
+  let seen = verified.get(secrets)
+  const hit = seen?.get(value)
+  if (hit !== undefined) return hit
   const bar = value.indexOf("|")
   if (bar <= 0) return undefined
   const token = value.slice(0, bar)
   const hash = value.slice(bar + 1)
   const candidates = secrets.length > 1 ? [...secrets, secrets.join(",")] : secrets
-  return candidates.some((secret) => equal(sha256hex(`${token}${secret}`), hash)) ? token : undefined
+  if (!candidates.some((secret) => equal(sha256hex(`${token}${secret}`), hash))) return undefined
+  if (!seen) verified.set(secrets, (seen = new Map()))
+  if (seen.size >= VERIFIED_MAX) seen.delete(seen.keys().next().value as string)
+  seen.set(value, token)
+  return token
 }
 
 /** Reads (or mints) the CSRF token of a request and tells whether the POST body proved it. */

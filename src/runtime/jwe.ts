@@ -63,7 +63,8 @@ function keyLength(enc: string): 32 | 64 {
  * ```
  */
 export function deriveKey(secret: string, salt: string, enc: ContentEncryption): DerivedKey {
-  const id = JSON.stringify([enc, salt, secret])
+  // unambiguous: the salt is length-prefixed, the secret is the rest
+  const id = `${enc}:${salt.length}:${salt}:${secret}`
   const hit = keyCache.get(id)
   if (hit) return hit
   const length = keyLength(enc)

@@ -39,11 +39,23 @@ const OPEN: Gate = { settle: async () => {} }
 const ACCOUNT_ACTIONS: ReadonlySet<string> = new Set(["revoke-session", "revoke-other-sessions", "unlink-account"])
 const PASSWORD_FIELDS = ["email", "username", "identifier", "login", "user"]
 
+const accountFields = new WeakMap<object, readonly string[]>()
+
+/** The fields that may name the account, in order: the usual login fields, then the provider's non-password ones. */
+function accountFieldsOf(config: CredentialsConfig | undefined): readonly string[] {
+  if (!config) return PASSWORD_FIELDS
+  let names = accountFields.get(config)
+  if (!names) {
+    const fields = Object.entries(config.credentials ?? {})
+    names = [...PASSWORD_FIELDS, ...fields.filter(([, input]) => input.type !== "password").map(([name]) => name)]
+    accountFields.set(config, names)
+  }
+  return names
+}
+
 /** The account a credentials submission names: a usual login field, else the first non-password field. */
 function credentialsAccount(ctx: RequestContext): string | undefined {
-  const fields = Object.entries((ctx.provider?.config as CredentialsConfig | undefined)?.credentials ?? {})
-  const names = [...PASSWORD_FIELDS, ...fields.filter(([, input]) => input.type !== "password").map(([name]) => name)]
-  for (const name of names) {
+  for (const name of accountFieldsOf(ctx.provider?.config as CredentialsConfig | undefined)) {
     const value = ctx.req.body?.[name]
     if (typeof value === "string" && value.trim() !== "") return value
   }
@@ -89,6 +101,8 @@ function rulesFor(ctx: RequestContext): { name: RateLimitRuleName; account?: str
 function checksFor(ctx: RequestContext, limits: ResolvedRateLimit): Check[] {
   const ip = ctx.req.clientIp ? clientKey(ctx.req.clientIp) : undefined
   const checks: Check[] = []
+  let hashedFor: string | undefined
+  let accountHashed: string | undefined
   for (const { name, account } of rulesFor(ctx)) {
     const rule = limits.rules.get(name)
     if (!rule) continue
@@ -102,7 +116,12 @@ function checksFor(ctx: RequestContext, limits: ResolvedRateLimit): Check[] {
     }
     if (limits.skip?.(seen)) continue
     const client = limits.key?.(seen) ?? ip
-    const hashed = account === undefined ? undefined : accountHash(account, ctx.config.secrets[0])
+    // the account rules of one request name the same account: hashed once
+    if (account !== undefined && account !== hashedFor) {
+      hashedFor = account
+      accountHashed = accountHash(account, ctx.config.secrets[0])
+    }
+    const hashed = account === undefined ? undefined : accountHashed
     if (name === "passwordAccount" || name === "emailAddress") {
       checks.push({ name, rule, key: stateKey("rl", hashed as string, name), client, account: hashed })
     } else if (client !== undefined) {
