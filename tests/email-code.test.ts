@@ -10,6 +10,7 @@ import { RedisAdapter } from "../src/adapters/redis.js"
 import EmailCode from "../src/providers/email-code/index.js"
 import { RedisFlowStore, RedisServerState } from "../src/stores/redis.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger } from "./helpers.js"
+import { closedPort } from "./support/smtp.js"
 import { codeIn, emailCodeApp, usePeers } from "./support/email-code.js"
 
 const peers = usePeers()
@@ -138,6 +139,18 @@ describe("email code provider options", () => {
     expect(page).toContain('type="email" name="email"')
     const listed = (await (await client.send("/auth/providers")).json()) as Record<string, { type: string }>
     expect(listed["email-code"]?.type).toBe("email")
+  })
+
+  it("SMTP server down: EmailSignInError send_failed on the sign-in page within a bounded time, no code page", async () => {
+    const log = captureLogger()
+    const port = await closedPort()
+    const provider = EmailCode({ server: { host: "127.0.0.1", port, connectionTimeout: 1000 } })
+    const client = new AuthClient({ secret: SECRET, trustHost: true, logger: log.logger, providers: [provider] })
+    const csrfToken = await client.csrf()
+    const res = await client.send("/auth/signin/email-code", { form: { csrfToken, email: "judy@example.test" } })
+    expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=EmailSignInError&code=send_failed`)
+    expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual(["EmailSignInError"])
+    expect(client.jar.get("authchart.flow.email-code")).toBeUndefined()
   })
 
   it("without server or sendCode the factory throws a TypeError naming the provider", () => {
