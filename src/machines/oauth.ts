@@ -7,8 +7,27 @@
  * redeemed, the profile read → the shared sign-in tail. The checks leave the context as soon as they are used.
  */
 import { assign, setup } from "xstate"
-import { AWAITING_INPUT, type AuthorizationStart, type Identity, type OAuthPending } from "./types.js"
+import { AWAITING_INPUT, type Identity } from "./types.js"
 import { declareEffect, flowBase, flowTypes, signInTail, tailActions, tailActors, tailGuards } from "./setup.js"
+
+/**
+ * What an OAuth / OIDC sign-in keeps between the redirect to the provider and the callback: the checks
+ * (RFC 9700: `state`, PKCE verifier, OIDC `nonce`), the exact redirect URI, and the issuer it is bound to.
+ * Sealed with the snapshot; never in a URL except `state`.
+ */
+export interface OAuthPending {
+  state: string
+  codeVerifier: string
+  nonce: string | null
+  redirectUri: string
+  issuer: string
+}
+
+/** The authorization request: where to send the browser, and what to keep for the callback. */
+export interface AuthorizationStart {
+  url: string
+  pending: OAuthPending
+}
 
 export const oauthMachine = setup({
   types: flowTypes<OAuthPending>(),

@@ -101,22 +101,3 @@ export interface FlowInput {
   provider: string
   now: number
 }
-
-/**
- * What an OAuth / OIDC sign-in keeps between the redirect to the provider and the callback: the checks
- * (RFC 9700: `state`, PKCE verifier, OIDC `nonce`), the exact redirect URI, and the issuer it is bound to.
- * Sealed with the snapshot; never in a URL except `state`.
- */
-export interface OAuthPending {
-  state: string
-  codeVerifier: string
-  nonce: string | null
-  redirectUri: string
-  issuer: string
-}
-
-/** The authorization request: where to send the browser, and what to keep for the callback. */
-export interface AuthorizationStart {
-  url: string
-  pending: OAuthPending
-}

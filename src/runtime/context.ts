@@ -67,7 +67,10 @@ export function param(req: IncomingRequest, name: string): string | undefined {
   return req.url.searchParams.get(name) ?? undefined
 }
 
-/** A web `Request` for user code (authorize), carrying the headers and the body as JSON. */
+/**
+ * A web `Request` for user code (authorize), carrying the headers and the body as JSON.
+ * @example const request = toUserRequest(ctx.req) // for a callback of yours that takes the request
+ */
 export function toUserRequest(req: IncomingRequest): Request {
   const headers = new Headers()
   for (const [name, value] of req.headerEntries()) {
@@ -81,6 +84,7 @@ export function toUserRequest(req: IncomingRequest): Request {
  * The `request` argument for a user function that receives one: the web `Request` itself when the function
  * declares a parameter for it, else a stand-in that builds it on first use (a web `Request` costs more
  * than the rest of a sign-in's parsing). The stand-in is `instanceof Request` and forwards every property.
+ * @example await provider.authorize(input.params, userRequestFor(provider.authorize, 2, ctx.req))
  */
 export function userRequestFor(fn: (...args: never[]) => unknown, position: number, req: IncomingRequest): Request {
   if (fn.length !== position) return toUserRequest(req)

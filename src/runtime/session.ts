@@ -188,7 +188,10 @@ export function sessionStrategy(ctx: RequestContext): SessionStrategy {
   return ctx.config.session.strategy === "database" ? databaseStrategy : jwtStrategy
 }
 
-/** The user of the request's current session, if any (errors mean "nobody"). */
+/**
+ * The user of the request's current session, if any (errors mean "nobody").
+ * @example const signedIn = await currentUser(ctx, adapterOf(ctx)) // link a new passkey to them
+ */
 export async function currentUser(ctx: RequestContext, adapter: SafeAdapter): Promise<AdapterUser | null> {
   const { name } = ctx.cookies.sessionToken
   const raw = readChunked(ctx.req.cookies, name)

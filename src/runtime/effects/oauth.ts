@@ -15,7 +15,8 @@ import {
   OAuthProfileParseError,
   OAuthSignInError,
 } from "../../errors.js"
-import type { AuthorizationStart, Identity, OAuthPending } from "../../machines/types.js"
+import type { Identity } from "../../flow/index.js"
+import type { AuthorizationStart, OAuthPending } from "../../machines/oauth.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
 import type { Profile, TokenSet, User } from "../../types.js"
 import type { EffectContext } from "../flow.js"

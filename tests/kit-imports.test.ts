@@ -1,0 +1,52 @@
+/**
+ * The built-in flows are written with the public kit: the flow table (src/runtime/flows.ts), their
+ * machines and the effects they use import nothing internal that `authchart/flow` does not export (or
+ * another public module, or one another). So does the repository's own resting test flow.
+ */
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { repoRoot } from "./support/packed.js"
+import { kitNames, refusal, refusedImports } from "./support/kit-imports.js"
+
+/** The built-in flows' own files: what they may import from one another. */
+const builtIn = [
+  "src/runtime/flows.ts",
+  "src/machines/credentials.ts",
+  "src/machines/email.ts",
+  "src/machines/oauth.ts",
+  "src/machines/webauthn.ts",
+  "src/runtime/effects/credentials.ts",
+  "src/runtime/effects/email.ts",
+  "src/runtime/effects/oauth.ts",
+  "src/runtime/effects/oauth-server.ts",
+  "src/runtime/effects/webauthn.ts",
+  "src/runtime/effects/webauthn-support.ts",
+]
+/**
+ * Not yet on the kit: the redirect proxy (Auth.js' `redirectProxyUrl`), which the OAuth flow plugs in as
+ * its `intercept` and which seals its state with the runtime's JWE helpers.
+ */
+const notYet = ["src/runtime/effects/redirect-proxy.ts"]
+const own = (target: string) => builtIn.includes(target) || notYet.includes(target)
+
+describe("the built-in flows import only the kit, public modules and one another", () => {
+  it.each(builtIn)("%s", (path) => {
+    expect(refusedImports(join(repoRoot, path), own)).toEqual([])
+  })
+
+  it("tests/support/confirm-flow.ts (an application's flow) too", () => {
+    expect(refusedImports(join(repoRoot, "tests/support/confirm-flow.ts"), () => false)).toEqual([])
+  })
+
+  it("the check refuses an internal name, accepts one the kit re-exports", () => {
+    const file = join(repoRoot, "src/machines/oauth.ts")
+    expect(kitNames.has("signInTail")).toBe(true)
+    expect(refusal(file, { specifier: "./setup.js", names: ["signInTail", "flowBase"] }, own)).toBeNull()
+    expect(refusal(file, { specifier: "../runtime/session.js", names: ["sessionStrategy"] }, own)).toBe(
+      "../runtime/session.js (src/runtime/session.ts): sessionStrategy not in the kit",
+    )
+    expect(refusal(file, { specifier: "../runtime/csrf.js", names: ["*"] }, own)).toBe(
+      "../runtime/csrf.js (src/runtime/csrf.ts): * not in the kit",
+    )
+  })
+})
