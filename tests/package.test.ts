@@ -143,8 +143,10 @@ describe("npm pack", () => {
     const publint = execFileSync(bin("publint"), ["run", packed.tarball, "--strict", "--level", "suggestion"], { encoding: "utf8" })
     expect(publint).toContain("All good!")
     // --no-definitely-typed: no @types lookup on the registry; exits non-zero on any problem
+    // the JSON report is past 1 MB (spawnSync's default maxBuffer, which kills the child: status null)
     const attw = spawnSync(bin("attw"), [packed.tarball, "--profile", "esm-only", "--no-definitely-typed", "--format", "json"], {
       encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
     })
     const problems = (JSON.parse(attw.stdout) as { problems: Record<string, { resolutionKind?: string }[]> }).problems
     const counted = Object.values(problems)
