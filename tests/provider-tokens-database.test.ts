@@ -17,7 +17,7 @@ import {
   stateKey,
   unlinkAccount,
 } from "../src/index.js"
-import { AuthClient, SECRET } from "./helpers.js"
+import { AuthClient, SECRET, captureLogger } from "./helpers.js"
 import { drizzleSqliteBackend, memoryBackend, pgBackend } from "./support/backends.js"
 import {
   ACCESS_TOKEN_TTL,
@@ -46,6 +46,7 @@ describe.each([memoryBackend, pgBackend, drizzleSqliteBackend])("provider tokens
     // the app vouches for another way to sign in, so unlinking the only account is allowed
     const accounts = { hasOtherSignIn: () => true }
     const config: AuthConfig = { secret: SECRET, trustHost: true, adapter, providers: [idpProvider(the.idp)], serverState, accounts }
+    config.logger = captureLogger().logger
     config.session = { strategy: "database", providerTokens: "server" }
     const client = new AuthClient(config)
     await signInWithIdp(the.idp, client, account)

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AccessTokenUnavailable, type AuthConfig, getAccessToken, type ServerState, stateKey } from "../src/index.js"
 import { stableUserId } from "../src/runtime/effects/oauth.js"
 import { RedisServerState } from "../src/stores/redis.js"
-import { AuthClient, SECRET } from "./helpers.js"
+import { AuthClient, SECRET, captureLogger } from "./helpers.js"
 import { type RedisServer, type TestRedisClient, connectClient, startRedis } from "./support/redis-server.js"
 import { ACCESS_TOKEN_TTL, advanceClock, idpProvider, requestOf, signInWithIdp, userinfoSub, usesTokenIdp } from "./support/token-app.js"
 
@@ -35,6 +35,7 @@ function instances(providerTokens: NonNullable<AuthConfig["session"]>["providerT
   return clients.map(
     (client): AuthConfig => ({
       secret: SECRET,
+      logger: captureLogger().logger,
       trustHost: true,
       providers: [idpProvider(the.idp)],
       session: { providerTokens },

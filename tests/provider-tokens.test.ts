@@ -19,7 +19,7 @@ import {
 } from "../src/index.js"
 import { ExpressAuth, getAccessToken as getAccessTokenExpress } from "../src/integration/express.js"
 import { stableUserId } from "../src/runtime/effects/oauth.js"
-import { AuthClient, SECRET } from "./helpers.js"
+import { AuthClient, SECRET, captureLogger } from "./helpers.js"
 import { servesApps } from "./support/express-apps.js"
 import {
   ACCESS_TOKEN_TTL,
@@ -41,6 +41,7 @@ function app(extra: Partial<AuthConfig> = {}, provider: Record<string, unknown> 
   const serverState = memoryServerState()
   const config: AuthConfig = {
     secret: SECRET,
+    logger: captureLogger().logger,
     trustHost: true,
     providers: [idpProvider(the.idp, provider)],
     session: { providerTokens: "server" },
@@ -119,13 +120,17 @@ describe("provider tokens with JWT sessions", () => {
     expect(await getAccessToken(requestOf(client), "idp", config)).toEqual(expect.any(String))
   })
 
-  it("a failing token endpoint: AccessTokenUnavailable, the tokens stand, and the next call refreshes", async () => {
-    const { config, client, stored } = app()
+  it("a failing token endpoint: AccessTokenUnavailable (logged once for 10 calls), the tokens stand, the next call refreshes", async () => {
+    const log = captureLogger()
+    const { config, client, stored } = app({ logger: log.logger })
     await signInWithIdp(the.idp, client)
     const first = await stored()
     advanceClock(ACCESS_TOKEN_TTL + 1)
     the.idp.setTokenFault("500")
-    await expect(getAccessToken(requestOf(client), "idp", config)).rejects.toBeInstanceOf(AccessTokenUnavailable)
+    const calls = await Promise.allSettled(Array.from({ length: 10 }, () => getAccessToken(requestOf(client), "idp", config)))
+    expect(calls.map((c) => c.status === "rejected" && c.reason instanceof AccessTokenUnavailable)).toEqual(Array(10).fill(true))
+    expect(log.errors.map((e) => (e as AccessTokenUnavailable).type)).toEqual(["AccessTokenUnavailable"])
+    expect(JSON.stringify(log.errors[0]?.cause ?? {})).not.toContain(first.refresh_token)
     expect(await stored()).toEqual(first)
     expect(await sessionOf(client)).not.toHaveProperty("error")
     the.idp.setTokenFault(null)

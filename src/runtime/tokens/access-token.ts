@@ -76,10 +76,14 @@ async function read(account: Account): Promise<TokenRecord | null> {
   return parseRecord(await viaPort(account.config.serverState.get(account.keys.record)))
 }
 
-async function needsSignIn(account: Account, reason: string, cause?: unknown): Promise<never> {
+/** Marks the account as needing sign-in again, then throws `error`. */
+async function needsSignIn(account: Account, error: RefreshTokenError): Promise<never> {
   await viaPort(markRefreshFailed(account.config, account.userId, account.provider.id))
-  throw new RefreshTokenError(reason, { provider: account.provider.id, ...(cause ? { err: cause } : {}) })
+  throw error
 }
+
+const noRefreshToken = (account: Account) =>
+  new RefreshTokenError("The access token expired and there is no refresh token.", { provider: account.provider.id })
 
 /** Under the lock: read again, refresh unless someone just did, store the result while still holding it. */
 async function refreshHeld(account: Account, owner: string, seen: TokenRecord): Promise<string | null> {
@@ -87,7 +91,7 @@ async function refreshHeld(account: Account, owner: string, seen: TokenRecord): 
   const current = await read(account)
   if (!current) return null
   if (fresh(config, current) || replaced(current, seen)) return current.access_token
-  if (!current.refresh_token) return needsSignIn(account, "The access token expired and there is no refresh token.")
+  if (!current.refresh_token) return needsSignIn(account, noRefreshToken(account))
   let next: TokenRecord
   try {
     next = await refreshAtProvider(config, account.provider, current, Date.now())
@@ -96,7 +100,7 @@ async function refreshHeld(account: Account, owner: string, seen: TokenRecord): 
     // the refresh token is spent: keep the record without it, so no one tries it again
     const { refresh_token: _spent, ...rest } = current
     await viaPort(config.serverState.setIfLocked(keys.lock, owner, keys.record, JSON.stringify(rest), keepMs(config)))
-    return needsSignIn(account, "The provider refused the refresh token.", err)
+    return needsSignIn(account, err)
   }
   const stored = await viaPort(config.serverState.setIfLocked(keys.lock, owner, keys.record, JSON.stringify(next), keepMs(config)))
   if (!stored)
@@ -135,7 +139,7 @@ async function currentToken(account: Account): Promise<string | null> {
   const record = await read(account)
   if (!record) return null
   if (fresh(account.config, record)) return record.access_token
-  if (!record.refresh_token) return needsSignIn(account, "The access token expired and there is no refresh token.")
+  if (!record.refresh_token) return needsSignIn(account, noRefreshToken(account))
   return refreshUnderLock(account, record)
 }
 
@@ -150,7 +154,13 @@ export async function accessTokenOf(config: ResolvedConfig, userId: string, prov
   const inFlight = flightsOf(config)
   const running = inFlight.get(account.keys.record)
   if (running) return running
-  const flight = currentToken(account).finally(() => inFlight.delete(account.keys.record))
+  const flight = currentToken(account)
+    .catch((err: unknown) => {
+      // logged once per run, however many calls share it; the callers get the error
+      config.logger.error(err instanceof Error ? err : new AccessTokenUnavailable({ err }))
+      throw err
+    })
+    .finally(() => inFlight.delete(account.keys.record))
   inFlight.set(account.keys.record, flight)
   return flight
 }
