@@ -66,6 +66,17 @@ describe("credentials machine", () => {
     expect(s.output).toEqual({ ok: true, reply: { type: "redirect", url: "http://app.test/", cookies: ["c"] } })
   })
 
+  it("the submitted credentials reach the signIn gate, then leave the context (a step that rests after it never seals them)", () => {
+    let s = submitted()
+    ;[s] = transition(credentialsMachine, s, done("authorize", { ...identity, credentials: { password: "pw" } }))
+    expect(s.value).toBe("gate")
+    expect(s.context.identity?.credentials).toEqual({ password: "pw" })
+    ;[s] = transition(credentialsMachine, s, done("signInGate", { allow: true }))
+    expect(s.value).toBe("linking")
+    expect(s.context.identity).toEqual(identity)
+    expect(JSON.stringify(s.context)).not.toContain("pw")
+  })
+
   it("a signIn redirect string ends the flow without a session", () => {
     let s = submitted()
     ;[s] = transition(credentialsMachine, s, done("authorize", identity))
