@@ -2,7 +2,7 @@
  * The default one-time code message: subject, text and a plain HTML part naming the host and the
  * minutes left. Every value in the HTML is escaped.
  */
-import { escapeHtml } from "../../index.js"
+import { escapeHtml } from "../../flow/index.js"
 
 /** What the code message says. */
 export interface CodeEmailParams {

@@ -1,7 +1,7 @@
 /**
  * The code page the flow rests on: the sign-in page's themed card with one 6-digit field named `code`.
  */
-import { escapeHtml, renderStepPage, type FlowPageProps } from "../../index.js"
+import { escapeHtml, type FlowPageProps, renderStepPage } from "../../flow/index.js"
 
 /** Renders the code page: where the code went, the field, and the message of a wrong code. */
 export function codePage(props: FlowPageProps): string {
