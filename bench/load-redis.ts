@@ -20,13 +20,13 @@
  * Knobs: BENCH_REDIS_SIGNINS (1000), BENCH_REDIS_CONCURRENCY (50), BENCH_REDIS_CAP_S (240 per store),
  * BENCH_REDIS_UNLOADED (100 per store), BENCH_REDIS_ACCOUNTS (10).
  */
-import { readFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { createClient } from "redis"
 import { failFastRedisOptions } from "../src/stores/redis.js"
-import { type AppProcess, HttpBrowser, startApp } from "../tests/support/app-process.js"
-import { type AuthorizeResult, type OidcServer, type TestAccount, startOidcProvider } from "../tests/support/oidc-provider.js"
+import { type AppProcess, startApp } from "../tests/support/app-process.js"
+import { type OidcServer, type TestAccount, startOidcProvider } from "../tests/support/oidc-provider.js"
 import { type RedisServer, freePort, startRedis } from "../tests/support/redis-server.js"
+import { STEPS, type Tally, emptyTally, freePorts, merge, ms, percentile, record, run, signIn, signed } from "./load-shared.js"
 
 const SIGNINS = Number(process.env.BENCH_REDIS_SIGNINS ?? 1000)
 const CONCURRENCY = Number(process.env.BENCH_REDIS_CONCURRENCY ?? 50)
@@ -35,155 +35,20 @@ const UNLOADED = Number(process.env.BENCH_REDIS_UNLOADED ?? 100)
 const ACCOUNTS = Number(process.env.BENCH_REDIS_ACCOUNTS ?? 10)
 const WARMUP = 30
 const AUTH_SECRET = "load-redis-secret-0123456789abcdef0123456789"
-const SESSION = "authjs.session-token"
 
 type Store = "redis" | "cookie"
 const STORES: readonly Store[] = ["redis", "cookie"]
-const STEPS = ["csrf", "signin POST", "IdP", "callback", "session read", "total"] as const
-type Step = (typeof STEPS)[number]
-
 interface Pair {
   store: Store
   apps: AppProcess[]
 }
 
-type Outcome = { kind: "ok"; times: Record<Step, number> } | { kind: "crossed"; detail: string } | { kind: "lost"; detail: string }
+/** One sign-in on `pair`'s instances. */
+const signInOn = (pair: Pair, idp: OidcServer, account: TestAccount, first: number) => signIn(pair.apps, idp, account, first)
 
-/** One complete sign-in as `account`, every request on the other instance than the one before. */
-async function signIn(pair: Pair, idp: OidcServer, account: TestAccount, first: number): Promise<Outcome> {
-  const browser = new HttpBrowser(
-    pair.apps.map((a) => a.base),
-    first,
-  )
-  const times = {} as Record<Step, number>
-  const t0 = performance.now()
-  const timed = async <T>(step: Step, work: () => Promise<T>): Promise<T> => {
-    const started = performance.now()
-    try {
-      return await work()
-    } finally {
-      times[step] = performance.now() - started
-    }
-  }
-  try {
-    const csrfToken = await timed("csrf", () => browser.csrf())
-    const start = await timed("signin POST", () => browser.send("/auth/signin/idp", { form: { csrfToken, callbackUrl: "/dashboard" } }))
-    if (!start.location?.startsWith(`${idp.issuer}/`))
-      return { kind: "lost", detail: `signin POST → ${start.res.status} ${start.location} ${start.text.slice(0, 120)}` }
-    const answer = (await timed("IdP", () => idp.authorize(start.location as string, { account: account.sub }))) as AuthorizeResult
-    if (answer.kind !== "redirect") return { kind: "lost", detail: `provider answered ${answer.kind}` }
-    const callback = await timed("callback", () => browser.send(answer.url))
-    if (callback.index === start.index) return { kind: "lost", detail: "the callback went to the starting instance" }
-    if (callback.res.status !== 302 || !browser.cookie(SESSION)) {
-      return { kind: "lost", detail: `callback → ${callback.res.status} ${callback.location}` }
-    }
-    const read = await timed("session read", () => browser.send("/auth/session"))
-    const session = JSON.parse(read.text) as { user?: { email?: string } } | null
-    times.total = performance.now() - t0
-    const email = session?.user?.email
-    if (!email) return { kind: "lost", detail: `no session after sign-in: ${read.text.slice(0, 120)}` }
-    if (email !== account.email) return { kind: "crossed", detail: `logged in as ${account.email}, session of ${email}` }
-    return { kind: "ok", times }
-  } catch (err) {
-    return { kind: "lost", detail: `${(err as Error).name}: ${(err as Error).message}` }
-  }
-}
-
-interface Tally {
-  completed: number
-  lost: number
-  crossed: number
-  notRun: number
-  samples: string[]
-  times: Record<Step, number[]>
-  wallS: number
-  appCpuMs: number | null
-}
-
-const emptyTally = (): Tally => ({
-  completed: 0,
-  lost: 0,
-  crossed: 0,
-  notRun: 0,
-  samples: [],
-  times: Object.fromEntries(STEPS.map((s) => [s, []])) as unknown as Record<Step, number[]>,
-  wallS: 0,
-  appCpuMs: null,
-})
-
-function record(tally: Tally, outcome: Outcome): void {
-  if (outcome.kind === "ok") {
-    tally.completed++
-    for (const step of STEPS) tally.times[step].push(outcome.times[step])
-    return
-  }
-  tally[outcome.kind]++
-  if (tally.samples.length < 5) tally.samples.push(`${outcome.kind}: ${outcome.detail}`)
-}
-
-/** User + system CPU of a process so far, ms (Linux /proc; null elsewhere). */
-function cpuMs(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
-  } catch {
-    return null
-  }
-}
-const pairCpu = (pair: Pair) => {
-  const each = pair.apps.map((a) => cpuMs(a.pid))
-  return each.some((c) => c === null) ? null : each.reduce((s: number, c) => s + (c as number), 0)
-}
-
-/** `count` sign-ins, at most `concurrency` in flight, none started after `capS`. */
-async function run(pair: Pair, idp: OidcServer, accounts: TestAccount[], count: number, concurrency: number, capS: number): Promise<Tally> {
-  const tally = emptyTally()
-  const cpuBefore = pairCpu(pair)
-  const started = performance.now()
-  const deadline = started + capS * 1000
-  let next = 0
-  const worker = async () => {
-    while (next < count) {
-      const i = next++
-      if (performance.now() > deadline) {
-        tally.notRun++
-        continue
-      }
-      record(tally, await signIn(pair, idp, accounts[i % accounts.length] as TestAccount, i % 2))
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker))
-  tally.wallS = (performance.now() - started) / 1000
-  const cpuAfter = pairCpu(pair)
-  tally.appCpuMs = cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null
-  return tally
-}
-
-function merge(parts: readonly Tally[]): Tally {
-  const out = emptyTally()
-  for (const part of parts) {
-    out.completed += part.completed
-    out.lost += part.lost
-    out.crossed += part.crossed
-    out.notRun += part.notRun
-    out.samples.push(...part.samples.slice(0, 5 - out.samples.length))
-    for (const step of STEPS) out.times[step].push(...part.times[step])
-    out.wallS += part.wallS
-  }
-  const cpu = parts.map((p) => p.appCpuMs)
-  out.appCpuMs = cpu.some((c) => c === null) ? null : cpu.reduce((sum: number, c) => sum + (c as number), 0)
-  return out
-}
-
-function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return Number.NaN
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number
-}
-
-const ms = (n: number) => (Number.isNaN(n) ? "n/a" : n.toFixed(1))
-const signed = (n: number) => (Number.isNaN(n) ? "n/a" : `${n >= 0 ? "+" : ""}${n.toFixed(1)}`)
+/** `count` sign-ins on `pair`, at most `concurrency` in flight, none started after `capS`. */
+const runOn = (pair: Pair, idp: OidcServer, accounts: TestAccount[], count: number, concurrency: number, capS: number) =>
+  run(pair.apps, idp, accounts, { count, concurrency, capS })
 
 function printTallies(title: string, tallies: Record<Store, Tally>): void {
   console.log(`\n${title}`)
@@ -232,11 +97,7 @@ async function main(): Promise<void> {
   const pairs: Pair[] = []
   try {
     redis = await startRedis()
-    const ports: number[] = []
-    while (ports.length < 4) {
-      const port = await freePort()
-      if (!ports.includes(port)) ports.push(port)
-    }
+    const ports = await freePorts(4, freePort)
     idp = await startOidcProvider({
       accounts,
       clients: [
@@ -269,7 +130,7 @@ async function main(): Promise<void> {
 
     // warm-up (JIT, discovery, connections), not reported
     for (const pair of pairs) {
-      const warm = await run(pair, idp, accounts, WARMUP, 5, 60)
+      const warm = await runOn(pair, idp, accounts, WARMUP, 5, 60)
       if (warm.completed !== WARMUP) throw new Error(`${pair.store}: warm-up failed: ${warm.samples.join("; ")}`)
     }
 
@@ -278,7 +139,7 @@ async function main(): Promise<void> {
     const unloadedStart = performance.now()
     for (let i = 0; i < UNLOADED * 2; i++) {
       const store = STORES[i % 2] as Store
-      record(unloaded[store], await signIn(pairOf(store), idp, accounts[i % accounts.length] as TestAccount, i % 2))
+      record(unloaded[store], await signInOn(pairOf(store), idp, accounts[i % accounts.length] as TestAccount, i % 2))
     }
     for (const store of STORES) unloaded[store].wallS = (performance.now() - unloadedStart) / 1000 / 2
     printTallies(`unloaded: ${UNLOADED} sign-ins per store, one at a time (stores alternating)`, unloaded)
@@ -287,7 +148,7 @@ async function main(): Promise<void> {
     const halves: Record<Store, Tally[]> = { redis: [], cookie: [] }
     for (const store of [...STORES, ...[...STORES].reverse()]) {
       const count = halves[store].length === 0 ? Math.ceil(SIGNINS / 2) : Math.floor(SIGNINS / 2)
-      halves[store].push(await run(pairOf(store), idp, accounts, count, CONCURRENCY, CAP_S / 2))
+      halves[store].push(await runOn(pairOf(store), idp, accounts, count, CONCURRENCY, CAP_S / 2))
     }
     const loaded = { redis: merge(halves.redis), cookie: merge(halves.cookie) }
     printTallies(`under load: ${SIGNINS} sign-ins per store, ${CONCURRENCY} in flight, through two instances`, loaded)

@@ -13,6 +13,7 @@ import { createClient } from "redis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { RedisAdapter } from "../src/adapters/redis.js"
 import { notBeforeKey, stateKey } from "../src/runtime/server-state.js"
+import { tokenKeys } from "../src/runtime/tokens/record.js"
 import { RedisServerState, followFailover } from "../src/stores/redis.js"
 import { inDays, newUser, runAdapterConformance } from "./adapters/conformance.js"
 import { runFlowStoreConformance } from "./flow-store-conformance.js"
@@ -69,7 +70,19 @@ describe("Redis Cluster: where the keys go", () => {
 
   it("every server-state key of one user hashes to one slot (the {owner} tag), whatever the prefix", async () => {
     const prefix = "authchart:state:"
-    const keys = [stateKey("totp", "user-42", 57_300_123), stateKey("attempts", "user-42", "totp"), notBeforeKey("user-42")]
+    const user = "user-42"
+    const tokens = tokenKeys(user, "github")
+    const keys = [
+      stateKey("totp", user, 57_300_123),
+      stateKey("attempts", user, "totp"),
+      notBeforeKey(user),
+      stateKey("sessions", user), // the session index (src/runtime/session-index.ts)
+      stateKey("accounts", user), // the account index (src/runtime/accounts.ts)
+      stateKey("unlink", user),
+      tokens.record,
+      tokens.lock, // setIfLocked writes the record under this lock: one Lua script on two keys of one slot
+      tokens.errors,
+    ]
     const slots = await Promise.all(keys.map((key) => handle.slotOf(`${prefix}${key}`)))
     expect(new Set(slots).size).toBe(1)
     expect(await handle.slotOf(`${prefix}${stateKey("totp", "user-43", 57_300_123)}`)).not.toBe(slots[0])

@@ -111,6 +111,8 @@ export interface OidcServer {
 export interface StartOidcProviderOptions {
   clients: TestClient[]
   accounts?: TestAccount[]
+  /** Per-request timeout of the scripted browser in `authorize()`. Default 5 s (load benches give more). */
+  browserTimeoutMs?: number
   /** RFC 9207 `iss` in authorization responses (and `authorization_response_iss_parameter_supported` in discovery). Default true. */
   issParameter?: boolean
   /** Lifetime of access tokens in seconds (oidc-provider `ttl.AccessToken`). Default 3600. */
@@ -697,7 +699,7 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
         headers,
         ...(init.form ? { body: init.form.toString() } : {}),
         redirect: "manual",
-        signal: AbortSignal.timeout(BROWSER_TIMEOUT_MS),
+        signal: AbortSignal.timeout(options.browserTimeoutMs ?? BROWSER_TIMEOUT_MS),
       })
       jar.store(url, response)
       return response
