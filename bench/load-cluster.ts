@@ -12,7 +12,11 @@
  * instance than the one before (bench/load-shared.ts).
  *
  * 1. unloaded: UNLOADED sign-ins per backend, one at a time, the backends alternating;
- * 2. under load: SIGNINS sign-ins per backend with CONCURRENCY in flight (default: all at once);
+ * 2. under load: SIGNINS sign-ins per backend with CONCURRENCY in flight (default: all at once), their
+ *    requests through a balancer's queue that lets REQUESTS at a time reach the instances and the
+ *    provider (a step's time is counted from when its request leaves the queue; "total" includes the
+ *    waits). Without the queue (REQUESTS=0) 2,000 sign-ins at once overrun a small machine: connections
+ *    are refused and Redis replies wait past the 2 s command bound behind a saturated event loop;
  * 3. on paper, on the single node: Redis commands per step of one sign-in (INFO commandstats, pings
  *    left out), bytes of one in-flight flow (MEMORY USAGE), and the keys one new user leaves behind.
  *
@@ -21,16 +25,31 @@
  *
  * Knobs: BENCH_CLUSTER_SIGNINS (2000), BENCH_CLUSTER_CONCURRENCY (= SIGNINS), BENCH_CLUSTER_CAP_S (300
  * per backend), BENCH_CLUSTER_UNLOADED (50 per backend), BENCH_CLUSTER_ACCOUNTS (10),
- * BENCH_CLUSTER_TIMEOUT_S (120, per request).
+ * BENCH_CLUSTER_TIMEOUT_S (120, per request), BENCH_CLUSTER_REQUESTS (64 requests at a time; 0: no queue).
  */
-import { cpus, loadavg } from "node:os"
 import { createClient } from "redis"
 import { failFastRedisOptions } from "../src/stores/redis.js"
 import { type AppProcess, HttpBrowser, startApp } from "../tests/support/app-process.js"
 import { type AuthorizeResult, type OidcServer, type TestAccount, startOidcProvider } from "../tests/support/oidc-provider.js"
 import { type RedisClusterHandle, connectCluster, keysEverywhere, startRedisCluster } from "../tests/support/redis-cluster.js"
 import { type RedisServer, freePort, startRedis } from "../tests/support/redis-server.js"
-import { SESSION, STEPS, type Tally, emptyTally, freePorts, ms, percentile, record, run, signIn, signed } from "./load-shared.js"
+import {
+  SESSION,
+  STEPS,
+  type Tally,
+  emptyTally,
+  freePorts,
+  ms,
+  percentile,
+  record,
+  run,
+  signIn,
+  signed,
+  loadAccounts,
+  loadAverage,
+  machine,
+  queueGate,
+} from "./load-shared.js"
 
 const SIGNINS = Number(process.env.BENCH_CLUSTER_SIGNINS ?? 2000)
 const CONCURRENCY = Number(process.env.BENCH_CLUSTER_CONCURRENCY ?? SIGNINS)
@@ -38,6 +57,7 @@ const CAP_S = Number(process.env.BENCH_CLUSTER_CAP_S ?? 300)
 const UNLOADED = Number(process.env.BENCH_CLUSTER_UNLOADED ?? 50)
 const ACCOUNTS = Number(process.env.BENCH_CLUSTER_ACCOUNTS ?? 10)
 const TIMEOUT_MS = Number(process.env.BENCH_CLUSTER_TIMEOUT_S ?? 120) * 1000
+const REQUESTS = Number(process.env.BENCH_CLUSTER_REQUESTS ?? 64)
 const WARMUP = 30
 const AUTH_SECRET = "load-cluster-secret-0123456789abcdef012345678"
 
@@ -148,16 +168,8 @@ async function main(): Promise<void> {
     `authchart Redis Cluster load: ${SIGNINS} OIDC sign-ins per backend, ${CONCURRENCY} in flight, cap ${CAP_S} s per backend; ` +
       `${UNLOADED} unloaded sign-ins per backend; ${ACCOUNTS} IdP accounts; two app processes per backend; loopback only`,
   )
-  const load = () =>
-    loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")
-  console.log(`node ${process.version}, ${cpus().length} cores, load average before: ${load()}`)
-  const accounts: TestAccount[] = Array.from({ length: ACCOUNTS }, (_, i) => ({
-    sub: `load-${i}`,
-    email: `load-${i}@example.test`,
-    name: `Load ${i}`,
-  }))
+  console.log(machine())
+  const accounts = loadAccounts(ACCOUNTS)
   const newcomer: TestAccount = { sub: "paper", email: "paper@example.test", name: "Paper" }
   let single: RedisServer | undefined
   let cluster: RedisClusterHandle | undefined
@@ -221,14 +233,17 @@ async function main(): Promise<void> {
     // the cluster first: a machine that gets busier over time then favours one Redis, not the cluster
     const loaded = { cluster: emptyTally(), single: emptyTally() }
     for (const backend of ["cluster", "single"] as const) {
+      const gate = REQUESTS > 0 ? queueGate(REQUESTS) : undefined
       loaded[backend] = await run(apps[backend], idp, accounts, {
         count: SIGNINS,
         concurrency: CONCURRENCY,
         capS: CAP_S,
         timeoutMs: TIMEOUT_MS,
+        ...(gate ? { gate } : {}),
       })
     }
-    printTallies(`under load: ${SIGNINS} sign-ins per backend, ${CONCURRENCY} in flight, through two instances`, loaded)
+    const queue = REQUESTS > 0 ? `${REQUESTS} requests at a time` : "no request queue"
+    printTallies(`under load: ${SIGNINS} sign-ins per backend, ${CONCURRENCY} in flight, ${queue}, through two instances`, loaded)
 
     const probe = await connectCluster(cluster.urls)
     const leftover = (await keysEverywhere(probe, "app:flow:*")).length
@@ -250,7 +265,7 @@ async function main(): Promise<void> {
       `\n${bad === 0 ? "PASS" : "FAIL"}  cluster: ${c.completed}/${SIGNINS} completed, lost ${c.lost}, crossed ${c.crossed}, not run ${c.notRun}; ` +
         `extra latency of the cluster (p50, unloaded): signin POST ${extra("signin POST")} ms, callback ${extra("callback")} ms, session read ${extra("session read")} ms, whole sign-in ${extra("total")} ms`,
     )
-    console.log(`(${((Date.now() - began) / 1000).toFixed(0)} s; load average after: ${load()})`)
+    console.log(`(${((Date.now() - began) / 1000).toFixed(0)} s; load average after: ${loadAverage()})`)
     if (bad !== 0) process.exitCode = 1
   } finally {
     await Promise.all([...apps.single, ...apps.cluster].map((a) => a.stop()))

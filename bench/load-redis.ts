@@ -20,13 +20,27 @@
  * Knobs: BENCH_REDIS_SIGNINS (1000), BENCH_REDIS_CONCURRENCY (50), BENCH_REDIS_CAP_S (240 per store),
  * BENCH_REDIS_UNLOADED (100 per store), BENCH_REDIS_ACCOUNTS (10).
  */
-import { cpus, loadavg } from "node:os"
 import { createClient } from "redis"
 import { failFastRedisOptions } from "../src/stores/redis.js"
 import { type AppProcess, startApp } from "../tests/support/app-process.js"
 import { type OidcServer, type TestAccount, startOidcProvider } from "../tests/support/oidc-provider.js"
 import { type RedisServer, freePort, startRedis } from "../tests/support/redis-server.js"
-import { STEPS, type Tally, emptyTally, freePorts, merge, ms, percentile, record, run, signIn, signed } from "./load-shared.js"
+import {
+  STEPS,
+  type Tally,
+  emptyTally,
+  freePorts,
+  merge,
+  ms,
+  percentile,
+  record,
+  run,
+  signIn,
+  signed,
+  loadAccounts,
+  loadAverage,
+  machine,
+} from "./load-shared.js"
 
 const SIGNINS = Number(process.env.BENCH_REDIS_SIGNINS ?? 1000)
 const CONCURRENCY = Number(process.env.BENCH_REDIS_CONCURRENCY ?? 50)
@@ -82,16 +96,8 @@ async function main(): Promise<void> {
     `authchart Redis flow-store load: ${SIGNINS} OIDC sign-ins per store, ${CONCURRENCY} in flight, cap ${CAP_S} s per store; ` +
       `${UNLOADED} unloaded sign-ins per store; ${ACCOUNTS} IdP accounts; two app processes per store; loopback only`,
   )
-  const load = () =>
-    loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")
-  console.log(`node ${process.version}, ${cpus().length} cores, load average before: ${load()}`)
-  const accounts: TestAccount[] = Array.from({ length: ACCOUNTS }, (_, i) => ({
-    sub: `load-${i}`,
-    email: `load-${i}@example.test`,
-    name: `Load ${i}`,
-  }))
+  console.log(machine())
+  const accounts = loadAccounts(ACCOUNTS)
   let redis: RedisServer | undefined
   let idp: OidcServer | undefined
   const pairs: Pair[] = []
@@ -183,7 +189,7 @@ async function main(): Promise<void> {
         `extra latency of the Redis store (p50, unloaded): signin POST ${signed(percentile(unloaded.redis.times["signin POST"], 50) - percentile(unloaded.cookie.times["signin POST"], 50))} ms, ` +
         `callback ${signed(percentile(unloaded.redis.times.callback, 50) - percentile(unloaded.cookie.times.callback, 50))} ms`,
     )
-    console.log(`(${((Date.now() - began) / 1000).toFixed(0)} s; load average after: ${load()})`)
+    console.log(`(${((Date.now() - began) / 1000).toFixed(0)} s; load average after: ${loadAverage()})`)
     if (bad !== 0) process.exitCode = 1
   } finally {
     await Promise.all(pairs.flatMap((p) => p.apps.map((a) => a.stop())))

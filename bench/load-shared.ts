@@ -5,6 +5,7 @@
  * crossed), with per-step times, the app processes' CPU and percentiles.
  */
 import { readFileSync } from "node:fs"
+import { cpus, loadavg } from "node:os"
 import type { AppProcess } from "../tests/support/app-process.js"
 import { HttpBrowser } from "../tests/support/app-process.js"
 import type { AuthorizeResult, OidcServer, TestAccount } from "../tests/support/oidc-provider.js"
@@ -12,6 +13,26 @@ import type { AuthorizeResult, OidcServer, TestAccount } from "../tests/support/
 export const SESSION = "authjs.session-token"
 export const STEPS = ["csrf", "signin POST", "IdP", "callback", "session read", "total"] as const
 export type Step = (typeof STEPS)[number]
+
+/** Runs `work` when allowed: a load balancer's queue in front of the instances and the provider. */
+export type Gate = <T>(work: () => Promise<T>) => Promise<T>
+
+/** A gate that lets at most `limit` pieces of work run at once, the others waiting in order. */
+export function queueGate(limit: number): Gate {
+  let running = 0
+  const waiting: (() => void)[] = []
+  return async (work) => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve))
+    else running++
+    try {
+      return await work()
+    } finally {
+      const next = waiting.shift()
+      if (next) next()
+      else running--
+    }
+  }
+}
 
 type Outcome = { kind: "ok"; times: Record<Step, number> } | { kind: "crossed"; detail: string } | { kind: "lost"; detail: string }
 
@@ -25,6 +46,7 @@ export async function signIn(
   account: TestAccount,
   first: number,
   timeoutMs = 10_000,
+  gate: Gate = (work) => work(),
 ): Promise<Outcome> {
   const browser = new HttpBrowser(
     apps.map((a) => a.base),
@@ -33,14 +55,16 @@ export async function signIn(
   )
   const times = {} as Record<Step, number>
   const t0 = performance.now()
-  const timed = async <T>(step: Step, work: () => Promise<T>): Promise<T> => {
-    const started = performance.now()
-    try {
-      return await work()
-    } finally {
-      times[step] = performance.now() - started
-    }
-  }
+  // a step's time starts when the gate lets its request through (the wait in the queue is not the server's)
+  const timed = <T>(step: Step, work: () => Promise<T>): Promise<T> =>
+    gate(async () => {
+      const started = performance.now()
+      try {
+        return await work()
+      } finally {
+        times[step] = performance.now() - started
+      }
+    })
   try {
     const csrfToken = await timed("csrf", () => browser.csrf())
     const start = await timed("signin POST", () => browser.send("/auth/signin/idp", { form: { csrfToken, callbackUrl: "/dashboard" } }))
@@ -121,6 +145,8 @@ export interface RunOptions {
   capS: number
   /** Per-request timeout of the scripted browser. Default 10 s. */
   timeoutMs?: number
+  /** Every request (and provider step) passes this gate. Default: none. */
+  gate?: Gate
 }
 
 /** `count` sign-ins, at most `concurrency` in flight, none started after `capS`. */
@@ -143,7 +169,7 @@ export async function run(
         tally.notRun++
         continue
       }
-      record(tally, await signIn(apps, idp, accounts[i % accounts.length] as TestAccount, i % 2, options.timeoutMs))
+      record(tally, await signIn(apps, idp, accounts[i % accounts.length] as TestAccount, i % 2, options.timeoutMs, options.gate))
     }
   }
   await Promise.all(Array.from({ length: Math.min(options.concurrency, options.count) }, worker))
@@ -187,3 +213,16 @@ export async function freePorts(count: number, freePort: () => Promise<number>):
   }
   return ports
 }
+
+/** The load average, as printed before and after a run. */
+export const loadAverage = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")
+
+/** The machine line every load bench prints first. */
+export const machine = () => `node ${process.version}, ${cpus().length} cores, load average before: ${loadAverage()}`
+
+/** `count` IdP accounts `load-<i>` (the bench signs in as account i mod count). */
+export const loadAccounts = (count: number): TestAccount[] =>
+  Array.from({ length: count }, (_, i) => ({ sub: `load-${i}`, email: `load-${i}@example.test`, name: `Load ${i}` }))
