@@ -14,7 +14,7 @@ export const SESSION = "authjs.session-token"
 export const STEPS = ["csrf", "signin POST", "IdP", "callback", "session read", "total"] as const
 export type Step = (typeof STEPS)[number]
 
-/** Runs `work` when allowed: a load balancer's queue in front of the instances and the provider. */
+/** Runs `work` when allowed: a queue in front of the instances and the provider. */
 export type Gate = <T>(work: () => Promise<T>) => Promise<T>
 
 /** A gate that lets at most `limit` pieces of work run at once, the others waiting in order. */
@@ -36,40 +36,43 @@ export function queueGate(limit: number): Gate {
 
 type Outcome = { kind: "ok"; times: Record<Step, number> } | { kind: "crossed"; detail: string } | { kind: "lost"; detail: string }
 
+export interface SignInOptions {
+  /** Per-request timeout of the scripted browser. Default 10 s. */
+  timeoutMs?: number
+  /** Each half of the sign-in (csrf + POST; provider + callback + session read) passes this gate. */
+  gate?: Gate
+  /** Awaited between the halves, once the flow rests in the store (or the start failed). */
+  atRest?: () => Promise<void>
+}
+
 /**
  * One complete sign-in as `account` on `apps` (csrf → POST /auth/signin/idp → the provider → the
- * callback → GET /auth/session), every request on the other instance than the one before.
+ * callback → GET /auth/session), every request on the other instance than the one before. Step times
+ * count from when the gate lets a half through; "total" is their sum.
  */
 export async function signIn(
   apps: readonly AppProcess[],
   idp: OidcServer,
   account: TestAccount,
   first: number,
-  timeoutMs = 10_000,
-  gate: Gate = (work) => work(),
+  options: SignInOptions = {},
 ): Promise<Outcome> {
+  const gate = options.gate ?? ((work) => work())
   const browser = new HttpBrowser(
     apps.map((a) => a.base),
     first,
-    timeoutMs,
+    options.timeoutMs ?? 10_000,
   )
   const times = {} as Record<Step, number>
-  const t0 = performance.now()
-  // a step's time starts when the gate lets its request through (the wait in the queue is not the server's)
-  const timed = <T>(step: Step, work: () => Promise<T>): Promise<T> =>
-    gate(async () => {
-      const started = performance.now()
-      try {
-        return await work()
-      } finally {
-        times[step] = performance.now() - started
-      }
-    })
-  try {
-    const csrfToken = await timed("csrf", () => browser.csrf())
-    const start = await timed("signin POST", () => browser.send("/auth/signin/idp", { form: { csrfToken, callbackUrl: "/dashboard" } }))
-    if (!start.location?.startsWith(`${idp.issuer}/`))
-      return { kind: "lost", detail: `signin POST → ${start.res.status} ${start.location} ${start.text.slice(0, 120)}` }
+  const timed = async <T>(step: Step, work: () => Promise<T>): Promise<T> => {
+    const started = performance.now()
+    try {
+      return await work()
+    } finally {
+      times[step] = performance.now() - started
+    }
+  }
+  const finish = async (start: Awaited<ReturnType<HttpBrowser["send"]>>): Promise<Outcome> => {
     const answer = (await timed("IdP", () => idp.authorize(start.location as string, { account: account.sub }))) as AuthorizeResult
     if (answer.kind !== "redirect") return { kind: "lost", detail: `provider answered ${answer.kind}` }
     const callback = await timed("callback", () => browser.send(answer.url))
@@ -79,11 +82,20 @@ export async function signIn(
     }
     const read = await timed("session read", () => browser.send("/auth/session"))
     const session = JSON.parse(read.text) as { user?: { email?: string } } | null
-    times.total = performance.now() - t0
+    times.total = STEPS.slice(0, -1).reduce((sum, step) => sum + (times[step] ?? 0), 0)
     const email = session?.user?.email
     if (!email) return { kind: "lost", detail: `no session after sign-in: ${read.text.slice(0, 120)}` }
     if (email !== account.email) return { kind: "crossed", detail: `logged in as ${account.email}, session of ${email}` }
     return { kind: "ok", times }
+  }
+  try {
+    const start = await gate(async () => {
+      const csrfToken = await timed("csrf", () => browser.csrf())
+      return timed("signin POST", () => browser.send("/auth/signin/idp", { form: { csrfToken, callbackUrl: "/dashboard" } }))
+    }).finally(() => options.atRest?.())
+    if (!start.location?.startsWith(`${idp.issuer}/`))
+      return { kind: "lost", detail: `signin POST → ${start.res.status} ${start.location} ${start.text.slice(0, 120)}` }
+    return await gate(() => finish(start))
   } catch (err) {
     return { kind: "lost", detail: `${(err as Error).name}: ${(err as Error).message}` }
   }
@@ -143,10 +155,8 @@ export interface RunOptions {
   concurrency: number
   /** No sign-in starts after this many seconds. */
   capS: number
-  /** Per-request timeout of the scripted browser. Default 10 s. */
-  timeoutMs?: number
-  /** Every request (and provider step) passes this gate. Default: none. */
-  gate?: Gate
+  /** How each sign-in runs (timeouts, gate, the pause at rest). */
+  signIn?: SignInOptions
 }
 
 /** `count` sign-ins, at most `concurrency` in flight, none started after `capS`. */
@@ -169,7 +179,7 @@ export async function run(
         tally.notRun++
         continue
       }
-      record(tally, await signIn(apps, idp, accounts[i % accounts.length] as TestAccount, i % 2, options.timeoutMs, options.gate))
+      record(tally, await signIn(apps, idp, accounts[i % accounts.length] as TestAccount, i % 2, options.signIn))
     }
   }
   await Promise.all(Array.from({ length: Math.min(options.concurrency, options.count) }, worker))
@@ -226,3 +236,15 @@ export const machine = () => `node ${process.version}, ${cpus().length} cores, l
 /** `count` IdP accounts `load-<i>` (the bench signs in as account i mod count). */
 export const loadAccounts = (count: number): TestAccount[] =>
   Array.from({ length: count }, (_, i) => ({ sub: `load-${i}`, email: `load-${i}@example.test`, name: `Load ${i}` }))
+
+/** Resolves every `arrive()` once `count` arrived, after `whenFull` (which sees everyone waiting). */
+export function barrier(count: number, whenFull: () => Promise<void> = async () => {}): () => Promise<void> {
+  let arrived = 0
+  let open: () => void = () => {}
+  const opened = new Promise<void>((resolve) => (open = resolve))
+  return async () => {
+    arrived += 1
+    if (arrived === count) await whenFull().finally(open)
+    return opened
+  }
+}
