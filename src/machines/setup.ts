@@ -31,7 +31,10 @@ export interface FlowContext<TPending = unknown> {
   steps: Record<string, StepState>
 }
 
-/** What one extra step keeps between its requests. */
+/**
+ * What one extra step keeps between its requests.
+ * @example const attempts = context.steps.totp?.attempts ?? 0
+ */
 export interface StepState {
   attempts: number
   data?: Record<string, unknown>

@@ -15,7 +15,10 @@
  */
 export const AWAITING_INPUT = "awaiting-input"
 
-/** A user as a flow carries it: JSON data. */
+/**
+ * A user as a flow carries it: JSON data.
+ * @example const user: FlowUser = { id: "7", email: "ada@example.com", name: "Ada" }
+ */
 export interface FlowUser {
   id?: string
   name?: string | null
@@ -24,7 +27,10 @@ export interface FlowUser {
   [field: string]: unknown
 }
 
-/** An account as a flow carries it: JSON data. */
+/**
+ * An account as a flow carries it: JSON data.
+ * @example const account: FlowAccount = { provider: "email-code", providerAccountId: "ada@example.com", type: "email" }
+ */
 export interface FlowAccount {
   provider: string
   providerAccountId: string
@@ -56,7 +62,10 @@ export interface Identity {
   credentials?: Record<string, unknown>
 }
 
-/** A WebAuthn credential as a flow carries it: JSON data, binary fields in base64. */
+/**
+ * A WebAuthn credential as a flow carries it: JSON data, binary fields in base64.
+ * @example const registered: Identity = { user, account, authenticator: { credentialID, providerAccountId, credentialPublicKey, counter: 0, credentialBackedUp: false, credentialDeviceType: "singleDevice" } }
+ */
 export interface FlowAuthenticator {
   credentialID: string
   providerAccountId: string
@@ -84,19 +93,31 @@ export type Reply =
   | { type: "page"; page: string; data?: Record<string, unknown> }
   | { type: "json"; body: unknown; status?: number }
 
-/** How a flow ended. A failure carries the error as thrown by an effect (an `AuthError`). */
+/**
+ * How a flow ended (its machine's output). A failure carries the error as thrown by an effect (an `AuthError`).
+ * @example const sent: FlowOutput = { ok: true, reply: { type: "redirect", url: verifyRequestUrl } }
+ */
 export type FlowOutput = { ok: true; reply: Reply } | { ok: false; error: unknown }
 
-/** What the signIn gate decided: go on, or redirect somewhere else without a session. */
+/**
+ * What the signIn gate decided: go on, or redirect somewhere else without a session.
+ * @example const verdict: GateResult = await askSignIn(ctx, { user, account })
+ */
 export type GateResult = { allow: true } | { allow: false; redirect: string }
 
-/** What issuing a session produced: where to go, and the cookies to set (opaque to machines). */
+/**
+ * What issuing a session produced: where to go, and the cookies to set (opaque to machines).
+ * @example onDone: { target: "done", actions: assign({ output: ({ event }) => ({ ok: true, reply: { type: "redirect", url: event.output.redirect, cookies: event.output.cookies } }) }) }
+ */
 export interface Issued {
   redirect: string
   cookies: readonly unknown[]
 }
 
-/** Input every flow starts with. `now` is milliseconds since the epoch. */
+/**
+ * Input every flow starts with. `now` is milliseconds since the epoch.
+ * @example initialTransition(machine, { provider: "email-code", now: Date.now() } satisfies FlowInput)
+ */
 export interface FlowInput {
   provider: string
   now: number

@@ -30,6 +30,11 @@ export interface IncomingRequest {
   readonly clientIp?: string
 }
 
+/**
+ * The request being served, with the resolved config and what follows from both (origin, base path,
+ * cookie names, clock): what a route handler and (as `EffectContext`) an effect receive.
+ * @example const providerId = ctx.providerId // "email-code" on /callback/email-code
+ */
 export interface RequestContext {
   readonly config: ResolvedConfig
   readonly req: IncomingRequest
@@ -55,6 +60,10 @@ export interface ResponseInternal {
   cookies?: OutCookie[]
 }
 
+/**
+ * A handled request: the response to write, and the error it ended with (for `raw`).
+ * @example const answer = async (ctx: RequestContext): Promise<Handled> => ({ response: { status: 204 } })
+ */
 export interface Handled {
   readonly response: ResponseInternal
   readonly error?: unknown

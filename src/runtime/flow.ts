@@ -72,7 +72,10 @@ export interface EffectContext extends RequestContext {
   readonly callbackUrl: string
 }
 
-/** A flow as the runtime uses it: what {@link defineFlow} returns. */
+/**
+ * A flow as the runtime uses it: what {@link defineFlow} returns.
+ * @example const config = { flows: [extendFlow(credentialsFlow, [terms])] satisfies FlowDefinition[], providers }
+ */
 export interface FlowDefinition {
   /** Unique flow id; a config flow with a built-in id replaces the built-in. */
   readonly id: string
@@ -111,6 +114,10 @@ export interface FlowDefinition {
   readonly version: string
 }
 
+/**
+ * What {@link defineFlow} takes: a {@link FlowDefinition} without its fingerprint, `ttl` optional.
+ * @example const input: FlowDefinitionInput = { id: "invite", machine, routes, actors: { authorize } }
+ */
 export interface FlowDefinitionInput extends Omit<FlowDefinition, "ttl" | "version"> {
   readonly ttl?: number
 }

@@ -35,7 +35,14 @@ export const signInGate = effect<GateResult, Identity>(async (ctx, input) => {
 
 /**
  * Runs the `signIn` callback: true goes on; false or a throw is AccessDenied (an AuthError is kept);
- * a string is a redirect, through the `redirect` callback.
+ * a string is a redirect, through the `redirect` callback. For flows that ask before they act (the
+ * email flows ask before sending).
+ *
+ * @example
+ * ```ts
+ * const verdict = await askSignIn(ctx, { user: { email }, account: null, email: { verificationRequest: true } })
+ * if (!verdict.allow) return { redirect: verdict.redirect }
+ * ```
  */
 export async function askSignIn(
   ctx: EffectContext,
