@@ -9,6 +9,7 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, timingSafeEqual } from "node:crypto"
 import { errors, jwtDecrypt, type CompactJWEHeaderParameters } from "jose"
 import { randomBytes } from "./random.js"
+import { MissingSecret } from "../errors.js"
 
 /** The content encryptions a session token may use. Auth.js writes `A256CBC-HS512`. */
 export type ContentEncryption = "A256CBC-HS512" | "A256GCM"
@@ -312,4 +313,14 @@ export async function decryptJwtAsync(token: string, secrets: readonly string[],
     }
   }
   throw firstError
+}
+
+/**
+ * The newest secret, which encrypts and signs. Never missing at run time: without a secret every request
+ * answers the `MissingSecret` configuration error first.
+ */
+export function newestSecret(config: { readonly secrets: readonly string[] }): string {
+  const [newest] = config.secrets
+  if (newest === undefined) throw new MissingSecret("No secret is configured.")
+  return newest
 }

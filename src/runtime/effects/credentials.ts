@@ -7,6 +7,7 @@ import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.j
 import type { Identity } from "../../machines/types.js"
 import type { CredentialsConfig } from "../../types.js"
 import { userRequestFor } from "../context.js"
+import { providerConfig } from "../provider-config.js"
 
 /**
  * Runs `authorize(credentials, request)`. `null` is a wrong login (`CredentialsSignin`); a thrown
@@ -14,7 +15,7 @@ import { userRequestFor } from "../context.js"
  * problem (`CallbackRouteError` → `error=Configuration`), logged with its cause.
  */
 export const authorize = effect<Identity, { params: Record<string, unknown> }>(async (ctx, input) => {
-  const provider = ctx.provider?.config as CredentialsConfig
+  const provider = providerConfig(ctx, "credentials")
   let user: Awaited<ReturnType<CredentialsConfig["authorize"]>>
   try {
     user = await provider.authorize(input.params, userRequestFor(provider.authorize, 1, ctx.req))

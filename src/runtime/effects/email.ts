@@ -22,6 +22,9 @@ import { askSignIn } from "./tail.js"
 import { stableUserId } from "./oauth.js"
 import type { FlowStore } from "../store.js"
 import { stateKey } from "../server-state.js"
+import { providerConfig } from "../provider-config.js"
+import { isPlainObject } from "../plain-object.js"
+import { newestSecret } from "../jwe.js"
 
 const DEFAULT_MAX_AGE_S = 24 * 60 * 60
 
@@ -67,7 +70,7 @@ function secretsFor(ctx: EffectContext, provider: EmailConfig): string[] {
 }
 
 function providerOf(ctx: EffectContext): EmailConfig {
-  return ctx.provider?.config as unknown as EmailConfig
+  return providerConfig(ctx, "email")
 }
 
 /** Where pending links live: the adapter's verification tokens, or the flow store's single-use records. */
@@ -98,7 +101,8 @@ function flowStoreTokens(ctx: EffectContext, tokens: NonNullable<FlowStore["toke
       if (!identifier) return null
       const raw = await tokens.take(`email:${encodeURIComponent(identifier)}:${token}`)
       if (!raw) return null
-      const stored = JSON.parse(raw) as { identifier: string; expires: string }
+      const stored: unknown = JSON.parse(raw)
+      if (!isPlainObject(stored) || typeof stored.identifier !== "string" || typeof stored.expires !== "string") return null
       return { identifier: stored.identifier, token, expires: new Date(stored.expires) }
     },
     getUserByEmail: async () => null,
@@ -140,7 +144,7 @@ export const requestLink = effect<{ redirect: string }, { params: Record<string,
   url.searchParams.set("callbackUrl", ctx.callbackUrl)
   url.searchParams.set("token", token)
   url.searchParams.set("email", email)
-  const stored = { identifier: email, token: hashToken(boundToken(ctx, provider, token), secretsFor(ctx, provider)[0] as string) }
+  const stored = { identifier: email, token: hashToken(boundToken(ctx, provider, token), provider.secret ?? newestSecret(ctx.config)) }
   await store.create({ ...stored, expires })
   try {
     await provider.sendVerificationRequest({

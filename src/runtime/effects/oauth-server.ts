@@ -81,7 +81,8 @@ export function discoveryCache(config: object): DiscoveryCache {
  * `end_session_endpoint` and `jwks_uri` come only from here.
  */
 export async function discover(provider: OAuthConfig, cache: DiscoveryCache, now: number): Promise<o.AuthorizationServer> {
-  const issuer = new URL(provider.issuer as string)
+  if (!provider.issuer) throw new InvalidEndpoints(`The provider "${provider.id}" has no issuer to discover.`)
+  const issuer = new URL(provider.issuer)
   const key = `${issuer.href}|${provider.wellKnown ?? ""}|${provider.type}`
   const hit = cache.get(key)
   if (hit && hit.until > now) return hit.server

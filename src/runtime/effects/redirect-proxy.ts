@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
 import type { Handled, RequestContext } from "../context.js"
-import { decryptJwt, deriveKey, encryptJwt } from "../jwe.js"
+import { decryptJwt, deriveKey, encryptJwt, newestSecret } from "../jwe.js"
 import { redirect } from "../respond.js"
 
 const SALT = "authchart.redirect-proxy-state"
@@ -26,7 +26,7 @@ export function proxyOf(ctx: RequestContext, provider: OAuthConfig): URL | undef
 export function sealProxyState(ctx: RequestContext, callbackUrl: string): string {
   const now = Math.floor(ctx.now / 1000)
   const claims = { origin: callbackUrl, r: randomBytes(16).toString("base64url"), iat: now, exp: now + STATE_TTL_S }
-  return encryptJwt(claims, deriveKey(ctx.config.secrets[0] as string, SALT, "A256CBC-HS512"))
+  return encryptJwt(claims, deriveKey(newestSecret(ctx.config), SALT, "A256CBC-HS512"))
 }
 
 /**
@@ -34,8 +34,8 @@ export function sealProxyState(ctx: RequestContext, callbackUrl: string): string
  * its parameters (302). Anything else (no state, not sealed by us, our own origin) is left alone.
  */
 export async function forwardFromProxy(ctx: RequestContext): Promise<Handled | undefined> {
-  const provider = ctx.provider?.config as OAuthConfig | undefined
-  const proxy = provider ? proxyOf(ctx, provider) : undefined
+  const provider = ctx.provider?.config
+  const proxy = provider?.type === "oauth" || provider?.type === "oidc" ? proxyOf(ctx, provider) : undefined
   if (!proxy || proxy.origin !== ctx.origin) return undefined
   const params = new URLSearchParams(ctx.req.url.search)
   const state = params.get("state")

@@ -33,7 +33,7 @@ export function simpleWebAuthn(): Promise<SimpleWebAuthnServer> {
 export function providerOf(ctx: RequestContext): WebAuthnConfig {
   const config = ctx.provider?.config
   if (config?.type !== "webauthn") throw new AuthError("Provider must be WebAuthn.")
-  return config as WebAuthnConfig
+  return config
 }
 
 export function requireAdapter(ctx: RequestContext): SafeAdapter {

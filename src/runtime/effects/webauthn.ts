@@ -22,6 +22,8 @@ import type { EffectContext } from "../flow.js"
 import { effect } from "./effect.js"
 import { normalizeEmail } from "./email.js"
 import { currentUser } from "../session.js"
+import { isPlainObject } from "../plain-object.js"
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server"
 import {
   consumeChallenge,
   providerOf,
@@ -77,7 +79,8 @@ function userRequest(ctx: EffectContext): Request {
   return new Request(ctx.req.url, { method: "GET", headers })
 }
 
-const asJson = (user: object): FlowUser => JSON.parse(JSON.stringify(user)) as FlowUser
+/** The user a registration is for, as the flow keeps it until the response arrives. */
+const pendingUser = (user: WebAuthnUserInfo["user"]): FlowUser => ({ ...user })
 
 function stringParams(params: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(Object.entries(params).filter((e): e is [string, string] => typeof e[1] === "string"))
@@ -108,7 +111,6 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
     return { refused: "Invalid request", message: ACCOUNT_EXISTS }
   }
   if (!decision) return { refused: "Invalid request" }
-  if (decision === "register" && !email) return { refused: "Missing email" }
 
   const lib = await simpleWebAuthn()
   const rp = relyingParty(ctx, provider)
@@ -127,15 +129,16 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
     })
     return { options: { action: "authenticate", options }, pending: { action: "authenticate", challenge: options.challenge, user: null } }
   }
+  if (!email) return { refused: "Missing email" }
   const options = await lib.generateRegistrationOptions({
     ...provider.registrationOptions,
     rpID: rp.id,
     rpName: rp.name,
-    userName: email as string,
+    userName: email,
     ...(info?.user.name ? { userDisplayName: info.user.name } : {}),
     excludeCredentials: credentials,
   })
-  const user = asJson(info?.user ?? {})
+  const user = pendingUser(info?.user ?? {})
   return { options: { action: "register", options }, pending: { action: "register", challenge: options.challenge, user } }
 })
 
@@ -144,18 +147,39 @@ interface VerifyInput {
   pending: WebAuthnPending | null
 }
 
+/** The browser's response as JSON, with a string `id`. */
+type ResponseData = Record<string, unknown> & { id: string }
+
 /** The `data` field: the browser's response as JSON, with a string `id`. */
-function parseResponse(data: unknown): Record<string, unknown> & { id: string } {
+function parseResponse(data: unknown): ResponseData {
   let parsed: unknown
   try {
     parsed = typeof data === "string" ? JSON.parse(data) : undefined
   } catch {
     parsed = undefined
   }
-  if (!parsed || typeof parsed !== "object" || typeof (parsed as { id?: unknown }).id !== "string") {
-    throw new AuthError("Invalid WebAuthn response.")
-  }
-  return parsed as Record<string, unknown> & { id: string }
+  if (!isPlainObject(parsed) || typeof parsed.id !== "string") throw new AuthError("Invalid WebAuthn response.")
+  return { ...parsed, id: parsed.id }
+}
+
+/** Whether a response has the fields of a credential's JSON (what `@simplewebauthn/server` then checks in depth). */
+function isCredentialJson(value: Record<string, unknown>, fields: readonly string[]): boolean {
+  const { response } = value
+  return (
+    typeof value.rawId === "string" &&
+    value.type === "public-key" &&
+    isPlainObject(value.clientExtensionResults) &&
+    isPlainObject(response) &&
+    fields.every((field) => typeof response[field] === "string")
+  )
+}
+
+function isAuthenticationResponse(value: ResponseData): value is ResponseData & AuthenticationResponseJSON {
+  return isCredentialJson(value, ["clientDataJSON", "authenticatorData", "signature"])
+}
+
+function isRegistrationResponse(value: ResponseData): value is ResponseData & RegistrationResponseJSON {
+  return isCredentialJson(value, ["clientDataJSON", "attestationObject"])
 }
 
 /** Verifies the browser's response against the issued options; answers who signed in or registered. */
@@ -172,7 +196,7 @@ export const webauthnVerify = effect<Identity, VerifyInput>(async (ctx, input) =
   return action === "authenticate" ? authenticate(ctx, response, issued.challenge) : register(ctx, response, issued.challenge, issued.user)
 })
 
-async function authenticate(ctx: EffectContext, response: { id: string }, challenge: string): Promise<Identity> {
+async function authenticate(ctx: EffectContext, response: ResponseData, challenge: string): Promise<Identity> {
   const provider = providerOf(ctx)
   const adapter = requireAdapter(ctx)
   const credentialID = toStoredId(response.id)
@@ -185,7 +209,7 @@ async function authenticate(ctx: EffectContext, response: { id: string }, challe
     verification = await lib.verifyAuthenticationResponse({
       ...provider.verifyAuthenticationOptions,
       requireUserVerification: uvFor(provider, "authenticate"),
-      response: response as unknown as Parameters<typeof lib.verifyAuthenticationResponse>[0]["response"],
+      response: assertShape(response, isAuthenticationResponse),
       expectedChallenge: challenge,
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
@@ -205,16 +229,16 @@ async function authenticate(ctx: EffectContext, response: { id: string }, challe
   if (!account) throw new AuthError("WebAuthn account not found.", { credentialID })
   const user = await adapter.getUser(account.userId)
   if (!user) throw new AuthError("WebAuthn user not found.", { credentialID })
-  return { user: user as unknown as FlowUser, account: { ...account } }
+  return { user: { ...user }, account: { ...account } }
 }
 
-async function register(ctx: EffectContext, response: { id: string }, challenge: string, user: FlowUser | null): Promise<Identity> {
+async function register(ctx: EffectContext, response: ResponseData, challenge: string, user: FlowUser | null): Promise<Identity> {
   const provider = providerOf(ctx)
   const adapter = requireAdapter(ctx)
   if (!user?.email) throw new AuthError("Missing user registration data.")
   const lib = await simpleWebAuthn()
   const rp = relyingParty(ctx, provider)
-  const reply = response as unknown as Parameters<typeof lib.verifyRegistrationResponse>[0]["response"]
+  const reply = assertShape(response, isRegistrationResponse)
   let verification: Awaited<ReturnType<typeof lib.verifyRegistrationResponse>>
   try {
     verification = await lib.verifyRegistrationResponse({
@@ -260,4 +284,10 @@ function uvFor(provider: WebAuthnConfig, action: WebAuthnAction): boolean {
         provider.verifyRegistrationOptions?.requireUserVerification,
         provider.registrationOptions?.authenticatorSelection?.userVerification,
       )
+}
+
+/** The response when it has the expected shape; otherwise the verification fails as the library's would. */
+function assertShape<T>(response: ResponseData, is: (value: ResponseData) => value is ResponseData & T): T {
+  if (is(response)) return response
+  throw new WebAuthnVerificationError("The passkey response could not be verified.", { credentialID: response.id })
 }
