@@ -43,7 +43,7 @@ export {
   type StepVerdict,
 } from "./runtime/steps.js"
 export { escapeHtml, html, type HtmlValue, type SafeHtml } from "./runtime/pages/html.js"
-export type { Handled, RequestContext, ResponseInternal } from "./runtime/context.js"
+export type { ResponseInternal } from "./runtime/context.js"
 export type { Route } from "./runtime/routes.js"
 export type { InspectionEvent, Inspector, InspectOption } from "./runtime/inspect.js"
 export type {
