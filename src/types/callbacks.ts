@@ -1,0 +1,80 @@
+/** Callbacks and events. Part of the public types, re-exported by `authchart`. */
+import type { AdapterSession, AdapterUser } from "../adapters/types.js"
+import type { Account, Awaitable, DefaultSession, JWT, Profile, Session, User } from "../types.js"
+import type { RateLimitedEvent } from "./rate-limit.js"
+
+/**
+ * The arguments of the `session` callback: Auth.js' parameter type, so a callback written for Auth.js
+ * compiles unchanged. What arrives depends on the session strategy:
+ * - `jwt`: `{ session, token }`; `session.expires` is an ISO string. On an update (`POST /session`)
+ *   also `trigger: "update"` and `newSession` (the posted `data`).
+ * - `database`: `{ session, user, newSession }`, no `token`; `session` is the adapter's session (its
+ *   `expires` a `Date`, `sessionToken`, `userId`) plus `user`. On an update also `trigger: "update"`, and
+ *   `newSession` holds the posted `data`.
+ *
+ * @example
+ * ```ts
+ * session({ session, token, user }) {
+ *   return { ...session, user: { ...session.user, id: token ? token.sub : user.id } }
+ * }
+ * ```
+ */
+export type SessionCallbackParams = ({
+  /** Database strategy: the adapter's session plus its user. */
+  session: { user: AdapterUser } & AdapterSession
+  /** Database strategy: the session's user, as the adapter returned it. */
+  user: AdapterUser
+} & {
+  /** JWT strategy: the default session built from the token. */
+  session: Session
+  /** JWT strategy: the decoded session token (after the `jwt` callback). */
+  token: JWT
+}) & {
+  /** The `data` of an update (`POST /session`). */
+  newSession: unknown
+  trigger?: "update"
+}
+
+export interface CallbacksOptions {
+  /**
+   * Decide whether a user may sign in: `true` to go on, `false` for `AccessDenied`, or a URL to
+   * redirect to instead. A throw is `AccessDenied` too (an `AuthError` is kept as it is).
+   */
+  signIn?: (params: {
+    user: User
+    account: Account | null
+    profile?: Profile
+    email?: { verificationRequest?: boolean }
+    credentials?: Record<string, unknown>
+  }) => Awaitable<boolean | string>
+  /** Where to send the user after sign-in or sign-out. Default: same origin only. */
+  redirect?: (params: { url: string; baseUrl: string }) => Awaitable<string>
+  /** Shape what `/session` and `getSession` return. See {@link SessionCallbackParams} for the arguments. */
+  session?: (params: SessionCallbackParams) => Awaitable<Session | DefaultSession>
+  /** Shape the session token. Return `null` to sign the user out. */
+  jwt?: (params: {
+    token: JWT
+    user?: User
+    account?: Account | null
+    profile?: Profile
+    trigger?: "signIn" | "signUp" | "update"
+    isNewUser?: boolean
+    session?: unknown
+  }) => Awaitable<JWT | null>
+}
+
+export interface EventCallbacks {
+  signIn?: (message: { user: User; account: Account | null; profile?: Profile; isNewUser?: boolean }) => Awaitable<void>
+  signOut?: (message: { token?: JWT | null; session?: unknown }) => Awaitable<void>
+  createUser?: (message: { user: User }) => Awaitable<void>
+  updateUser?: (message: { user: User }) => Awaitable<void>
+  linkAccount?: (message: { user: User; account: Account; profile: User }) => Awaitable<void>
+  session?: (message: { session: Session; token?: JWT }) => Awaitable<void>
+  /**
+   * A rate limit started refusing (once per lockout, not per refused request). `account` is the
+   * identifier's keyed hash, never the identifier itself.
+   */
+  rateLimited?: (message: RateLimitedEvent) => Awaitable<void>
+  /** authchart: an account was unlinked from its user (`unlinkAccount`, `POST /auth/unlink-account/<provider>`). */
+  unlinkAccount?: (message: { user: User; account: Account }) => Awaitable<void>
+}

@@ -1,0 +1,38 @@
+/** Cookie, theme and page options. Part of the public types, re-exported by `authchart`. */
+
+/** Options of one cookie, in the `cookie` package's vocabulary. */
+export interface CookieOption {
+  name: string
+  options: {
+    httpOnly?: boolean
+    sameSite?: "lax" | "strict" | "none" | boolean
+    path?: string
+    secure?: boolean
+    domain?: string
+    maxAge?: number
+    expires?: Date
+    partitioned?: boolean
+    priority?: "low" | "medium" | "high"
+  }
+}
+
+export type CookieKey = "sessionToken" | "callbackUrl" | "csrfToken" | "pkceCodeVerifier" | "state" | "nonce" | "webauthnChallenge" | "flow"
+
+export type CookiesOptions = Record<CookieKey, CookieOption>
+
+/** Look of the built-in pages. */
+export interface Theme {
+  colorScheme?: "auto" | "dark" | "light"
+  logo?: string
+  brandColor?: string
+  buttonText?: string
+}
+
+/** Paths of the application's own pages; each replaces a built-in page by a redirect. */
+export interface PagesOptions {
+  signIn?: string
+  signOut?: string
+  error?: string
+  verifyRequest?: string
+  newUser?: string
+}

@@ -1,0 +1,16 @@
+/** The logger interface and its warning codes. Part of the public types, re-exported by `authchart`. */
+import type { AuthError } from "../errors.js"
+
+export type WarningCode =
+  | "debug-enabled"
+  | "csrf-disabled"
+  | "env-url-basepath-redundant"
+  | "env-url-basepath-mismatch"
+  | "experimental-webauthn"
+  | "express-trust-proxy"
+
+export interface LoggerInstance {
+  warn: (code: WarningCode) => void
+  error: (error: AuthError | Error) => void
+  debug: (message: string, metadata?: unknown) => void
+}
