@@ -84,6 +84,8 @@ export { toUserRequest, userRequestFor, type Handled, type RequestContext } from
 export { providerConfig, type ProviderConfigOf } from "../runtime/provider-config.js"
 export { currentUser } from "../runtime/session.js"
 export { adapterOf } from "../runtime/adapter.js"
+export { newestSecret } from "../runtime/jwe.js"
+export { isPlainObject } from "../runtime/plain-object.js"
 export type { SafeAdapter } from "../runtime/adapter.js"
 export { normalizeEmail } from "../runtime/effects/email.js"
 export { stableUserId } from "../runtime/effects/oauth.js"

@@ -34,7 +34,8 @@ export interface FlowUser {
 export interface FlowAccount {
   provider: string
   providerAccountId: string
-  type: string
+  /** The kind of provider the account is with (`ProviderType`). */
+  type: "oauth" | "oidc" | "email" | "credentials" | "webauthn"
   [field: string]: unknown
 }
 

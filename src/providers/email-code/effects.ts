@@ -6,7 +6,16 @@
  */
 import { createHmac, randomInt, timingSafeEqual } from "node:crypto"
 import { EmailSignInError, Verification, stateKey } from "../../index.js"
-import { adapterOf, askSignIn, type EffectContext, effect, normalizeEmail, stableUserId, toUserRequest } from "../../flow/index.js"
+import {
+  adapterOf,
+  askSignIn,
+  type EffectContext,
+  effect,
+  newestSecret,
+  normalizeEmail,
+  stableUserId,
+  toUserRequest,
+} from "../../flow/index.js"
 import type { EmailCodeConfig } from "./index.js"
 import type { Checked, PendingCode, Sent } from "./machine.js"
 
@@ -14,7 +23,7 @@ const providerOf = (ctx: EffectContext) => ctx.provider?.config as unknown as Em
 
 /** HMAC-SHA256 under the newest secret: who reads a snapshot or a key cannot try the 10⁶ codes offline. */
 function keyed(ctx: EffectContext, ...parts: (string | number)[]): string {
-  const mac = createHmac("sha256", ctx.config.secrets[0] as string)
+  const mac = createHmac("sha256", newestSecret(ctx.config))
   return mac.update(parts.join("\u0000")).digest("hex")
 }
 

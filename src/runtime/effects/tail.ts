@@ -14,9 +14,9 @@ import { keepProviderTokens } from "../tokens/record.js"
 
 function subjectOf(identity: Identity): { user: User; account: Account | null; profile?: Profile } {
   return {
-    user: identity.user as User,
-    account: identity.account as Account | null,
-    ...(identity.profile ? { profile: identity.profile as Profile } : {}),
+    user: identity.user,
+    account: identity.account,
+    ...(identity.profile ? { profile: identity.profile } : {}),
   }
 }
 
@@ -27,7 +27,7 @@ export const signInGate = effect<GateResult, Identity>(async (ctx, input) => {
   const account = input.account
   if (adapter && account && (account.type === "oauth" || account.type === "oidc")) {
     const known = await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId })
-    if (known) subject.user = known as User
+    if (known) subject.user = known
   }
   const credentials = input.credentials ? { credentials: input.credentials } : {}
   return askSignIn(ctx, { ...subject, ...credentials })
