@@ -21,13 +21,9 @@ const builtIn = [
   "src/runtime/effects/oauth-server.ts",
   "src/runtime/effects/webauthn.ts",
   "src/runtime/effects/webauthn-support.ts",
+  "src/runtime/effects/redirect-proxy.ts",
 ]
-/**
- * Not yet on the kit: the redirect proxy (Auth.js' `redirectProxyUrl`), which the OAuth flow plugs in as
- * its `intercept` and which seals its state with the runtime's JWE helpers.
- */
-const notYet = ["src/runtime/effects/redirect-proxy.ts"]
-const own = (target: string) => builtIn.includes(target) || notYet.includes(target)
+const own = (target: string) => builtIn.includes(target)
 
 describe("the built-in flows import only the kit, public modules and one another", () => {
   it.each(builtIn)("%s", (path) => {

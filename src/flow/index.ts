@@ -51,7 +51,8 @@ export {
   type FlowDefinitionInput,
   type FlowRoute,
 } from "../runtime/flow.js"
-export { showSignInPage } from "../runtime/respond.js"
+export { redirect, showSignInPage } from "../runtime/respond.js"
+export { openClaims, sealClaims } from "../runtime/sealed.js"
 export { effect } from "../runtime/effects/effect.js"
 export { askSignIn } from "../runtime/effects/tail.js"
 export {

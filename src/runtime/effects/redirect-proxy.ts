@@ -8,8 +8,8 @@
 import { randomBytes } from "node:crypto"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
 import type { Handled, RequestContext } from "../context.js"
-import { decryptJwt, deriveKey, encryptJwt, newestSecret } from "../jwe.js"
 import { redirect } from "../respond.js"
+import { openClaims, sealClaims } from "../sealed.js"
 
 const SALT = "authchart.redirect-proxy-state"
 const STATE_TTL_S = 900
@@ -24,9 +24,7 @@ export function proxyOf(ctx: RequestContext, provider: OAuthConfig): URL | undef
 
 /** A `state` that carries the starting deployment's callback URL, sealed (and random). */
 export function sealProxyState(ctx: RequestContext, callbackUrl: string): string {
-  const now = Math.floor(ctx.now / 1000)
-  const claims = { origin: callbackUrl, r: randomBytes(16).toString("base64url"), iat: now, exp: now + STATE_TTL_S }
-  return encryptJwt(claims, deriveKey(newestSecret(ctx.config), SALT, "A256CBC-HS512"))
+  return sealClaims(ctx, { origin: callbackUrl, r: randomBytes(16).toString("base64url") }, SALT, STATE_TTL_S)
 }
 
 /**
@@ -39,14 +37,9 @@ export async function forwardFromProxy(ctx: RequestContext): Promise<Handled | u
   if (!proxy || proxy.origin !== ctx.origin) return undefined
   const params = new URLSearchParams(ctx.req.url.search)
   const state = params.get("state")
-  if (!state || state.split(".").length !== 5) return undefined
-  let target: URL
-  try {
-    const { payload } = decryptJwt(state, ctx.config.secrets, SALT)
-    target = new URL(String(payload.origin))
-  } catch {
-    return undefined
-  }
+  const claims = state ? openClaims(ctx, state, SALT) : null
+  if (!claims || typeof claims.origin !== "string" || !URL.canParse(claims.origin)) return undefined
+  const target = new URL(claims.origin)
   if (target.origin === ctx.origin) return undefined
   ctx.config.logger.debug("redirect proxy forwarding", { to: target.origin })
   target.search = params.toString()

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest"
+import { openClaims, sealClaims } from "../src/flow/index.js"
+
+const A = "a".repeat(32)
+const B = "b".repeat(32)
+const at = (now: number, secrets: string[]) => ({ now, config: { secrets } })
+
+describe("sealClaims / openClaims (authchart/flow)", () => {
+  const now = Date.now()
+  const sealed = sealClaims(at(now, [A]), { origin: "https://app.example/cb" }, "test.salt", 60)
+
+  it("opens what it sealed, with the expiry it was given", () => {
+    const claims = openClaims(at(now, [A]), sealed, "test.salt")
+    expect(claims?.origin).toBe("https://app.example/cb")
+    expect(Number(claims?.exp) - Number(claims?.iat)).toBe(60)
+  })
+
+  it("opens after a secret rotation (the old secret is still listed)", () => {
+    expect(openClaims(at(now, [B, A]), sealed, "test.salt")?.origin).toBe("https://app.example/cb")
+  })
+
+  it.each([
+    ["another salt", () => openClaims(at(now, [A]), sealed, "other.salt")],
+    ["another secret", () => openClaims(at(now, [B]), sealed, "test.salt")],
+    ["a changed byte", () => openClaims(at(now, [A]), `${sealed.slice(0, -2)}${sealed.endsWith("A") ? "B" : "A"}A`, "test.salt")],
+    ["not a JWE", () => openClaims(at(now, [A]), "abc.def", "test.salt")],
+  ])("answers null for %s", (_name, open) => {
+    expect(open()).toBeNull()
+  })
+
+  it("answers null once expired", () => {
+    const old = sealClaims(at(now - 3_600_000, [A]), { origin: "x" }, "test.salt", 60)
+    expect(openClaims(at(now, [A]), old, "test.salt")).toBeNull()
+  })
+})
