@@ -82,7 +82,7 @@ export {
 export { renderStepPage, type FlowPageProps, type StepPageContent, type StepPageProps } from "../runtime/pages/step.js"
 export { escapeHtml, html, type HtmlValue, type SafeHtml } from "../runtime/pages/html.js"
 export { toUserRequest, userRequestFor, type Handled, type RequestContext } from "../runtime/context.js"
-export { providerConfig, type ProviderConfigOf } from "../runtime/provider-config.js"
+export { flowProviderConfig, providerConfig, type ProviderConfigOf } from "../runtime/provider-config.js"
 export { currentUser } from "../runtime/session.js"
 export { adapterOf } from "../runtime/adapter.js"
 export { newestSecret } from "../runtime/jwe.js"

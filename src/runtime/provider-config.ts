@@ -26,3 +26,14 @@ export function providerConfig<T extends ProviderType>(
   if (config && isOfType(config, types)) return config
   throw new InvalidProvider(`The provider "${ctx.provider?.id ?? ""}" is not of type ${types.join(" or ")}.`)
 }
+
+/**
+ * The provider config of `ctx` in the shape of an application's own flow, as its `is` check accepts it
+ * (a provider of another shape bound to the flow is an `InvalidProvider`, never a crash).
+ * @example const provider = flowProviderConfig(ctx, (c): c is InviteConfig => isPlainObject(c) && typeof c.invites === "function")
+ */
+export function flowProviderConfig<C>(ctx: { readonly provider: ResolvedProvider | undefined }, is: (config: unknown) => config is C): C {
+  const config: unknown = ctx.provider?.config
+  if (is(config)) return config
+  throw new InvalidProvider(`The provider "${ctx.provider?.id ?? ""}" is not one this flow serves.`)
+}

@@ -11,6 +11,8 @@ import {
   askSignIn,
   type EffectContext,
   effect,
+  flowProviderConfig,
+  isPlainObject,
   newestSecret,
   normalizeEmail,
   stableUserId,
@@ -19,7 +21,12 @@ import {
 import type { EmailCodeConfig } from "./index.js"
 import type { Checked, PendingCode, Sent } from "./machine.js"
 
-const providerOf = (ctx: EffectContext) => ctx.provider?.config as unknown as EmailCodeConfig
+const isEmailCode = (config: unknown): config is EmailCodeConfig =>
+  isPlainObject(config) &&
+  typeof config.sendCode === "function" &&
+  typeof config.maxAge === "number" &&
+  typeof config.maxAttempts === "number"
+const providerOf = (ctx: EffectContext) => flowProviderConfig(ctx, isEmailCode)
 
 /** HMAC-SHA256 under the newest secret: who reads a snapshot or a key cannot try the 10⁶ codes offline. */
 function keyed(ctx: EffectContext, ...parts: (string | number)[]): string {
