@@ -1,0 +1,86 @@
+/**
+ * The effects of a step (`<id>.enter`, `<id>.submit`) and the guards its states branch on: the step's
+ * functions called with the sign-in in progress, its wrong answers counted on the server.
+ */
+import type { Identity } from "../machines/types.js"
+import type { StepState } from "../machines/setup.js"
+import type { Account, User } from "../types.js"
+import { effect } from "./effects/effect.js"
+import { stateKey } from "./server-state.js"
+import type { EffectContext } from "./flow.js"
+import { type StepArgs, type StepDefinition, StepFailed } from "./step-definition.js"
+
+function argsOf(ctx: EffectContext, identity: Identity, state: StepState | undefined): StepArgs {
+  return {
+    user: identity.user as User,
+    account: identity.account as Account | null,
+    isNewUser: identity.isNewUser === true,
+    provider: ctx.providerId as string,
+    data: state?.data ?? {},
+    request: { url: ctx.req.url, method: ctx.req.method },
+    serverState: ctx.config.serverState,
+  }
+}
+
+export interface EnterOutput {
+  skip: boolean
+  data: Record<string, unknown>
+}
+
+export interface SubmitOutput {
+  result: "pass" | "retry"
+  message?: string
+  data: Record<string, unknown>
+}
+
+/**
+ * Counts one answer of the user at this step in the server-state port (a window of `attemptWindow`),
+ * keyed by user, not by flow: a new sign-in or a replayed flow cookie does not start it again.
+ */
+async function countAttempt(ctx: EffectContext, step: StepDefinition, identity: Identity) {
+  const user = identity.user as User
+  const owner = user.id ?? user.email
+  if (!owner) return undefined
+  const key = stateKey("attempts", String(owner), step.id)
+  const { count } = await ctx.config.serverState.count(key, (step.attemptWindow ?? 900) * 1000)
+  return { key, count }
+}
+
+export function stepActors(step: StepDefinition) {
+  const enter = effect<EnterOutput, { identity: Identity; state?: StepState }>(async (ctx, input) => {
+    const args = argsOf(ctx, input.identity, input.state)
+    if (step.when && !(await step.when(args))) return { skip: true, data: {} }
+    if (step.run) {
+      if (!(await step.run(args))) throw new StepFailed(`The ${step.id} step refused the sign-in.`)
+      return { skip: true, data: {} }
+    }
+    return { skip: false, data: (await step.enter?.(args)) ?? {} }
+  })
+  const submit = effect<SubmitOutput, { identity: Identity; state?: StepState; params: Record<string, unknown> }>(async (ctx, input) => {
+    const max = step.maxAttempts ?? 5
+    const counted = await countAttempt(ctx, step, input.identity)
+    const attempt = Math.max((input.state?.attempts ?? 0) + 1, counted?.count ?? 0)
+    if (attempt > max) throw new StepFailed(`The ${step.id} step refused attempt ${attempt} (at most ${max}).`)
+    const args = { ...argsOf(ctx, input.identity, input.state), params: input.params, attempt }
+    const verdict = await (step.submit as NonNullable<StepDefinition["submit"]>)(args)
+    const normal = typeof verdict === "boolean" ? { result: verdict ? ("pass" as const) : ("retry" as const) } : verdict
+    const data = { ...(input.state?.data ?? {}), ...(normal.data ?? {}) }
+    if (normal.result === "pass") {
+      if (counted) await ctx.config.serverState.reset(counted.key)
+      return { result: "pass", data }
+    }
+    if (normal.result === "fail" || attempt >= max) {
+      throw new StepFailed(`The ${step.id} step failed after ${attempt} attempt(s).`)
+    }
+    return { result: "retry", data, ...(normal.message ? { message: normal.message } : {}) }
+  })
+  return { [`${step.id}.enter`]: enter, [`${step.id}.submit`]: submit }
+}
+
+/** The steps' named guards (diagrams show their names). */
+export const stepGuards = {
+  /** The step does not apply, or decided at once: go on without a page. */
+  stepSkipped: (_: unknown, params: { output: EnterOutput }) => params.output.skip,
+  /** The answer was accepted. */
+  stepPassed: (_: unknown, params: { output: SubmitOutput }) => params.output.result === "pass",
+}
