@@ -83,7 +83,7 @@ interface VerificationStore {
 function adapterStore(adapter: SafeAdapter): VerificationStore {
   return {
     create: async (record) => void (await adapter.createVerificationToken(record)),
-    use: (identifier, token) => adapter.useVerificationToken({ identifier: identifier as string, token }),
+    use: (identifier, token) => adapter.useVerificationToken({ identifier, token }),
     getUserByEmail: async (email) => adapter.getUserByEmail(email),
   }
 }
