@@ -31,7 +31,7 @@ runServerStateConformance({
 })
 
 describe("memoryServerState: bounded", () => {
-  it("when full, expired entries go first; if none expired, the oldest entry is dropped", async () => {
+  it("when full, expired entries are swept to make room for a new key", async () => {
     let now = 1_000_000
     const state = memoryServerState({ maxEntries: 3, now: () => now })
     expect(await state.claim("short", 10)).toBe(true)
@@ -41,8 +41,23 @@ describe("memoryServerState: bounded", () => {
     expect(await state.claim("c", 60_000)).toBe(true)
     // "short" expired and was swept, so a, b and c are all still held
     expect(await Promise.all(["a", "b", "c"].map((k) => state.claim(k, 60_000)))).toEqual([false, false, false])
+  })
+
+  it("full of live entries: a new key is refused with FlowStoreUnavailable and no claim is forgotten", async () => {
+    let now = 1_000_000
+    const state = memoryServerState({ maxEntries: 3, now: () => now })
+    for (const key of ["a", "b", "c"]) expect(await state.claim(key, 60_000)).toBe(true)
+    // a flood of new keys (claims, counts, revocations) is refused, whatever the verb
+    for (let k = 0; k < 10; k++) await expect(state.claim(`flood-${k}`, 60_000)).rejects.toBeInstanceOf(FlowStoreUnavailable)
+    await expect(state.count("rl:{x}:client", 60_000)).rejects.toBeInstanceOf(FlowStoreUnavailable)
+    await expect(state.setNotBefore("user-1", now, 60_000)).rejects.toBeInstanceOf(FlowStoreUnavailable)
+    // every single-use claim still holds until it expires
+    expect(await Promise.all(["a", "b", "c"].map((k) => state.claim(k, 60_000)))).toEqual([false, false, false])
+    // keys already present are still written
+    await state.set("a", "kept", 60_000)
+    expect(await state.get("a")).toBe("kept")
+    now += 60_001
     expect(await state.claim("d", 60_000)).toBe(true)
-    // full of live entries: the oldest ("a") made room
     expect(await state.claim("a", 60_000)).toBe(true)
   })
 

@@ -14,6 +14,7 @@
  * current token set) and owned locks (`lock`/`unlock`/`setIfLocked`: one token refresh at a time across
  * instances, its result written only while the lock is still held).
  */
+import { FlowStoreUnavailable } from "../errors.js"
 
 /** What `count` answers: the hits in the current window (this one included) and when it ends. */
 export interface WindowCount {
@@ -112,7 +113,11 @@ export function sameOwner(a: string, b: string): void {
 export const notBeforeKey = (userId: string): string => stateKey("nbf", userId)
 
 export interface MemoryServerStateOptions {
-  /** Upper bound on live entries. Default 100 000. When full, expired entries go first, then the oldest. */
+  /**
+   * Upper bound on live entries. Default 100 000 (a few tens of MB at most). When full, expired entries
+   * are swept; if none had expired, a new key is refused (the call throws `FlowStoreUnavailable`),
+   * never a live entry forgotten.
+   */
   maxEntries?: number
   /** Clock, for tests. Default `Date.now`. */
   now?: () => number
@@ -127,12 +132,21 @@ interface Entry {
   text?: string
 }
 
+/** Expired entries are swept at most this often on writes (a sweep walks every entry). */
 const SWEEP_EVERY_MS = 60_000
+/** While full, at most one extra sweep per this interval, so a flood of new keys cannot make each write walk the map. */
+const FULL_SWEEP_EVERY_MS = 1_000
 
 /**
  * The default port: one process, bounded and expiring. Expired entries are swept at most once a minute
- * and whenever the map is full; if it is still full, the oldest entry is dropped (a claim forgotten
- * early, never a request refused). Enough for one instance; several instances need a shared port.
+ * on writes, and again (at most once a second) when the map is full. If it is still full, a new key is
+ * refused: the call throws `FlowStoreUnavailable`, as a shared port does when its backend is down, and
+ * callers fail closed (a flow resume, a code or a challenge is refused; the password rate-limit rules
+ * refuse, the others let the request through and log it). Forgetting a live entry instead would weaken
+ * what the port guarantees: a forgotten claim lets a used code or flow state be replayed, a forgotten
+ * "not before" brings back revoked sessions, a forgotten count restarts a lockout. Keys already present
+ * are always updated. Enough for one instance; several instances, or more live keys than `maxEntries`
+ * (distinct clients within the rate-limit windows), need a shared port such as `RedisServerState`.
  *
  * @example
  * ```ts
@@ -144,6 +158,7 @@ export function memoryServerState(options: MemoryServerStateOptions = {}): Serve
   const clock = options.now ?? (() => Date.now())
   const entries = new Map<string, Entry>()
   let nextSweep = clock() + SWEEP_EVERY_MS
+  let lastFullSweep = Number.NEGATIVE_INFINITY
 
   const sweep = (now: number) => {
     for (const [key, entry] of entries) if (entry.expires <= now) entries.delete(key)
@@ -160,8 +175,13 @@ export function memoryServerState(options: MemoryServerStateOptions = {}): Serve
   const put = (key: string, entry: Entry, now: number) => {
     if (now >= nextSweep) sweep(now)
     if (!entries.has(key) && entries.size >= max) {
-      sweep(now)
-      if (entries.size >= max) entries.delete(entries.keys().next().value as string)
+      if (now - lastFullSweep >= FULL_SWEEP_EVERY_MS) {
+        lastFullSweep = now
+        sweep(now)
+      }
+      if (entries.size >= max) {
+        throw new FlowStoreUnavailable(`The in-memory server state is full (${max} live entries); the new key is refused.`)
+      }
     }
     entries.set(key, entry)
   }
