@@ -167,6 +167,13 @@ async function main(): Promise<void> {
     const { rss, heapUsed } = process.memoryUsage()
     res.json({ user, system, rss, heapUsed })
   })
+  // After a full garbage collection when the process runs with --expose-gc (the soak starts it so): the
+  // heap that survives, the honest figure for growth. `gc` says whether one ran.
+  app.get("/__gc", (_req: Request, res: Response) => {
+    const gc = (globalThis as { gc?: () => void }).gc
+    gc?.()
+    res.json({ gc: gc !== undefined, ...process.memoryUsage() })
+  })
   if (steps) {
     // the last magic link sent to an address (the steps bench follows it)
     app.get("/__mail", (req: Request, res: Response) => {

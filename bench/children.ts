@@ -53,8 +53,14 @@ export function freePort(): Promise<number> {
   })
 }
 
-export async function startApp(side: Side, port: number, env: Record<string, string> = {}): Promise<App> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(HERE, "app.ts"), side, String(port)], {
+/** Starts bench/app.ts for `side`; `nodeFlags` go to node before the script (the soak passes `--expose-gc`). */
+export async function startApp(
+  side: Side,
+  port: number,
+  env: Record<string, string> = {},
+  nodeFlags: readonly string[] = [],
+): Promise<App> {
+  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", join(HERE, "app.ts"), side, String(port)], {
     cwd: ROOT,
     env: { ...process.env, ...env, NODE_ENV: "production" },
     stdio: ["pipe", "pipe", "pipe"],

@@ -62,7 +62,7 @@ import {
 } from "./children.js"
 import type { CannonJob, LoadgenCpu } from "./loadgen.js"
 import { benchMachine } from "./machine.js"
-import { type SoakResult, soak } from "./soak.js"
+import { type SoakResult, soakApps, soakReport } from "./soak.js"
 import { benchSteps, stepsTable } from "./steps.js"
 import { BENCH_SECRET, BENCH_USER, CSRF_COOKIE, IDP_ENV, IDP_PROVIDER_ID, SESSION_COOKIE } from "./shared.js"
 import { type VerifySpec, cookiePair, isBenchSession } from "./verify.js"
@@ -765,15 +765,13 @@ async function benchApps(): Promise<Record<Side, SideResult>> {
       )
       oidc = await benchOidc(apps, idp)
     }
-    const soaked = {} as Record<Side, SoakResult>
+    let soaked: Record<Side, SoakResult> | undefined
     if (SOAK_S > 0) {
-      console.error(`\n  soak: ${SOAK_S} s of mixed sign-ins and session reads per app, RSS sampled every ${SOAK_S / 10} s`)
-      for (const side of SIDES) {
-        const loads = (["signin", "session"] as const).map((route) => routeLoad(route, preps[side]))
-        soaked[side] = await soak(apps[side], SOAK_S, CONNECTIONS, loads)
-        const { curve, growth } = soaked[side]
-        console.error(`  ${LABEL[side].padEnd(14)} RSS ${curve.map(([, rss]) => mb(rss)).join(" → ")} (growth ${mb(growth)})`)
-      }
+      console.error(
+        `\n  soak: ${SOAK_S} s of mixed sign-ins and session reads per app (fresh apps with --expose-gc, samples after a full GC)`,
+      )
+      soaked = await soakApps(SOAK_S, CONNECTIONS)
+      for (const side of SIDES) console.error(`  ${soakReport(side, soaked[side]).join("\n  ")}`)
     }
     const out = {} as Record<Side, SideResult>
     for (const side of SIDES) {
@@ -795,7 +793,7 @@ async function benchApps(): Promise<Record<Side, SideResult>> {
         stderrHead: app.stderr.join("").slice(0, 2000),
         exitedDuringRun: app.child.exitCode !== null || app.child.signalCode !== null,
         ...(oidc ? { oidc: oidc[side] } : {}),
-        ...(soaked[side] ? { soak: soaked[side] } : {}),
+        ...(soaked ? { soak: soaked[side] } : {}),
       }
     }
     return out
@@ -1070,8 +1068,8 @@ async function main(): Promise<void> {
     )
   }
   for (const side of SIDES) {
-    const curve = results[side].soak?.curve
-    if (curve) out.push(`soak ${LABEL[side]}: RSS ${curve.map(([t, rss]) => `${t}s ${mb(rss)}`).join(", ")}`)
+    const soaked = results[side].soak
+    if (soaked) out.push(`soak ${soakReport(side, soaked).join("\n")}`)
   }
   if (!JSON_OUT) console.log(out.join("\n"))
 
