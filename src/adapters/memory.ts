@@ -30,6 +30,14 @@ function defined<T extends object>(fields: T): Partial<T> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>
 }
 
+/** Stores a copy of `value` under a key that must be new (else the adapter's error `taken`); returns another copy. */
+function insertNew<K, V>(map: Map<K, V>, key: K, value: V, taken: string): V {
+  if (map.has(key)) throw new Error(`MemoryAdapter: ${taken}`)
+  const stored = structuredClone(value)
+  map.set(key, stored)
+  return structuredClone(stored)
+}
+
 function accountKey(provider: string, providerAccountId: string): string {
   return JSON.stringify([provider, String(providerAccountId)])
 }
@@ -127,9 +135,7 @@ export function MemoryAdapter(): CompleteAdapter {
 
     async linkAccount(account) {
       const key = accountKey(account.provider, account.providerAccountId)
-      if (accounts.has(key)) throw new Error("MemoryAdapter: this provider account is already linked.")
-      accounts.set(key, structuredClone(account))
-      return structuredClone(account)
+      return insertNew(accounts, key, account, "this provider account is already linked.")
     },
 
     async unlinkAccount({ provider, providerAccountId }) {
@@ -145,14 +151,8 @@ export function MemoryAdapter(): CompleteAdapter {
     },
 
     async createSession(session) {
-      if (sessions.has(session.sessionToken)) throw new Error("MemoryAdapter: this session token already exists.")
-      const stored: AdapterSession = structuredClone({
-        sessionToken: session.sessionToken,
-        userId: session.userId,
-        expires: session.expires,
-      })
-      sessions.set(stored.sessionToken, stored)
-      return structuredClone(stored)
+      const { sessionToken, userId, expires } = session
+      return insertNew(sessions, sessionToken, { sessionToken, userId, expires }, "this session token already exists.")
     },
 
     async getSessionAndUser(sessionToken) {
@@ -181,16 +181,8 @@ export function MemoryAdapter(): CompleteAdapter {
     },
 
     async createVerificationToken(verificationToken) {
-      if (verificationTokens.has(verificationToken.token)) {
-        throw new Error("MemoryAdapter: this verification token already exists.")
-      }
-      const stored: VerificationToken = structuredClone({
-        identifier: verificationToken.identifier,
-        expires: verificationToken.expires,
-        token: verificationToken.token,
-      })
-      verificationTokens.set(stored.token, stored)
-      return structuredClone(stored)
+      const { identifier, expires, token } = verificationToken
+      return insertNew(verificationTokens, token, { identifier, expires, token }, "this verification token already exists.")
     },
 
     async useVerificationToken({ identifier, token }) {
@@ -202,11 +194,8 @@ export function MemoryAdapter(): CompleteAdapter {
     },
 
     async createAuthenticator(authenticator) {
-      if (authenticators.has(authenticator.credentialID)) {
-        throw new Error("MemoryAdapter: an authenticator with this credential id already exists.")
-      }
-      authenticators.set(authenticator.credentialID, structuredClone(authenticator))
-      return structuredClone(authenticator)
+      const taken = "an authenticator with this credential id already exists."
+      return insertNew(authenticators, authenticator.credentialID, authenticator, taken)
     },
 
     async getAuthenticator(credentialID) {

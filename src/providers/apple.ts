@@ -11,7 +11,7 @@
  * the first sign-in, in the `user` form field, which the callback passes as `profile.user`.
  * @see https://developer.apple.com/documentation/sign_in_with_apple/sign_in_with_apple_rest_api
  */
-import { mergeOptions } from "./oauth.js"
+import { presetWith } from "./oauth.js"
 import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
 
 /** The ID token claims, plus the `user` form field of the first sign-in. */
@@ -54,5 +54,5 @@ export default function Apple(options: OAuthUserConfig<AppleProfile> = {}): OIDC
     },
     style: { bg: "#000", text: "#fff", brandColor: "#000" },
   }
-  return { ...mergeOptions(preset, options), options }
+  return presetWith(preset, options)
 }

@@ -9,7 +9,7 @@
  * The issuer is your tenant's domain; endpoints come from its discovery document.
  * @see https://auth0.com/docs/authenticate/protocols/openid-connect-protocol
  */
-import { defaultProfile, mergeOptions } from "./oauth.js"
+import { defaultProfile, presetWith } from "./oauth.js"
 import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
 
 /** The ID token claims Auth0 sends with `openid profile email`. */
@@ -36,5 +36,5 @@ export default function Auth0(options: OAuthUserConfig<Auth0Profile> = {}): OIDC
     profile: defaultProfile,
     style: { bg: "#fff", text: "#eb5424", brandColor: "#eb5424" },
   }
-  return { ...mergeOptions(preset, options), options }
+  return presetWith(preset, options)
 }

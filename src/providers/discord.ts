@@ -10,7 +10,7 @@
  * Discord shows for them.
  * @see https://discord.com/developers/docs/topics/oauth2
  */
-import { mergeOptions } from "./oauth.js"
+import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
 
 /** The current user, from `GET /users/@me`. */
@@ -55,7 +55,7 @@ export default function Discord(options: OAuthUserConfig<DiscordProfile> = {}): 
     },
     style: { bg: "#5865F2", text: "#fff", brandColor: "#5865F2" },
   }
-  return { ...mergeOptions(preset, options), options }
+  return presetWith(preset, options)
 }
 
 /**

@@ -9,7 +9,7 @@
  * Asks for `email` and reads `id,name,email,picture` from the Graph API.
  * @see https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow
  */
-import { mergeOptions } from "./oauth.js"
+import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
 
 /** The user, from `GET /me?fields=id,name,email,picture`. */
@@ -40,5 +40,5 @@ export default function Facebook(options: OAuthUserConfig<FacebookProfile> = {})
     },
     style: { bg: "#006aff", text: "#fff", brandColor: "#0866ff" },
   }
-  return { ...mergeOptions(preset, options), options }
+  return presetWith(preset, options)
 }

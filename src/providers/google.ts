@@ -10,7 +10,7 @@
  * Endpoints come from `https://accounts.google.com/.well-known/openid-configuration`.
  * @see https://developers.google.com/identity/openid-connect/openid-connect
  */
-import { defaultProfile, mergeOptions } from "./oauth.js"
+import { defaultProfile, presetWith } from "./oauth.js"
 import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
 
 /** The ID token claims Google sends. */
@@ -41,5 +41,5 @@ export default function Google(options: OAuthUserConfig<GoogleProfile> = {}): OI
     profile: defaultProfile,
     style: { bg: "#fff", text: "#000", brandColor: "#1a73e8" },
   }
-  return { ...mergeOptions(preset, options), options }
+  return presetWith(preset, options)
 }

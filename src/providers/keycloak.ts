@@ -9,7 +9,7 @@
  * The issuer is the realm URL; endpoints come from its discovery document.
  * @see https://www.keycloak.org/docs/latest/securing_apps/#_oidc
  */
-import { defaultProfile, mergeOptions } from "./oauth.js"
+import { defaultProfile, presetWith } from "./oauth.js"
 import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
 
 /** The ID token claims Keycloak sends with `openid profile email`. */
@@ -37,5 +37,5 @@ export default function Keycloak(options: OAuthUserConfig<KeycloakProfile> = {})
     profile: defaultProfile,
     style: { bg: "#fff", text: "#000", brandColor: "#4d4d4d" },
   }
-  return { ...mergeOptions(preset, options), options }
+  return presetWith(preset, options)
 }

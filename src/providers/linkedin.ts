@@ -10,7 +10,7 @@
  * `nonce`, so this preset checks `state` only, and sends the client secret in the request body.
  * @see https://learn.microsoft.com/en-us/linkedin/consumer/integrations/self-serve/sign-in-with-linkedin-v2
  */
-import { defaultProfile, mergeOptions } from "./oauth.js"
+import { defaultProfile, presetWith } from "./oauth.js"
 import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
 
 /** The ID token claims LinkedIn sends with `openid profile email`. */
@@ -36,5 +36,5 @@ export default function LinkedIn(options: OAuthUserConfig<LinkedInProfile> = {})
     profile: defaultProfile,
     style: { bg: "#069", text: "#fff", brandColor: "#0a66c2" },
   }
-  return { ...mergeOptions(preset, options), options }
+  return presetWith(preset, options)
 }

@@ -18,7 +18,7 @@
  * provider. Without a `profile` mapping, {@link defaultProfile} reads the usual claim names.
  */
 import type { Profile, User } from "../types.js"
-import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
+import type { OAuthConfig, OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
 import { isPlainObject } from "../runtime/plain-object.js"
 
 export type {
@@ -77,6 +77,8 @@ export function defaultProfile(profile: Profile): User {
  * }
  * ```
  */
+export function presetWith<P extends object>(preset: OIDCConfig<P>, options: OAuthUserConfig<P>): OIDCConfig<P>
+export function presetWith<P extends object>(preset: OAuthConfig<P>, options: OAuthUserConfig<P>): OAuthConfig<P>
 export function presetWith<P extends object>(preset: OAuthConfig<P>, options: OAuthUserConfig<P>): OAuthConfig<P> {
   return { ...mergeOptions(preset, options), options }
 }

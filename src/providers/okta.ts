@@ -9,7 +9,7 @@
  * The issuer is your Okta org or authorization server URL; endpoints come from its discovery document.
  * @see https://developer.okta.com/docs/reference/api/oidc/
  */
-import { defaultProfile, mergeOptions } from "./oauth.js"
+import { defaultProfile, presetWith } from "./oauth.js"
 import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
 
 /** The ID token claims Okta sends with `openid profile email`. */
@@ -37,5 +37,5 @@ export default function Okta(options: OAuthUserConfig<OktaProfile> = {}): OIDCCo
     profile: defaultProfile,
     style: { bg: "#000", text: "#fff", brandColor: "#000" },
   }
-  return { ...mergeOptions(preset, options), options }
+  return presetWith(preset, options)
 }

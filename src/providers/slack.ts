@@ -10,7 +10,7 @@
  * claim in every ID token, which authchart's default OIDC `nonce` check matches.
  * @see https://api.slack.com/authentication/sign-in-with-slack
  */
-import { defaultProfile, mergeOptions } from "./oauth.js"
+import { defaultProfile, presetWith } from "./oauth.js"
 import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
 
 /** The ID token claims Slack sends with `openid profile email`. */
@@ -40,5 +40,5 @@ export default function Slack(options: OAuthUserConfig<SlackProfile> = {}): OIDC
     profile: defaultProfile,
     style: { bg: "#000", text: "#fff", brandColor: "#4a154b" },
   }
-  return { ...mergeOptions(preset, options), options }
+  return presetWith(preset, options)
 }

@@ -9,7 +9,7 @@
  * Asks for `user-read-email`; add scopes with `authorization: { params: { scope: "…" } }`.
  * @see https://developer.spotify.com/documentation/web-api/tutorials/code-pkce-flow
  */
-import { mergeOptions } from "./oauth.js"
+import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
 
 /** The current user, from `GET /v1/me`. */
@@ -45,5 +45,5 @@ export default function Spotify(options: OAuthUserConfig<SpotifyProfile> = {}): 
     },
     style: { bg: "#000", text: "#1db954", brandColor: "#1db954" },
   }
-  return { ...mergeOptions(preset, options), options }
+  return presetWith(preset, options)
 }

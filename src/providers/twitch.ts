@@ -11,7 +11,7 @@
  * errors as `{ status, message }`; the preset rewrites both to RFC 6749 §5.1/§5.2 form.
  * @see https://dev.twitch.tv/docs/authentication/getting-tokens-oidc/
  */
-import { defaultProfile, mergeOptions } from "./oauth.js"
+import { defaultProfile, presetWith } from "./oauth.js"
 import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
 
 /** The ID token claims Twitch sends for the requested `claims`. */
@@ -40,7 +40,7 @@ export default function Twitch(options: OAuthUserConfig<TwitchProfile> = {}): OI
     profile: defaultProfile,
     style: { bg: "#65459b", text: "#fff", brandColor: "#9146ff" },
   }
-  return { ...mergeOptions(preset, options), options }
+  return presetWith(preset, options)
 }
 
 /**

@@ -10,7 +10,7 @@
  * for it, so `email` is usually `null`.
  * @see https://developer.x.com/en/docs/authentication/oauth-2-0/authorization-code
  */
-import { mergeOptions } from "./oauth.js"
+import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
 
 /** The user, from `GET /2/users/me?user.fields=profile_image_url`. */
@@ -48,5 +48,5 @@ export default function Twitter(options: OAuthUserConfig<TwitterProfile> = {}): 
     },
     style: { bg: "#000", text: "#fff", brandColor: "#000" },
   }
-  return { ...mergeOptions(preset, options), options }
+  return presetWith(preset, options)
 }
