@@ -198,8 +198,11 @@ async function main(): Promise<void> {
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
   console.error(`soak: ${seconds} s of mixed sign-ins and session reads per app, ${connections} connections, samples after a full GC`)
   const results = await soakApps(seconds, connections)
-  if (process.argv.includes("--json")) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
-  else for (const side of SIDES) console.log(soakReport(side, results[side]).join("\n"))
+  const report = SIDES.map((side) => soakReport(side, results[side]).join("\n")).join("\n")
+  if (process.argv.includes("--json")) {
+    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
+    console.error(report)
+  } else console.log(report)
   if (SIDES.some((side) => results[side].bad > 0)) process.exitCode = 1
 }
 
