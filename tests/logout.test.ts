@@ -2,8 +2,9 @@
  * Logout at the provider, end to end over real HTTP: an Express app (authchart mounted at /auth) on a
  * loopback port, a real OpenID provider (oidc-provider) that knows the app's `post_logout_redirect_uri`
  * and `backchannel_logout_uri`, and a scripted browser holding sessions at both. Back-channel: the
- * person signs out at the provider, the provider posts a logout token to the app, and the app's
- * session is gone (JWT: refused by the revocation; database: deleted). RP-initiated: the app's sign-out
+ * person signs out at the provider, the provider posts a logout token (`sub` and `sid`) to the app, and
+ * the app's session that provider session started is gone (JWT: refused by the revocation; database:
+ * deleted), while the person's session from another provider session (another browser) stands. RP-initiated: the app's sign-out
  * takes the browser through the provider's logout and back to the callback URL.
  */
 import type { RequestListener } from "node:http"
@@ -48,6 +49,8 @@ async function appWithProvider(storage: Storage) {
         redirect_uris: [`${app.base}/auth/callback/idp`],
         post_logout_redirect_uris: [`${app.base}/auth/signout-callback`],
         backchannel_logout_uri: `${app.base}/auth/backchannel-logout/idp`,
+        // `sid` in ID and logout tokens: the provider logs out the sessions of one of its sessions
+        backchannel_logout_session_required: true,
       },
     ],
   })
@@ -89,13 +92,15 @@ describe.each([
   "database",
   "database, Auth.js adapter",
 ] as const)("back-channel logout from a real provider (%s sessions)", (storage) => {
-  it("the person signs out at the provider; the provider tells the app, and the app's session is gone", async () => {
+  it("the person signs out at the provider in one browser; that browser's app session is gone, the other's stands", async () => {
     const { base, provider, adapter, log } = await appWithProvider(storage)
     const browser = new HttpBrowser([base])
     const session = provider.session()
     await signIn(browser, provider, session)
     expect(await sessionEmail(browser)).toBe("alice@example.test")
     const token = browser.cookie("authjs.session-token") as string
+    const laptop = new HttpBrowser([base])
+    await signIn(laptop, provider, provider.session())
 
     const landed = await provider.endSession(session)
     expect(new URL(landed).pathname).toBe("/session/end/success")
@@ -103,6 +108,7 @@ describe.each([
 
     if (adapter) expect(await adapter.getSessionAndUser(token)).toBeNull()
     expect(await sessionEmail(browser)).toBeNull()
+    expect(await sessionEmail(laptop)).toBe("alice@example.test")
     expect(log.errors).toEqual([])
   })
 })

@@ -61,6 +61,11 @@ export interface Identity {
    * they never rest in a snapshot.
    */
   credentials?: Record<string, unknown>
+  /**
+   * OIDC sign-in: the `sid` claim of the validated ID token (the provider's session), so a back-channel
+   * logout naming that `sid` ends the session this sign-in issues.
+   */
+  sid?: string
 }
 
 /**

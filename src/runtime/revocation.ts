@@ -9,6 +9,11 @@
  * 48 bits are the millisecond it was made); any other Auth.js token is judged by its `iat` second, from
  * the start of that second, so a revocation covers every such token of the second it happened in. A
  * session is revoked when it was issued before the "not before" moment (strictly).
+ *
+ * One session alone (back-channel logout by `sid`) is revoked by its reference (./session-ref.ts) in the
+ * user's record `srev:{userId}` (one field per session, kept as long as a session may live); the same
+ * cache holds it next to the "not before", so a session read asks the port at most once per
+ * `revocationCacheTtl` per user.
  */
 import { randomBytes } from "./random.js"
 import type { Adapter, CompleteAdapter } from "../adapters/types.js"
@@ -16,11 +21,22 @@ import type { ResolvedConfig } from "./config.js"
 import type { RequestContext } from "./context.js"
 import { safeAdapter } from "./adapter.js"
 import { forgetUserSessions, indexedSessions } from "./session-index.js"
+import { stateKey } from "./server-state.js"
 
-interface Cached {
+interface Revoked {
+  /** The user's "not before" (ms), or null. */
   readonly value: number | null
+  /** The references of the user's sessions revoked one by one. */
+  readonly sessions: ReadonlySet<string>
+}
+
+interface Cached extends Revoked {
   readonly until: number
 }
+
+const NONE: ReadonlySet<string> = new Set()
+const revokedSessionsKey = (userId: string) => stateKey("srev", userId)
+const keepRevocation = (config: ResolvedConfig) => Math.max(config.jwt.maxAge, config.session.maxAge) * 1000
 
 const CACHE_MAX = 10_000
 const caches = new WeakMap<ResolvedConfig, Map<string, Cached>>()
@@ -31,29 +47,45 @@ function cacheOf(config: ResolvedConfig): Map<string, Cached> {
   return cache
 }
 
-function remember(config: ResolvedConfig, userId: string, value: number | null, now: number): void {
+function remember(config: ResolvedConfig, userId: string, revoked: Revoked, now: number): void {
   const cache = cacheOf(config)
   cache.delete(userId)
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string)
-  cache.set(userId, { value, until: now + config.session.revocationCacheMs })
+  cache.set(userId, { ...revoked, until: now + config.session.revocationCacheMs })
 }
 
-/** The user's "not before" (ms), from this instance's cache unless it is stale or `fresh` is asked. */
-async function notBefore(config: ResolvedConfig, userId: string, now: number, fresh: boolean): Promise<number | null> {
+/** The user's revocations, from this instance's cache unless it is stale or `fresh` is asked. */
+async function revocationsOf(config: ResolvedConfig, userId: string, now: number, fresh: boolean): Promise<Revoked> {
   const hit = cacheOf(config).get(userId)
-  if (!fresh && hit && hit.until > now) return hit.value
-  const value = await config.serverState.getNotBefore(userId)
-  remember(config, userId, value, now)
-  return value
+  if (!fresh && hit && hit.until > now) return hit
+  const [value, fields] = await Promise.all([
+    config.serverState.getNotBefore(userId),
+    config.serverState.getFields(revokedSessionsKey(userId)),
+  ])
+  const names = Object.keys(fields)
+  const revoked = { value, sessions: names.length === 0 ? NONE : new Set(names) }
+  remember(config, userId, revoked, now)
+  return revoked
 }
 
 /**
- * Whether a session of `userId` issued at `issuedAt` (ms) was revoked. `fresh` skips the cache (before
- * re-issuing). Throws when the port cannot answer; callers then treat the session as absent.
+ * Whether a session of `userId` issued at `issuedAt` (ms), named `ref` when it has a reference, was
+ * revoked. `fresh` skips the cache (before re-issuing). Throws when the port cannot answer; callers then
+ * decide (a session read lets the session stand, logged).
  */
-export async function isRevoked(ctx: RequestContext, userId: string, issuedAt: number, fresh = false): Promise<boolean> {
-  const at = await notBefore(ctx.config, userId, ctx.now, fresh)
-  return at !== null && issuedAt < at
+export async function isRevoked(ctx: RequestContext, userId: string, issuedAt: number, fresh = false, ref?: string): Promise<boolean> {
+  const { value, sessions } = await revocationsOf(ctx.config, userId, ctx.now, fresh)
+  return (value !== null && issuedAt < value) || (ref !== undefined && sessions.has(ref))
+}
+
+/**
+ * Revokes one session of `userId`, named by its reference (./session-ref.ts), on every instance: its
+ * next read is refused (other instances notice within `session.revocationCacheTtl`).
+ */
+export async function revokeSessionRef(config: ResolvedConfig, userId: string, ref: string, now: number): Promise<void> {
+  await config.serverState.setFields(revokedSessionsKey(userId), { [ref]: String(now) }, keepRevocation(config))
+  const known = cacheOf(config).get(userId)
+  if (known) remember(config, userId, { value: known.value, sessions: new Set([...known.sessions, ref]) }, now)
 }
 
 /** A UUIDv7 (RFC 9562 §5.7) for the millisecond `at`: 48-bit time, version 7, variant 10, random rest. */
@@ -84,9 +116,8 @@ export function tokenIssuedAt(token: { readonly iat?: unknown; readonly jti?: un
 
 /** Revokes the user's sessions as of `now` (ms) for a resolved config; see `revokeSessions`. */
 export async function revokeUser(config: ResolvedConfig, userId: string, now: number): Promise<void> {
-  const keepFor = Math.max(config.jwt.maxAge, config.session.maxAge) * 1000
-  await config.serverState.setNotBefore(userId, now, keepFor)
-  remember(config, userId, now, now)
+  await config.serverState.setNotBefore(userId, now, keepRevocation(config))
+  remember(config, userId, { value: now, sessions: cacheOf(config).get(userId)?.sessions ?? NONE }, now)
   const { adapter } = config
   if (config.session.strategy !== "database" || !adapter) return
   if (deletesUserSessions(adapter)) await adapter.deleteUserSessions(userId)

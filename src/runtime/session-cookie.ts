@@ -20,6 +20,8 @@ export interface SignInSubject {
   readonly account: Account | null
   readonly profile?: Profile
   readonly isNewUser?: boolean
+  /** OIDC: the provider's session (`sid` of the sign-in's ID token), for back-channel logout. */
+  readonly sid?: string
 }
 
 /** A session strategy: read, issue and destroy sessions. */

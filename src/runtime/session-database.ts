@@ -14,6 +14,7 @@ import { fireEvent } from "./events.js"
 import { type SessionStrategy, clearSession } from "./session-cookie.js"
 import { isRevoked } from "./revocation.js"
 import { forgetSession, recordSession, sessionId, touchSession } from "./session-index.js"
+import { sessionEnded, sessionIssued, sessionRecordFields } from "./session-lifecycle.js"
 import { sessionTokenError } from "./tokens/record.js"
 
 function tokenOf(ctx: RequestContext): string | undefined {
@@ -35,7 +36,7 @@ function publicSession(user: AdapterUser, expires: Date, error: Session["error"]
  */
 async function revokedSession(ctx: RequestContext, token: string, userId: string, issuedAt: number, fresh: boolean) {
   try {
-    if (!(await isRevoked(ctx, userId, issuedAt, fresh))) return null
+    if (!(await isRevoked(ctx, userId, issuedAt, fresh, sessionId(token)))) return null
   } catch (err) {
     // the adapter still vouches for the session; an outage of the shared store must not sign users out
     ctx.config.logger.error(new SessionTokenError("Session revocation could not be checked; the session stands.", { err }))
@@ -101,9 +102,10 @@ export const databaseStrategy: SessionStrategy = {
     const sessionToken = ctx.config.session.generateSessionToken()
     const expires = new Date(ctx.now + ctx.config.session.maxAge * 1000)
     await adapter.createSession({ sessionToken, userId, expires })
-    await recordSession(ctx, String(userId), sessionToken).catch((err: unknown) => {
+    await recordSession(ctx, String(userId), sessionToken, ctx.now, sessionRecordFields(subject)).catch((err: unknown) => {
       ctx.config.logger.error(new SessionTokenError("The new session could not be indexed (listing it may lag).", { err }))
     })
+    await sessionIssued(ctx, String(userId), sessionId(sessionToken), subject)
     return [...clearSession(ctx).filter((c) => c.name !== ctx.cookies.sessionToken.name), cookieFor(ctx, sessionToken, expires)]
   },
 
@@ -115,7 +117,10 @@ export const databaseStrategy: SessionStrategy = {
       // Some adapters (@auth/pg-adapter) return nothing from deleteSession: read the session first.
       const found = adapter ? await adapter.getSessionAndUser(token) : null
       const deleted = adapter ? await adapter.deleteSession(token) : null
-      if (found) await forgetSession(ctx.config, String(found.user.id), sessionId(token))
+      if (found) {
+        await forgetSession(ctx.config, String(found.user.id), sessionId(token))
+        await sessionEnded(ctx.config, String(found.user.id), sessionId(token), ctx.now)
+      }
       await fireEvent(ctx, "signOut", { session: deleted ?? found?.session ?? null })
     } catch (err) {
       ctx.config.logger.error(new SignOutError("The session could not be deleted at sign-out.", { err }))

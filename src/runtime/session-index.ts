@@ -9,6 +9,7 @@
  * | `<id>:c` | created at (ms), written when the session is issued |
  * | `<id>:a` | the user agent of the last request seen (at most 256 characters) |
  * | `<id>:s` | last seen (ms), written at most once per `session.lastSeenInterval` per instance |
+ * | `<id>:p`, `<id>:i`, `<id>:d` | an OIDC sign-in's provider, ID token (RP-initiated logout's `id_token_hint`) and the provider session's `sid` |
  *
  * The adapter stays the truth: listing drops (and forgets) entries whose session the adapter no longer
  * has. A session issued before the index existed (or lost with a memory port's restart) is indexed again
@@ -47,7 +48,7 @@ export function sessionId(token: string): string {
 }
 
 const indexKey = (userId: string) => stateKey("sessions", userId)
-const fieldsOf = (id: string) => [`${id}:t`, `${id}:c`, `${id}:a`, `${id}:s`]
+const fieldsOf = (id: string) => [`${id}:t`, `${id}:c`, `${id}:a`, `${id}:s`, `${id}:p`, `${id}:i`, `${id}:d`]
 const keepFor = (config: ResolvedConfig) => config.session.maxAge * 1000
 
 /** Sessions this instance recorded as seen, and when (bounded; oldest out first). */
@@ -77,10 +78,30 @@ function seenFields(ctx: RequestContext, id: string, token: string): Record<stri
   return { [`${id}:t`]: token, ...(agent ? { [`${id}:a`]: agent } : {}), [`${id}:s`]: String(ctx.now) }
 }
 
-/** Indexes a session just issued (at sign-in), with its creation time. `createdAt` carries one over. */
-export async function recordSession(ctx: RequestContext, userId: string, token: string, createdAt = ctx.now): Promise<void> {
+/** What a sign-in keeps with its session beyond the index's own fields: the ID token it got, by letter. */
+export interface SessionExtras {
+  /** The OIDC provider of the sign-in. */
+  readonly p?: string
+  /** Its ID token. */
+  readonly i?: string
+  /** The provider session's `sid`, when the ID token had one. */
+  readonly d?: string
+}
+
+/**
+ * Indexes a session just issued (at sign-in), with its creation time and `extras`. `createdAt` and
+ * `extras` carry a re-issued session's over.
+ */
+export async function recordSession(
+  ctx: RequestContext,
+  userId: string,
+  token: string,
+  createdAt = ctx.now,
+  extras: SessionExtras = {},
+): Promise<void> {
   const id = sessionId(token)
-  const fields = { ...seenFields(ctx, id, token), [`${id}:c`]: String(createdAt) }
+  const kept = Object.fromEntries(Object.entries(extras).map(([letter, value]) => [`${id}:${letter}`, value as string]))
+  const fields = { ...seenFields(ctx, id, token), [`${id}:c`]: String(createdAt), ...kept }
   await ctx.config.serverState.setFields(indexKey(userId), fields, keepFor(ctx.config))
   markSeen(ctx.config, id, ctx.now)
 }
@@ -113,7 +134,8 @@ export async function forgetUserSessions(config: ResolvedConfig, userId: string)
   await config.serverState.reset(indexKey(userId))
 }
 
-interface Indexed {
+/** An indexed session, as stored (its token included: server side only). */
+export interface Indexed {
   readonly id: string
   readonly token: string
   readonly fields: Readonly<Record<string, string>>
@@ -129,6 +151,14 @@ export async function indexedSessions(config: ResolvedConfig, userId: string): P
     out.push({ id, token, fields })
   }
   return out
+}
+
+/** What the index keeps of the sign-in of the user's session `id` (its ID token and provider). */
+export function extrasOf(entry: Indexed): SessionExtras {
+  const p = entry.fields[`${entry.id}:p`]
+  const i = entry.fields[`${entry.id}:i`]
+  const d = entry.fields[`${entry.id}:d`]
+  return p !== undefined && i !== undefined ? { p, i, ...(d !== undefined ? { d } : {}) } : {}
 }
 
 /** The token of the user's session `id`, when the index knows it. */

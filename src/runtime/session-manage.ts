@@ -13,6 +13,7 @@ import { revokeUser } from "./revocation.js"
 import { reissueJwt } from "./session.js"
 import {
   type SessionInfo,
+  extrasOf,
   forgetSession,
   indexedSessions,
   liveSessions,
@@ -21,6 +22,7 @@ import {
   tokenOfSession,
 } from "./session-index.js"
 import type { SignedIn } from "./signed-in.js"
+import { sessionEnded, sessionReissued } from "./session-lifecycle.js"
 
 /** The JWT session of a request, described as far as its token tells. */
 function jwtSessionInfo(ctx: RequestContext, who: SignedIn): SessionInfo {
@@ -57,6 +59,7 @@ export async function revokeSessionOf(config: ResolvedConfig, userId: string, id
   await forgetSession(config, userId, id)
   if (!found || String(found.user.id) !== userId) return false
   await adapter.deleteSession(token)
+  await sessionEnded(config, userId, id, Date.now())
   return true
 }
 
@@ -76,7 +79,8 @@ export async function revokeOthers(ctx: RequestContext, who: SignedIn): Promise<
   if (!adapter || !who.token) return []
   const indexed = await indexedSessions(config, who.userId)
   const current = sessionId(who.token)
-  const createdAt = Number(indexed.find((s) => s.id === current)?.fields[`${current}:c`] ?? ctx.now)
+  const mine = indexed.find((s) => s.id === current)
+  const createdAt = Number(mine?.fields[`${current}:c`] ?? ctx.now)
   for (const other of indexed) {
     if (other.id === current) continue
     const found = await adapter.getSessionAndUser(other.token)
@@ -89,7 +93,9 @@ export async function revokeOthers(ctx: RequestContext, who: SignedIn): Promise<
   await adapter.createSession({ sessionToken, userId: who.userId, expires })
   await adapter.deleteSession(who.token).catch(() => null)
   await forgetSession(config, who.userId, current)
-  await recordSession(ctx, who.userId, sessionToken, Number.isFinite(createdAt) ? createdAt : ctx.now)
+  const extras = mine ? extrasOf(mine) : {}
+  await recordSession(ctx, who.userId, sessionToken, Number.isFinite(createdAt) ? createdAt : ctx.now, extras)
+  await sessionReissued(ctx, who.userId, current, sessionId(sessionToken), extras)
   const { name, options } = ctx.cookies.sessionToken
   return [{ name, value: sessionToken, options: { ...options, expires } }]
 }

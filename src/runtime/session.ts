@@ -17,6 +17,8 @@ import type { SafeAdapter } from "./adapter.js"
 import type { AdapterUser } from "../adapters/types.js"
 import { isRevoked, tokenIssuedAt, uuidv7 } from "./revocation.js"
 import { carryIdToken, keepIdToken } from "./logout/id-token.js"
+import { carrySessionId, jwtSessionId, withNewSessionId } from "./session-ref.js"
+import { sessionIssued, sessionEnded } from "./session-lifecycle.js"
 import { sessionTokenError } from "./tokens/record.js"
 
 interface Decoded {
@@ -87,7 +89,7 @@ function sessionCookies(ctx: RequestContext, value: string, exp: number): OutCoo
 async function revokedToken(ctx: RequestContext, payload: JWT, fresh: boolean): Promise<SessionRead | null> {
   if (typeof payload.sub !== "string" || payload.sub === "") return null
   try {
-    if (!(await isRevoked(ctx, payload.sub, tokenIssuedAt(payload), fresh))) return null
+    if (!(await isRevoked(ctx, payload.sub, tokenIssuedAt(payload), fresh, jwtSessionId(payload)))) return null
   } catch (err) {
     ctx.config.logger.error(new JWTSessionError("Session revocation could not be checked; the session stands.", { err }))
     return null
@@ -126,7 +128,7 @@ export const jwtStrategy: SessionStrategy = {
       update ? { token: decoded.payload, trigger: "update", session: update.data } : { token: decoded.payload },
     )
     if (!returned) return { body: null, cookies: clearSession(ctx) }
-    const token = carryIdToken(decoded.payload, returned)
+    const token = carrySessionId(decoded.payload, carryIdToken(decoded.payload, returned))
     const iat = typeof token.iat === "number" ? token.iat : 0
     const stale = iat + config.session.updateAge <= Math.floor(ctx.now / 1000)
     const changed = update !== undefined || stale || JSON.stringify(token) !== decoded.plaintext
@@ -165,7 +167,9 @@ export const jwtStrategy: SessionStrategy = {
     })
     if (!token) return clearSession(ctx)
     const { name } = ctx.cookies.sessionToken
-    const encoded = await encodeToken(ctx, keepIdToken(ctx, token, account), name)
+    const kept = withNewSessionId(keepIdToken(ctx, token, account))
+    const encoded = await encodeToken(ctx, kept, name)
+    if (typeof kept.sub === "string" && kept.sub !== "") await sessionIssued(ctx, kept.sub, jwtSessionId(kept) as string, subject)
     return sessionCookies(ctx, encoded.value, encoded.exp)
   },
 
@@ -175,6 +179,9 @@ export const jwtStrategy: SessionStrategy = {
     if (!raw) return []
     try {
       const decoded = await decodeSessionToken(ctx, raw, name)
+      const ref = jwtSessionId(decoded?.payload)
+      const sub = decoded?.payload.sub
+      if (ref && typeof sub === "string" && sub !== "") await sessionEnded(ctx.config, sub, ref, ctx.now)
       await fireEvent(ctx, "signOut", { token: decoded?.payload ?? null })
     } catch (err) {
       ctx.config.logger.error(new SignOutError("The session could not be read at sign-out.", { err }))

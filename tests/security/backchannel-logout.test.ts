@@ -5,10 +5,17 @@
  * token (the back-channel `events` member, no `nonce`) may end a user's sessions. Every refusal is
  * 400 `{"error":"invalid_request"}`, never cached, logged once as `BackchannelLogoutError`, and the
  * user's session stands. Tokens are signed with the real provider's key (oidc-provider's JWKS).
+ *
+ * A valid token ends exactly the sessions it names (§2.7), on both session strategies: with `sid`, the
+ * sessions that provider session started (each sign-in here went through its own provider session, so
+ * alice's two browsers have two `sid`s); with `sub` and `sid`, only those of that user; with `sub` alone,
+ * all of the user's. A `sid` we never saw is a success that ends nothing (the person is signed out here
+ * already).
  */
 import { randomUUID } from "node:crypto"
-import { SignJWT, generateKeyPair } from "jose"
+import { SignJWT, decodeJwt, generateKeyPair } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { MemoryAdapter } from "../../src/adapters/memory.js"
 import type { AuthConfig } from "../../src/index.js"
 import { AuthClient } from "../helpers.js"
 import { type OidcServer, signWithProviderKey } from "../support/oidc-provider.js"
@@ -18,7 +25,7 @@ const EVENT = "http://schemas.openid.net/event/backchannel-logout"
 let idp: OidcServer
 
 beforeAll(async () => {
-  idp = await startIdp(["idp"])
+  idp = await startIdp(["idp"], { backchannel: true })
 })
 afterAll(async () => {
   await idp?.stop()
@@ -39,14 +46,39 @@ function claims(overrides: Record<string, unknown> = {}): Record<string, unknown
   return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined))
 }
 
-/** A browser signed in as alice through the provider, and the config it runs on. */
-async function aliceSignedIn(extra: Partial<AuthConfig> = {}) {
-  const signedIn = browser([oidcAt(idp, "idp")], extra)
-  const start = await beginSignIn(signedIn.client, "idp")
-  const res = await deliver(signedIn.client, answerUrl(await idp.authorize(start.href)))
+/** Events that note the `sid` of each sign-in's ID token in `sids`, in order. */
+function notingSids(sids: string[]): Partial<AuthConfig> {
+  return {
+    events: {
+      signIn: ({ account }) => {
+        if (typeof account?.id_token === "string") sids.push(decodeJwt(account.id_token).sid as string)
+      },
+    },
+  }
+}
+
+/** Signs `client` in through the provider, in a provider session of its own; answers that session's `sid`. */
+async function signInThroughIdp(client: AuthClient, sids: string[], account?: string): Promise<string> {
+  const start = await beginSignIn(client, "idp")
+  const res = await deliver(client, answerUrl(await idp.authorize(start.href, account ? { account } : {})))
   expect(res.status).toBe(302)
+  const sid = sids.at(-1)
+  expect(sid).toMatch(/./)
+  return sid as string
+}
+
+/** A browser signed in as alice through the provider, the config it runs on, and the provider session's `sid`. */
+async function aliceSignedIn(extra: Partial<AuthConfig> = {}) {
+  const sids: string[] = []
+  const signedIn = browser([oidcAt(idp, "idp")], { ...extra, ...notingSids(sids) })
+  const sid = await signInThroughIdp(signedIn.client, sids)
   expect((await sessionOf(signedIn.client))?.user.email).toBe("alice@example.test")
-  return signedIn
+  /** Another browser of the same app, signed in as `account` (default alice) in another provider session. */
+  const another = async (account?: string) => {
+    const other = new AuthClient(signedIn.config)
+    return { client: other, sid: await signInThroughIdp(other, sids, account) }
+  }
+  return { ...signedIn, sid, another }
 }
 
 /** The provider's server posting `token` (no cookies, no CSRF token). */
@@ -65,8 +97,8 @@ async function expectRefusal(res: Response): Promise<void> {
 
 describe("back-channel logout: baseline", () => {
   it("a logout token signed by the provider for this client ends alice's session: 200, never cached", async () => {
-    const { client, config, log } = await aliceSignedIn()
-    const res = await post(config, await signWithProviderKey(claims()))
+    const { client, config, log, sid } = await aliceSignedIn()
+    const res = await post(config, await signWithProviderKey(claims({ sid })))
     expect(res.status).toBe(200)
     expect(res.headers.get("cache-control")).toBe("no-store")
     expect(await sessionOf(client)).toBeNull()
@@ -108,8 +140,8 @@ describe("back-channel logout: refused tokens leave the session standing", () =>
   })
 
   it("a replayed token (same jti) is refused; the sign-in made after the first logout stands", async () => {
-    const { client, config, log } = await aliceSignedIn()
-    const token = await signWithProviderKey(claims())
+    const { client, config, log, sid } = await aliceSignedIn()
+    const token = await signWithProviderKey(claims({ sid }))
     expect((await post(config, token)).status).toBe(200)
     expect(await sessionOf(client)).toBeNull()
 
@@ -135,12 +167,59 @@ describe("back-channel logout: refused tokens leave the session standing", () =>
     await expectRefusal(await post(config, undefined))
     expect(errorTypes(log)).toEqual(["BackchannelLogoutError"])
   })
+})
 
-  it("a token naming only a sid is refused (sessions are found by sub)", async () => {
-    const { client, config, log } = await aliceSignedIn()
-    await expectRefusal(await post(config, await signWithProviderKey(claims({ sub: undefined }))))
-    expect(errorTypes(log)).toEqual(["BackchannelLogoutError"])
+/** How each strategy keeps sessions: JWT cookies, or database sessions in the memory adapter. */
+const STRATEGIES: Array<[string, Partial<AuthConfig>]> = [
+  ["jwt", {}],
+  ["database", { adapter: MemoryAdapter(), session: { strategy: "database" } }],
+]
+
+describe.each(STRATEGIES)("back-channel logout ends the sessions the token names (%s sessions)", (_name, storage) => {
+  // a new adapter per test: the memory adapter of the row above is shared otherwise
+  const fresh = (): Partial<AuthConfig> => (storage.adapter ? { ...storage, adapter: MemoryAdapter() } : storage)
+
+  it("only a sid (changed meaning: this was refused before): the session of that provider session ends, alice's other stands", async () => {
+    const { client, config, log, sid, another } = await aliceSignedIn(fresh())
+    const other = await another()
+    expect(other.sid).not.toBe(sid)
+    const res = await post(config, await signWithProviderKey(claims({ sub: undefined, sid })))
+    expect(res.status).toBe(200)
+    expect(res.headers.get("cache-control")).toBe("no-store")
+    expect(await sessionOf(client)).toBeNull()
+    expect((await sessionOf(other.client))?.user.email).toBe("alice@example.test")
+    expect(errorTypes(log)).toEqual([])
+  })
+
+  it("sub and sid: the sid's session of that user ends; another user's sid under alice's sub ends nothing", async () => {
+    const { client, config, log, sid, another } = await aliceSignedIn(fresh())
+    const other = await another()
+    const bob = await another("user-bob")
+    // bob's provider session named with alice's sub: not alice's session, not bob's either
+    expect((await post(config, await signWithProviderKey(claims({ sid: bob.sid })))).status).toBe(200)
+    expect((await sessionOf(bob.client))?.user.email).toBe("bob@example.test")
+    expect((await post(config, await signWithProviderKey(claims({ sid })))).status).toBe(200)
+    expect(await sessionOf(client)).toBeNull()
+    expect((await sessionOf(other.client))?.user.email).toBe("alice@example.test")
+    expect(errorTypes(log)).toEqual([])
+  })
+
+  it("only a sub: every session of alice ends, bob's stands", async () => {
+    const { client, config, another } = await aliceSignedIn(fresh())
+    const other = await another()
+    const bob = await another("user-bob")
+    expect((await post(config, await signWithProviderKey(claims({ sid: undefined })))).status).toBe(200)
+    expect(await sessionOf(client)).toBeNull()
+    expect(await sessionOf(other.client)).toBeNull()
+    expect((await sessionOf(bob.client))?.user.email).toBe("bob@example.test")
+  })
+
+  it("a sid we never saw: 200 and nothing ends (Back-Channel Logout 1.0 §2.7: already logged out is a success)", async () => {
+    const { client, config, log } = await aliceSignedIn(fresh())
+    const res = await post(config, await signWithProviderKey(claims({ sub: undefined, sid: "never-seen-sid" })))
+    expect(res.status).toBe(200)
     expect((await sessionOf(client))?.user.email).toBe("alice@example.test")
+    expect(errorTypes(log)).toEqual([])
   })
 })
 

@@ -27,15 +27,26 @@ export function callbacks(ids: readonly string[], origin = ORIGIN): string[] {
 
 /**
  * A real OpenID provider with our two clients, both registered for the callbacks of `ids` and for
- * `<ORIGIN>/auth/signout-callback` after logout (and any `extra` clients as given).
+ * `<ORIGIN>/auth/signout-callback` after logout (and any `extra` clients as given). With `backchannel`,
+ * both also register `<ORIGIN>/auth/backchannel-logout/<first id>`, so the provider puts `sid` in their
+ * ID tokens (Back-Channel Logout 1.0 §2.1, `backchannel_logout_session_required`).
  */
-export function startIdp(ids: readonly string[], options: { issParameter?: boolean; extra?: TestClient[] } = {}): Promise<OidcServer> {
+export function startIdp(
+  ids: readonly string[],
+  options: { issParameter?: boolean; extra?: TestClient[]; backchannel?: boolean } = {},
+): Promise<OidcServer> {
   const redirect_uris = callbacks(ids)
   const post_logout_redirect_uris = [`${ORIGIN}/auth/signout-callback`]
+  const logout = {
+    post_logout_redirect_uris,
+    ...(options.backchannel
+      ? { backchannel_logout_uri: `${ORIGIN}/auth/backchannel-logout/${ids[0]}`, backchannel_logout_session_required: true }
+      : {}),
+  }
   return startOidcProvider({
     clients: [
-      { client_id: CLIENT.id, client_secret: CLIENT.secret, redirect_uris, post_logout_redirect_uris },
-      { client_id: OTHER_CLIENT.id, client_secret: OTHER_CLIENT.secret, redirect_uris, post_logout_redirect_uris },
+      { client_id: CLIENT.id, client_secret: CLIENT.secret, redirect_uris, ...logout },
+      { client_id: OTHER_CLIENT.id, client_secret: OTHER_CLIENT.secret, redirect_uris, ...logout },
       ...(options.extra ?? []),
     ],
     ...(options.issParameter === undefined ? {} : { issParameter: options.issParameter }),

@@ -37,7 +37,7 @@ export interface TestClient {
   post_logout_redirect_uris?: string[]
   /** Back-Channel Logout 1.0: where the provider posts logout tokens. */
   backchannel_logout_uri?: string
-  /** Back-Channel Logout 1.0: `sid` in ID and logout tokens. Default true (oidc-provider's default). */
+  /** Back-Channel Logout 1.0: `sid` in ID and logout tokens. Default false (oidc-provider's default). */
   backchannel_logout_session_required?: boolean
 }
 
@@ -461,7 +461,9 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
       grant_types: client.grant_types ?? ["authorization_code", "refresh_token"],
       ...(client.post_logout_redirect_uris ? { post_logout_redirect_uris: client.post_logout_redirect_uris } : {}),
       ...(client.backchannel_logout_uri ? { backchannel_logout_uri: client.backchannel_logout_uri } : {}),
-      ...(client.backchannel_logout_session_required === false ? { backchannel_logout_session_required: false } : {}),
+      ...(client.backchannel_logout_session_required !== undefined
+        ? { backchannel_logout_session_required: client.backchannel_logout_session_required }
+        : {}),
     })),
     jwks,
     cookies: { keys: COOKIE_KEYS },

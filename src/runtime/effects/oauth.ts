@@ -214,7 +214,10 @@ export const finishAuthorization = effect<Identity, { params: Record<string, unk
           // not JSON: ignore the optional user hint
         }
       }
-      return await identityOf(provider, profile, tokenSet)
+      const identity = await identityOf(provider, profile, tokenSet)
+      // the provider's session, for back-channel logout by `sid` (Back-Channel Logout 1.0 §2.4)
+      const sid = o.getValidatedIdTokenClaims(tokens)?.sid
+      return typeof sid === "string" && sid !== "" ? { ...identity, sid } : identity
     } catch (err) {
       throw asAuthError(err, provider.id)
     }

@@ -64,7 +64,8 @@ export async function askSignIn(
 export const issueSession = effect<Issued, Identity>(async (ctx, input) => {
   const subject = { ...subjectOf(input), ...(input.isNewUser !== undefined ? { isNewUser: input.isNewUser } : {}) }
   await keepProviderTokens(ctx.config, subject.user.id, input.account)
-  const cookies = await sessionStrategy(ctx).issue(ctx, subject)
+  // the provider's `sid` reaches the session only, not the `signIn` event
+  const cookies = await sessionStrategy(ctx).issue(ctx, input.sid ? { ...subject, sid: input.sid } : subject)
   await fireEvent(ctx, "signIn", subject)
   const newUser = ctx.config.pages.newUser
   if (input.isNewUser && newUser) {

@@ -1,22 +1,31 @@
 /**
- * The ID token of a database session's account at a provider: the account row keeps `id_token` (Auth.js
- * stores it when the account is linked). Auth.js adapters cannot list a user's accounts, so the row is
- * found through the user's account index in the server store (`linkedAccountIds`), then read with the
- * adapter's `getAccount`. The row keeps the ID token of the first sign-in with that account; that does as
- * a hint, as providers accept an expired `id_token_hint` (RP-Initiated Logout 1.0 §2 asks them to for a
- * recent session; oidc-provider ignores its expiry).
+ * The ID token of a database session at a provider, for RP-initiated logout's `id_token_hint`: the one
+ * of the sign-in that started this session, which the session index keeps with the session (`<id>:p`,
+ * `<id>:i`, ../session-index.ts). A session the index has no ID token for (issued before it kept them,
+ * or lost with a memory port's restart) falls back to the account row's `id_token`, which Auth.js writes
+ * when it links the account, so it is the account's first one; the row is found through the user's
+ * account index (`linkedAccountIds`) and the adapter's `getAccount`. Providers accept an older or
+ * expired hint (RP-Initiated Logout 1.0 §2 asks them to for a recent session; oidc-provider ignores its
+ * expiry), but the latest one names the provider session being ended.
  */
 import { linkedAccountIds } from "../accounts.js"
 import type { RequestContext } from "../context.js"
 import { adapterOf } from "../adapter.js"
+import { extrasOf, indexedSessions, sessionId } from "../session-index.js"
 
-/** The `id_token` stored for the database session `sessionToken` at `providerId`, if it can be found. */
+/** The ID token of the sign-in of the database session `sessionToken` at `providerId`, if it can be found. */
 export async function accountIdToken(ctx: RequestContext, sessionToken: string, providerId: string): Promise<string | undefined> {
   const adapter = adapterOf(ctx)
-  if (!adapter || typeof (ctx.config.adapter as { getAccount?: unknown }).getAccount !== "function") return undefined
+  if (!adapter) return undefined
   const found = await adapter.getSessionAndUser(sessionToken)
   if (!found) return undefined
-  for (const providerAccountId of await linkedAccountIds(ctx.config, String(found.user.id), providerId)) {
+  const userId = String(found.user.id)
+  const id = sessionId(sessionToken)
+  const entry = (await indexedSessions(ctx.config, userId)).find((s) => s.id === id)
+  const kept = entry ? extrasOf(entry) : {}
+  if (kept.p === providerId && kept.i) return kept.i
+  if (typeof (ctx.config.adapter as { getAccount?: unknown }).getAccount !== "function") return undefined
+  for (const providerAccountId of await linkedAccountIds(ctx.config, userId, providerId)) {
     const idToken = (await adapter.getAccount(providerAccountId, providerId))?.id_token
     if (typeof idToken === "string") return idToken
   }

@@ -6,6 +6,11 @@
  *
  * Written at every OAuth/OIDC sign-in (a new sign-in also clears that provider's flag) and after every
  * refresh; each write keeps the record as long as the longest session may live.
+ *
+ * The sessions a sign-in with the provider started hold the record (`ptok-holders:{userId}:<provider>`,
+ * one field per session reference, ./session-ref.ts, valued with the session's latest possible end).
+ * Signing out releases the session's hold; the last live holder's sign-out deletes the token set and
+ * the flag, so no refresh token outlives the sessions it was kept for.
  */
 import type { ResolvedConfig } from "../config.js"
 import { stateKey } from "../server-state.js"
@@ -32,8 +37,13 @@ export interface SignedInAccount {
 const errorsKey = (userId: string) => stateKey("ptok-error", userId)
 
 /** The keys of one user's tokens with one provider. */
-export function tokenKeys(userId: string, providerId: string): { record: string; lock: string; errors: string } {
-  return { record: stateKey("ptok", userId, providerId), lock: stateKey("ptok-lock", userId, providerId), errors: errorsKey(userId) }
+export function tokenKeys(userId: string, providerId: string): { record: string; lock: string; errors: string; holders: string } {
+  return {
+    record: stateKey("ptok", userId, providerId),
+    lock: stateKey("ptok-lock", userId, providerId),
+    errors: errorsKey(userId),
+    holders: stateKey("ptok-holders", userId, providerId),
+  }
 }
 
 /** How long a record is kept after each write: as long as the longest session may live. */
@@ -95,7 +105,53 @@ export async function keepProviderTokens(
 export async function forgetProviderTokens(config: ResolvedConfig, userId: string, providerId: string): Promise<void> {
   const keys = tokenKeys(userId, providerId)
   await config.serverState.reset(keys.record)
+  await config.serverState.reset(keys.holders)
   await config.serverState.deleteFields(keys.errors, [providerId])
+}
+
+/** Notes that the session `ref`, just issued by a sign-in with `providerId`, holds the user's token set. */
+export async function holdProviderTokens(
+  config: ResolvedConfig,
+  userId: string,
+  providerId: string,
+  ref: string,
+  now: number,
+): Promise<void> {
+  if (!config.providerTokens) return
+  await config.serverState.setFields(tokenKeys(userId, providerId).holders, { [ref]: String(now + keepMs(config)) }, keepMs(config))
+}
+
+/** The session `to` takes over the holds of the session `from` (a re-issued database session). */
+export async function transferProviderTokens(config: ResolvedConfig, userId: string, from: string, to: string): Promise<void> {
+  if (!config.providerTokens) return
+  for (const provider of config.providers.values()) {
+    if (provider.type !== "oauth" && provider.type !== "oidc") continue
+    const { holders } = tokenKeys(userId, provider.id)
+    const until = (await config.serverState.getFields(holders))[from]
+    if (until === undefined) continue
+    await config.serverState.setFields(holders, { [to]: until }, keepMs(config))
+    await config.serverState.deleteFields(holders, [from])
+  }
+}
+
+/**
+ * The session `ref` ended (signed out, or logged out by its provider session): it lets go of the token
+ * sets it held, and a set no live session holds any more is deleted with its flag. A token set kept
+ * before holders existed (no holder at all) is left to expire.
+ */
+export async function releaseProviderTokens(config: ResolvedConfig, userId: string, ref: string, now: number): Promise<void> {
+  if (!config.providerTokens) return
+  for (const provider of config.providers.values()) {
+    if (provider.type !== "oauth" && provider.type !== "oidc") continue
+    const keys = tokenKeys(userId, provider.id)
+    const holders = await config.serverState.getFields(keys.holders)
+    if (holders[ref] === undefined) continue
+    await config.serverState.deleteFields(keys.holders, [ref])
+    const others = Object.entries(holders).filter(([other, until]) => other !== ref && Number(until) > now)
+    if (others.length > 0) continue
+    await config.serverState.reset(keys.record)
+    await config.serverState.deleteFields(keys.errors, [provider.id])
+  }
 }
 
 /** Marks the user's account with `providerId` as needing sign-in again (the session shows the error). */
