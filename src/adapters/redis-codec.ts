@@ -8,6 +8,11 @@ import type { AdapterSession, AdapterUser, VerificationToken } from "./types.js"
 
 const decoder = new TextDecoder()
 
+/** Throws the adapter's error for a refused write. */
+export function fail(message: string): never {
+  throw new Error(`RedisAdapter: ${message}`)
+}
+
 export function text(reply: unknown): string | null {
   if (typeof reply === "string") return reply
   if (reply instanceof Uint8Array) return decoder.decode(reply)

@@ -50,16 +50,17 @@ import {
   type RedisAdapterClient,
   boundedClient,
   defined,
+  fail,
   parsePlain,
-  parseSession,
   parseUser,
   parseVerificationToken,
-  part,
   strings,
   text,
   ttl,
 } from "./redis-codec.js"
-import type { AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, CompleteAdapter, VerificationToken } from "./types.js"
+import { redisKeys } from "./redis-keys.js"
+import { redisSessions } from "./redis-sessions.js"
+import type { AdapterAccount, AdapterAuthenticator, AdapterUser, CompleteAdapter, VerificationToken } from "./types.js"
 
 export type { CompleteAdapter } from "./types.js"
 
@@ -70,10 +71,6 @@ export interface RedisAdapterOptions {
   prefix?: string
   /** Upper bound on one Redis command, in milliseconds. Default 2 000. */
   commandTimeout?: number
-}
-
-function fail(message: string): never {
-  throw new Error(`RedisAdapter: ${message}`)
 }
 
 /**
@@ -93,19 +90,7 @@ function fail(message: string): never {
 export function RedisAdapter(redis: RedisAdapterClient, options: RedisAdapterOptions = {}): CompleteAdapter {
   const prefix = options.prefix ?? "authchart:"
   const client = boundedClient(redis, options.commandTimeout ?? 2000)
-  const keys = {
-    user: (id: string) => `${prefix}user:${part(id)}`,
-    userByEmail: (email: string) => `${prefix}user-by-email:${part(email)}`,
-    accountRef: (provider: string, providerAccountId: string) => `${part(provider)}:${part(providerAccountId)}`,
-    account: (ref: string) => `${prefix}account:${ref}`,
-    userAccounts: (userId: string) => `${prefix}user-accounts:${part(userId)}`,
-    session: (token: string) => `${prefix}session:${part(token)}`,
-    userSessions: (userId: string) => `${prefix}user-sessions:${part(userId)}`,
-    verificationToken: (identifier: string, token: string) => `${prefix}verification-token:${part(identifier)}:${part(token)}`,
-    verificationIdentifier: (token: string) => `${prefix}verification-identifier:${part(token)}`,
-    authenticator: (credentialID: string) => `${prefix}authenticator:${part(credentialID)}`,
-    userAuthenticators: (userId: string) => `${prefix}user-authenticators:${part(userId)}`,
-  }
+  const keys = redisKeys(prefix)
 
   async function readUser(id: string): Promise<AdapterUser | null> {
     return parseUser(text(await client.get(keys.user(id))))
@@ -127,14 +112,7 @@ export function RedisAdapter(redis: RedisAdapterClient, options: RedisAdapterOpt
     if (text(await client.get(key)) === userId) await client.del(key)
   }
 
-  async function deleteSessionsOf(userId: string): Promise<number> {
-    const index = keys.userSessions(userId)
-    const tokens = strings(await client.zRange(index, 0, -1))
-    if (tokens.length === 0) return 0
-    const removed = await Promise.all(tokens.map((token) => client.del(keys.session(token))))
-    await client.zRem(index, tokens)
-    return removed.reduce((sum: number, n) => sum + Number(n), 0)
-  }
+  const sessions = redisSessions(client, keys, readUser)
 
   return {
     async createUser(user) {
@@ -182,7 +160,7 @@ export function RedisAdapter(redis: RedisAdapterClient, options: RedisAdapterOpt
     async deleteUser(userId) {
       const user = parseUser(text(await client.getDel(keys.user(userId))))
       if (user?.email) await releaseEmail(user.email, userId)
-      await deleteSessionsOf(userId)
+      await sessions.deleteUserSessions(userId)
       const accountRefs = strings(await client.sMembers(keys.userAccounts(userId)))
       const credentialIDs = strings(await client.sMembers(keys.userAuthenticators(userId)))
       const owned = [
@@ -217,48 +195,7 @@ export function RedisAdapter(redis: RedisAdapterClient, options: RedisAdapterOpt
       return parsePlain<AdapterAccount>(text(await client.get(keys.account(ref))))
     },
 
-    async createSession({ sessionToken, userId, expires }) {
-      const json = JSON.stringify({ sessionToken, userId, expires })
-      const created = await client.set(keys.session(sessionToken), json, { PX: ttl(expires), NX: true })
-      if (created === null) fail("this session token already exists.")
-      const index = keys.userSessions(userId)
-      await client.zAdd(index, { score: new Date(expires).getTime(), value: sessionToken })
-      await client.zRemRangeByScore(index, "-inf", Date.now())
-      return parseSession(json) as AdapterSession
-    },
-
-    async getSessionAndUser(sessionToken) {
-      const session = parseSession(text(await client.get(keys.session(sessionToken))))
-      const user = session ? await readUser(session.userId) : null
-      return session && user ? { session, user } : null
-    },
-
-    async updateSession(changes) {
-      const key = keys.session(changes.sessionToken)
-      const current = parseSession(text(await client.get(key)))
-      if (!current) return null
-      const updated: AdapterSession = {
-        sessionToken: current.sessionToken,
-        userId: changes.userId ?? current.userId,
-        expires: changes.expires ?? current.expires,
-      }
-      const json = JSON.stringify(updated)
-      if ((await client.set(key, json, { PX: ttl(updated.expires), XX: true })) === null) return null
-      if (updated.userId !== current.userId) await client.zRem(keys.userSessions(current.userId), current.sessionToken)
-      await client.zAdd(keys.userSessions(updated.userId), {
-        score: new Date(updated.expires).getTime(),
-        value: updated.sessionToken,
-      })
-      return parseSession(json)
-    },
-
-    async deleteSession(sessionToken) {
-      const session = parseSession(text(await client.getDel(keys.session(sessionToken))))
-      if (session) await client.zRem(keys.userSessions(session.userId), sessionToken)
-      return session
-    },
-
-    deleteUserSessions: deleteSessionsOf,
+    ...sessions,
 
     async createVerificationToken({ identifier, expires, token }) {
       const json = JSON.stringify({ identifier, expires, token })
