@@ -18,7 +18,9 @@ import { BENCH_SECRET, IDP_ENV, SESSION_COOKIE } from "./shared.js"
 const COUNT = Number(process.env.BENCH_STEPS_COUNT ?? 400)
 const CONCURRENCY = Number(process.env.BENCH_STEPS_CONCURRENCY ?? 32)
 const WARMUP = Number(process.env.BENCH_STEPS_WARMUP ?? 200)
-const FLOWS: StepFlow[] = ["bare", "session", "csrf", "credentials", "oidc", "email", "totp"]
+const ALL_FLOWS: StepFlow[] = ["bare", "session", "csrf", "credentials", "oidc", "email", "totp"]
+/** BENCH_STEPS_FLOWS=session,oidc runs only those flows (in that order), e.g. for a profile of one flow. */
+const FLOWS = process.env.BENCH_STEPS_FLOWS ? (process.env.BENCH_STEPS_FLOWS.split(",") as StepFlow[]) : ALL_FLOWS
 const IDP_CLIENT = { clientId: "bench-steps", clientSecret: "bench-steps-secret-0123456789abcdef" }
 
 /** The crypto a step has to do besides the model and the plumbing: JWE seals and opens (session or flow state). */

@@ -19,6 +19,7 @@ const builtIn = [
   "src/runtime/effects/email.ts",
   "src/runtime/effects/oauth.ts",
   "src/runtime/effects/oauth-server.ts",
+  "src/runtime/effects/oauth-http.ts",
   "src/runtime/effects/webauthn.ts",
   "src/runtime/effects/webauthn-support.ts",
   "src/runtime/effects/redirect-proxy.ts",

@@ -9,6 +9,7 @@ import { getToken } from "../src/jwt.js"
 import Apple from "../src/providers/apple.js"
 import Google from "../src/providers/google.js"
 import Okta from "../src/providers/okta.js"
+import { pkceChallenge } from "../src/runtime/effects/oauth.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, setCookies, tamperJwe } from "./helpers.js"
 import { type OidcServer, closedPort, startOidcProvider } from "./support/oidc-provider.js"
 
@@ -182,6 +183,10 @@ describe("sign-in against a real OpenID provider", () => {
 })
 
 describe("compatibility and transport policy", () => {
+  it("the PKCE S256 challenge is RFC 7636's (Appendix B vector)", () => {
+    expect(pkceChallenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")).toBe("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+  })
+
   it("an Auth.js preset object (@auth/core/providers/keycloak) works unchanged", async () => {
     const { default: Keycloak } = await import("@auth/core/providers/keycloak")
     const { client } = makeClient([Keycloak({ clientId: "basic-client", clientSecret: "basic-secret", issuer: server.issuer })])

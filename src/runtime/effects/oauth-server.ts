@@ -1,11 +1,13 @@
 /**
  * The provider side of OAuth / OIDC: the authorization server's metadata (discovery, cached, or built
  * from explicit endpoints), the client and its authentication, and HTTP options with a bounded timeout
- * and the plain-`http:` policy (loopback or explicit opt-in only).
+ * and the plain-`http:` policy (loopback or explicit opt-in only). Token, userinfo and refresh requests
+ * go through oauth-http.ts; discovery through the global `fetch`.
  */
 import * as o from "oauth4webapi"
 import { InvalidEndpoints } from "../../errors.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
+import { providerFetch } from "./oauth-http.js"
 
 export const DEFAULT_TIMEOUT_MS = 10_000
 const DISCOVERY_TTL_MS = 60 * 60 * 1000
@@ -33,14 +35,23 @@ function isLoopback(url: URL): boolean {
   return host === "localhost" || host === "[::1]" || host.startsWith("127.")
 }
 
-/** HTTP options for every request to this provider: bounded timeout, http only where allowed. */
+/** Whether a plain-`http:` URL may be used for this provider: loopback, or the provider opted in. */
+function insecureAllowed(provider: OAuthConfig, url: URL | undefined): boolean {
+  return url?.protocol === "http:" && (isLoopback(url) || provider.allowInsecureRequests === true)
+}
+
+/**
+ * HTTP options for the token, userinfo and refresh requests to this provider: the node:http client
+ * (oauth-http.ts) with the provider's timeout as its deadline, http only where allowed.
+ */
 export function httpOptions(
   provider: OAuthConfig,
   url: URL | undefined,
-): { signal: () => AbortSignal; [o.allowInsecureRequests]: boolean } {
-  const timeout = provider.timeout ?? DEFAULT_TIMEOUT_MS
-  const insecure = url?.protocol === "http:" && (isLoopback(url) || provider.allowInsecureRequests === true)
-  return { signal: () => AbortSignal.timeout(timeout), [o.allowInsecureRequests]: insecure }
+): { [o.customFetch]: ReturnType<typeof providerFetch>; [o.allowInsecureRequests]: boolean } {
+  return {
+    [o.customFetch]: providerFetch(provider.timeout ?? DEFAULT_TIMEOUT_MS),
+    [o.allowInsecureRequests]: insecureAllowed(provider, url),
+  }
 }
 
 /** The client as oauth4webapi sees it, and how it authenticates at the token endpoint. */
@@ -86,9 +97,15 @@ export async function discover(provider: OAuthConfig, cache: DiscoveryCache, now
   const key = `${issuer.href}|${provider.wellKnown ?? ""}|${provider.type}`
   const hit = cache.get(key)
   if (hit && hit.until > now) return hit.server
-  const options = { ...httpOptions(provider, issuer), algorithm: provider.type === "oidc" ? "oidc" : "oauth2" } as const
+  // discovery is once an hour per config, on the global fetch (where apps and tests may watch it)
+  const timeout = provider.timeout ?? DEFAULT_TIMEOUT_MS
+  const options = {
+    signal: () => AbortSignal.timeout(timeout),
+    [o.allowInsecureRequests]: insecureAllowed(provider, issuer),
+    algorithm: provider.type === "oidc" ? "oidc" : "oauth2",
+  } as const
   const response = provider.wellKnown
-    ? await fetch(provider.wellKnown, { signal: AbortSignal.timeout(provider.timeout ?? DEFAULT_TIMEOUT_MS), redirect: "manual" })
+    ? await fetch(provider.wellKnown, { signal: AbortSignal.timeout(timeout), redirect: "manual" })
     : await o.discoveryRequest(issuer, options)
   const server = await o.processDiscoveryResponse(issuer, response)
   cache.set(key, { server, until: now + DISCOVERY_TTL_MS })

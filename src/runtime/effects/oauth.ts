@@ -4,7 +4,7 @@
  * OIDC); `finishAuthorization` validates the callback (state, RFC 9207 `iss`), redeems the code, checks
  * the ID token (nonce, iss, aud), reads userinfo where needed and maps the profile to a user.
  */
-import { createHash, timingSafeEqual } from "node:crypto"
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import * as o from "oauth4webapi"
 import {
   AuthError,
@@ -58,6 +58,16 @@ function checksOf(provider: OAuthConfig): { nonce: boolean } {
   return { nonce: provider.type === "oidc" && (checks === undefined || checks.includes("nonce")) }
 }
 
+/** 32 random bytes, base64url (43 characters): a state, PKCE code verifier or nonce, as oauth4webapi makes them. */
+function randomToken(): string {
+  return randomBytes(32).toString("base64url")
+}
+
+/** RFC 7636 §4.2 S256: BASE64URL(SHA256(ASCII(code_verifier))), synchronous (WebCrypto's digest is a job of its own). */
+export function pkceChallenge(codeVerifier: string): string {
+  return createHash("sha256").update(codeVerifier, "ascii").digest("base64url")
+}
+
 function equal(a: string, b: string): boolean {
   const x = Buffer.from(a)
   const y = Buffer.from(b)
@@ -90,14 +100,14 @@ export const startAuthorization = effect<AuthorizationStart, { params: Record<st
   if (provider.type === "oidc" && !url.searchParams.has("scope")) url.searchParams.set("scope", "openid profile email")
   const redirectUri = redirectUriOf(ctx, provider)
   const ownCallback = `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`
-  const state = redirectUri === ownCallback ? o.generateRandomState() : sealProxyState(ctx, ownCallback)
-  const codeVerifier = o.generateRandomCodeVerifier()
-  const nonce = checksOf(provider).nonce ? o.generateRandomNonce() : null
+  const state = redirectUri === ownCallback ? randomToken() : sealProxyState(ctx, ownCallback)
+  const codeVerifier = randomToken()
+  const nonce = checksOf(provider).nonce ? randomToken() : null
   url.searchParams.set("response_type", "code")
   url.searchParams.set("client_id", provider.clientId ?? "")
   url.searchParams.set("redirect_uri", redirectUri)
   url.searchParams.set("state", state)
-  url.searchParams.set("code_challenge", await o.calculatePKCECodeChallenge(codeVerifier))
+  url.searchParams.set("code_challenge", pkceChallenge(codeVerifier))
   url.searchParams.set("code_challenge_method", "S256")
   if (nonce) url.searchParams.set("nonce", nonce)
   return { url: url.href, pending: { state, codeVerifier, nonce, redirectUri, issuer: server.issuer } }

@@ -1,0 +1,221 @@
+/**
+ * The provider HTTP client (src/runtime/effects/oauth-http.ts) against real local servers: answers are
+ * read whole, redirects are not followed, and every way a provider can misbehave (closed port, no
+ * answer, an answer that stops halfway, a body too large, a certificate nobody vouches for) ends in a
+ * rejection instead of a hang. The sign-in errors these become are in tests/oauth.test.ts.
+ */
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http"
+import { createServer as createHttpsServer } from "node:https"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { gzipSync } from "node:zlib"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { MAX_BODY_BYTES, ProviderHttpError, providerFetch } from "../src/runtime/effects/oauth-http.js"
+import { closedPort } from "./support/oidc-provider.js"
+
+const connections = { count: 0 }
+const hits: Record<string, number> = {}
+
+function route(req: IncomingMessage, res: ServerResponse): void {
+  const path = new URL(req.url ?? "/", "http://x").pathname
+  hits[path] = (hits[path] ?? 0) + 1
+  const chunks: Buffer[] = []
+  req.on("data", (c: Buffer) => chunks.push(c))
+  req.on("end", () => {
+    switch (path) {
+      case "/echo":
+        res.setHeader("content-type", "application/json")
+        res.setHeader("set-cookie", ["a=1", "b=2"])
+        return res.end(JSON.stringify({ method: req.method, headers: req.headers, body: Buffer.concat(chunks).toString() }))
+      case "/hang":
+        return // never answers
+      case "/stall-body":
+        res.writeHead(200, { "content-type": "application/json", "content-length": "100" })
+        return res.write('{"access_token":') // and nothing more
+      case "/cut":
+        res.writeHead(200, { "content-type": "application/json", "content-length": "100" })
+        res.write('{"access_token":')
+        return setTimeout(() => res.socket?.destroy(), 20)
+      case "/redirect":
+        res.writeHead(302, { location: "/target" })
+        return res.end()
+      case "/declared-large":
+        res.writeHead(200, { "content-length": String(MAX_BODY_BYTES + 1) })
+        return res.write("x") // the header alone is enough to refuse
+      case "/chunked-large":
+        res.writeHead(200, { "content-type": "application/json" })
+        for (let i = 0; i < 5; i++) res.write(Buffer.alloc(MAX_BODY_BYTES / 4, 0x20))
+        return res.end("{}")
+      case "/gzip":
+        res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" })
+        return res.end(gzipSync(JSON.stringify({ token_type: "Bearer" })))
+      case "/no-content":
+        res.writeHead(204)
+        return res.end()
+      default:
+        res.writeHead(404)
+        res.end()
+    }
+  })
+}
+
+let server: Server
+let base: string
+
+function listen(s: Server): Promise<number> {
+  return new Promise((resolve) => s.listen(0, "127.0.0.1", () => resolve((s.address() as AddressInfo).port)))
+}
+
+beforeAll(async () => {
+  server = createServer(route)
+  server.keepAliveTimeout = 5_000
+  server.on("connection", () => connections.count++)
+  base = `http://127.0.0.1:${await listen(server)}`
+})
+afterAll(() => {
+  server.closeAllConnections()
+  server.close()
+})
+
+const quick = providerFetch(200)
+const get = (path: string, init: Partial<Parameters<typeof quick>[1]> = {}) =>
+  quick(`${base}${path}`, { method: "GET", headers: {}, ...init })
+
+async function rejection(promise: Promise<unknown>): Promise<Error & { code?: string }> {
+  try {
+    await promise
+  } catch (err) {
+    return err as Error & { code?: string }
+  }
+  throw new Error("expected a rejection")
+}
+
+describe("the provider HTTP client answers", () => {
+  it("a form POST with its headers and body, and the answer's status, headers and JSON", async () => {
+    const body = new URLSearchParams({ grant_type: "authorization_code", code: "c ö" })
+    const res = await quick(`${base}/echo`, { method: "POST", headers: { accept: "application/json", "x-one": "1" }, body })
+    expect(res).toBeInstanceOf(Response)
+    expect(res.status).toBe(200)
+    expect(res.headers.get("content-type")).toBe("application/json")
+    expect(res.headers.getSetCookie()).toEqual(["a=1", "b=2"])
+    const echo = (await res.json()) as { method: string; headers: Record<string, string>; body: string }
+    expect(echo.method).toBe("POST")
+    expect(echo.body).toBe(body.toString())
+    expect(echo.headers).toMatchObject({ accept: "application/json", "x-one": "1", "content-length": String(body.toString().length) })
+  })
+
+  it("keeps the connection alive between requests", async () => {
+    await get("/echo")
+    const before = connections.count
+    await get("/echo")
+    await get("/echo")
+    expect(connections.count).toBe(before)
+  })
+
+  it("a redirect as it is, without following it", async () => {
+    const res = await get("/redirect")
+    expect(res.status).toBe(302)
+    expect(res.headers.get("location")).toBe("/target")
+    expect(hits["/target"]).toBeUndefined()
+  })
+
+  it("a gzip body decoded, and a 204 with no body", async () => {
+    const res = await get("/gzip")
+    expect(res.headers.get("content-encoding")).toBeNull()
+    expect(await res.json()).toEqual({ token_type: "Bearer" })
+    const empty = await get("/no-content")
+    expect(empty.status).toBe(204)
+    expect(empty.body).toBeNull()
+  })
+})
+
+describe("the provider HTTP client rejects", () => {
+  it("a closed port with the connection error", async () => {
+    const err = await rejection(providerFetch(500)(`http://127.0.0.1:${await closedPort()}/token`, { method: "POST", headers: {} }))
+    expect(err.code).toBe("ECONNREFUSED")
+  })
+
+  it("a server that never answers, at the deadline", async () => {
+    const err = await rejection(get("/hang"))
+    expect(err).toBeInstanceOf(ProviderHttpError)
+    expect(err.code).toBe("ETIMEDOUT")
+  })
+
+  it("an answer whose body stops coming, at the same deadline", async () => {
+    const err = await rejection(get("/stall-body"))
+    expect(err).toBeInstanceOf(ProviderHttpError)
+    expect(err.code).toBe("ETIMEDOUT")
+  })
+
+  it("an answer cut off halfway", async () => {
+    const err = await rejection(get("/cut"))
+    expect(err).not.toBeInstanceOf(ProviderHttpError)
+    expect(err.message).toMatch(/aborted|closed before the answer was complete/)
+  })
+
+  it("a body larger than MAX_BODY_BYTES, declared or streamed", async () => {
+    for (const path of ["/declared-large", "/chunked-large"]) {
+      const err = await rejection(get(path))
+      expect(err).toBeInstanceOf(ProviderHttpError)
+      expect(err.code).toBe("ETOOLARGE")
+    }
+  })
+
+  it("an aborted signal", async () => {
+    const controller = new AbortController()
+    const pending = get("/hang", { signal: controller.signal })
+    controller.abort(new Error("stop"))
+    expect((await rejection(pending)).message).toBe("stop")
+  })
+
+  it("a URL that is not http(s)", async () => {
+    expect(await rejection(quick("ftp://127.0.0.1/x", { method: "GET", headers: {} }))).toBeInstanceOf(TypeError)
+  })
+
+  it("an https server whose certificate nobody vouches for (TLS verification stays on)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "authchart-tls-"))
+    try {
+      const key = join(dir, "key.pem")
+      const cert = join(dir, "cert.pem")
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "ec",
+          "-pkeyopt",
+          "ec_paramgen_curve:prime256v1",
+          "-nodes",
+          "-keyout",
+          key,
+          "-out",
+          cert,
+          "-days",
+          "1",
+          "-subj",
+          "/CN=127.0.0.1",
+        ],
+        {
+          stdio: "ignore",
+        },
+      )
+      const tls = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, route)
+      const port = await listen(tls)
+      const echoed = hits["/echo"] ?? 0
+      try {
+        const err = await rejection(providerFetch(2_000)(`https://127.0.0.1:${port}/echo`, { method: "GET", headers: {} }))
+        expect(err.code).toBe("DEPTH_ZERO_SELF_SIGNED_CERT")
+        expect(hits["/echo"] ?? 0).toBe(echoed) // the request never reached the handler
+      } finally {
+        tls.closeAllConnections()
+        tls.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
