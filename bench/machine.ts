@@ -1,32 +1,42 @@
 /**
  * `npm run bench:machine`: what the machine model costs per request, beside a hand-written equivalent.
  *
- * The same credentials sign-in twice, with effects that do no I/O and answer at once (so only the
- * model is measured): (1) the real `credentialsMachine`, provided once, driven as the engine drives it
- * (create the actor, start, send the one event, wait until it rests or ends, read the output); (2) the
- * same four steps written as plain async code. And the resume of a resting flow: restore a persisted
- * snapshot, send, run to rest, persist again (`getPersistedSnapshot` + JSON), against a hand-written
- * resume that parses, checks and writes the same state. The difference per operation is the model's
- * overhead. CPU time (process.cpuUsage) over many iterations; the best of several rounds is reported.
+ * The same credentials sign-in three ways, with effects that do no I/O and answer at once (so only the
+ * model is measured): (1) the real `credentialsMachine`, provided once, driven by the engine's runner as
+ * `runMachine` drives it (start, check it rests, send the one event, run to the end, read the output):
+ * the direct runner the engine uses, and (2) the xstate actor runner it uses when an inspector watches;
+ * (3) the same flow written as plain async code doing the same non-effect work (the four calls in order,
+ * the gate's branch, the submitted credentials dropped after the gate, the output built, the run bounded
+ * by a `flowTimeout` timer as the engine bounds it). And the resume of a resting flow: restore a
+ * persisted snapshot, send, run one effect, rest again, persist (`getPersistedSnapshot` + JSON), against a
+ * hand-written resume that parses, checks, calls the same effect and writes the same state. The
+ * difference per operation is the model's overhead. The effects themselves are the same functions on
+ * every side. CPU time (process.cpuUsage) over many iterations; the best of several rounds is reported.
  * Knobs: BENCH_MACHINE_ITERATIONS (per round, default 20000), BENCH_MACHINE_ROUNDS (default 5).
  * `--json` prints the results as JSON.
  */
-import { type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, assign, createActor, setup } from "xstate"
+import { type AnyStateMachine, assign, setup } from "xstate"
 import { credentialsMachine } from "../src/machines/credentials.js"
 import { flowTypes, initialContext } from "../src/machines/setup.js"
-import { bindEffectContext, effect } from "../src/runtime/effects/effect.js"
-import type { EffectContext } from "../src/runtime/flow.js"
 import { AWAITING_INPUT, type FlowOutput, type GateResult, type Identity, type Issued } from "../src/machines/types.js"
+import { startActorRun } from "../src/runtime/actor-run.js"
+import { effect } from "../src/runtime/effects/effect.js"
+import type { EffectContext } from "../src/runtime/flow.js"
+import { directRunnable, startDirectRun } from "../src/runtime/machine-run.js"
+import type { MachineRun, RunOptions } from "../src/runtime/run-common.js"
 
 const ITERATIONS = Number(process.env.BENCH_MACHINE_ITERATIONS ?? 20_000)
 const ROUNDS = Number(process.env.BENCH_MACHINE_ROUNDS ?? 5)
+const TIMEOUT = 15_000
 
 const IDENTITY: Identity = {
   user: { id: "1", name: "Bench", email: "bench@example.test" },
   account: { providerAccountId: "1", type: "credentials", provider: "credentials" },
+  credentials: { username: "bench" },
 }
 const ISSUED: Issued = { redirect: "http://127.0.0.1/dashboard", cookies: [] }
 const EVENT = { type: "SUBMIT" as const, params: { username: "bench", password: "bench" }, now: 0 }
+const INPUT = { provider: "credentials", now: 0 }
 
 const authorize = async (params: Record<string, unknown>): Promise<Identity> => {
   if (params.username !== "bench") throw new Error("wrong user")
@@ -35,8 +45,9 @@ const authorize = async (params: Record<string, unknown>): Promise<Identity> => 
 const signInGate = async (_identity: Identity): Promise<GateResult> => ({ allow: true })
 const linkIdentity = async (identity: Identity) => identity
 const issueSession = async (_identity: Identity) => ISSUED
+const checkAnswer = async (params: Record<string, unknown>) => params.password === "bench"
 
-// effects made as the runtime makes them (`effect()`: the request context looked up from the actor system)
+// effects made as the runtime makes them (`effect()`)
 const providedCredentials = credentialsMachine.provide({
   actors: {
     authorize: effect((_ctx, input: { params: Record<string, unknown> }) => authorize(input.params)),
@@ -45,85 +56,93 @@ const providedCredentials = credentialsMachine.provide({
     issueSession: effect((_ctx, input: Identity) => issueSession(input)),
   },
 })
+// the effects here read nothing from the request context
 const EFFECT_CONTEXT = {} as EffectContext
 
-/** A flow that rests: `idle` → `step` (rests, keeps a counter) → `done` on the second SUBMIT. */
-const restingMachine = setup({ types: flowTypes() }).createMachine({
+/** A flow that rests: `idle` → `step` (rests); each SUBMIT at `step` runs `check` and rests again, counting. */
+const restingMachine = setup({
+  types: flowTypes(),
+  actors: { check: effect((_ctx, input: { params: Record<string, unknown> }) => checkAnswer(input.params)) },
+}).createMachine({
   id: "resting",
   initial: "idle",
   context: ({ input }) => initialContext(input),
   states: {
     idle: { tags: [AWAITING_INPUT], on: { SUBMIT: { target: "step" } } },
-    step: {
-      tags: [AWAITING_INPUT],
-      entry: assign({ steps: ({ context }) => ({ totp: { attempts: (context.steps.totp?.attempts ?? 0) + 1 } }) }),
-      on: { SUBMIT: { target: "step", reenter: true } },
+    step: { tags: [AWAITING_INPUT], on: { SUBMIT: { target: "checking" } } },
+    checking: {
+      invoke: {
+        src: "check",
+        input: ({ event }) => ({ params: event.params }),
+        onDone: {
+          target: "step",
+          actions: assign({ steps: ({ context }) => ({ totp: { attempts: (context.steps.totp?.attempts ?? 0) + 1 } }) }),
+        },
+      },
     },
   },
 })
 
-/** The engine's wait: resolves once the actor rests or ends. */
-function settle(actor: AnyActorRef): Promise<AnyMachineSnapshot> {
-  const restful = (s: AnyMachineSnapshot) => s.status !== "active" || s.hasTag(AWAITING_INPUT)
-  const now = actor.getSnapshot() as AnyMachineSnapshot
-  if (restful(now)) return Promise.resolve(now)
-  return new Promise((resolve) => {
-    const sub = actor.subscribe((s) => {
-      if (restful(s as AnyMachineSnapshot)) {
-        sub.unsubscribe()
-        resolve(s as AnyMachineSnapshot)
-      }
-    })
+type Start = (machine: AnyStateMachine, options: RunOptions) => MachineRun
+
+/** One request as `runMachine` drives it: start or restore, check it rests, send, run to rest or end. */
+async function runOnce(start: Start, machine: AnyStateMachine, persisted: unknown) {
+  const run = start(machine, { persisted, input: INPUT, ctx: EFFECT_CONTEXT, timeout: TIMEOUT })
+  try {
+    const { before } = run
+    if (before.status !== "active" || !before.hasTag(AWAITING_INPUT)) throw new Error("not waiting for input")
+    const after = await run.send(EVENT)
+    if (!after) throw new Error("the event was not taken")
+    if (after.status === "error") throw after.error
+    return { after, persisted: after.status === "active" ? run.persist(after) : undefined }
+  } finally {
+    run.stop()
+  }
+}
+
+const machineSignIn = async (start: Start): Promise<FlowOutput> => (await runOnce(start, providedCredentials, undefined)).after.output
+
+/** The engine's bound on a run (a flow that honours `flowTimeout` needs it written by hand too). */
+function bounded<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("timed out")), TIMEOUT)
   })
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer))
 }
 
-async function machineSignIn(machine: AnyStateMachine): Promise<FlowOutput> {
-  const actor = createActor(machine, { input: { provider: "credentials", now: 0 } })
-  bindEffectContext(actor.system, EFFECT_CONTEXT)
-  actor.start()
-  actor.send(EVENT)
-  const after = await settle(actor)
-  actor.stop()
-  return after.output as FlowOutput
-}
-
-async function handSignIn(): Promise<FlowOutput> {
+async function handFlow(): Promise<FlowOutput> {
   const identity = await authorize(EVENT.params)
   const gate = await signInGate(identity)
-  if (!gate.allow) return { ok: true, reply: { type: "redirect", url: "" } }
-  const linked = await linkIdentity(identity)
+  if (!gate.allow) return { ok: true, reply: { type: "redirect", url: gate.redirect } }
+  const { credentials: _, ...kept } = identity
+  const linked = await linkIdentity(kept)
   const issued = await issueSession(linked)
   return { ok: true, reply: { type: "redirect", url: issued.redirect, cookies: issued.cookies } }
 }
+const handSignIn = (): Promise<FlowOutput> => bounded(handFlow())
 
-const restingStart = (() => {
-  const actor = createActor(restingMachine, { input: { provider: "credentials", now: 0 } })
-  actor.start()
-  actor.send(EVENT)
-  const persisted = JSON.stringify(actor.getPersistedSnapshot())
-  actor.stop()
-  return persisted
+/** The resting flow's persisted snapshot at `step` (as the flow store would give it back). */
+const restingStart = await (async () => {
+  const first = await runOnce(startDirectRun, restingMachine, undefined)
+  return JSON.stringify(first.persisted)
 })()
 
-async function machineResume(): Promise<string> {
-  const actor = createActor(restingMachine, { snapshot: JSON.parse(restingStart), input: { provider: "credentials", now: 0 } })
-  actor.start()
-  actor.send(EVENT)
-  await settle(actor)
-  const out = JSON.stringify(actor.getPersistedSnapshot())
-  actor.stop()
-  return out
+async function machineResume(start: Start): Promise<string> {
+  const { persisted } = await runOnce(start, restingMachine, JSON.parse(restingStart))
+  return JSON.stringify(persisted)
 }
 
-const handStart = JSON.stringify({ state: "step", attempts: 1 })
+const handStart = JSON.stringify({ state: "step", attempts: 0 })
 async function handResume(): Promise<string> {
-  const saved = JSON.parse(handStart) as { state: string; attempts: number }
+  const saved: { state: string; attempts: number } = JSON.parse(handStart)
   if (saved.state !== "step") throw new Error("not resting")
+  await bounded(checkAnswer(EVENT.params))
   return JSON.stringify({ state: "step", attempts: saved.attempts + 1 })
 }
 
-/** One machine-driven credentials sign-in (for instruction counts under callgrind). */
-export const signInOnce = (): Promise<FlowOutput> => machineSignIn(providedCredentials)
+/** One machine-driven credentials sign-in on the engine's direct runner (for instruction counts under callgrind). */
+export const signInOnce = (): Promise<FlowOutput> => machineSignIn(startDirectRun)
 
 /** CPU µs per call of `op`: the best (least disturbed) of ROUNDS rounds of ITERATIONS calls. */
 async function cpuPerOp(op: () => Promise<unknown>): Promise<{ best: number; median: number }> {
@@ -139,28 +158,42 @@ async function cpuPerOp(op: () => Promise<unknown>): Promise<{ best: number; med
   return { best: rounds[0] as number, median: rounds[rounds.length >> 1] as number }
 }
 
+type Timing = { best: number; median: number }
+
+/** Per comparison: the engine's direct runner (`machine`), the actor runner (`actor`), the hand-written code. */
 export interface MachineBench {
-  signIn: { machine: { best: number; median: number }; hand: { best: number; median: number }; overheadUs: number }
-  resume: { machine: { best: number; median: number }; hand: { best: number; median: number }; overheadUs: number }
+  signIn: { machine: Timing; actor: Timing; hand: Timing; overheadUs: number; actorOverheadUs: number }
+  resume: { machine: Timing; actor: Timing; hand: Timing; overheadUs: number; actorOverheadUs: number }
   iterations: number
   rounds: number
 }
 
-/** Runs both comparisons; checks first that the machine and the hand-written code give the same answer. */
+/** Runs both comparisons; checks first that every runner and the hand-written code give the same answer. */
 export async function benchMachine(): Promise<MachineBench> {
-  const [viaMachine, byHand] = [await machineSignIn(providedCredentials), await handSignIn()]
-  if (JSON.stringify(viaMachine) !== JSON.stringify(byHand)) {
-    throw new Error(`machine and hand-written sign-in disagree: ${JSON.stringify(viaMachine)} vs ${JSON.stringify(byHand)}`)
+  if (!directRunnable(providedCredentials) || !directRunnable(restingMachine))
+    throw new Error("the direct runner does not take the bench's machines")
+  const answers = [await machineSignIn(startDirectRun), await machineSignIn(startActorRun), await handSignIn()].map((a) =>
+    JSON.stringify(a),
+  )
+  if (new Set(answers).size !== 1) throw new Error(`the runners and the hand-written sign-in disagree: ${answers.join(" vs ")}`)
+  for (const start of [startDirectRun, startActorRun]) {
+    const resumed: { context: { steps: { totp: { attempts: number } } } } = JSON.parse(await machineResume(start))
+    if (resumed.context.steps.totp.attempts !== 1) throw new Error("the resumed machine did not count the step")
   }
-  const resumed = JSON.parse(await machineResume()) as { context: { steps: { totp: { attempts: number } } } }
-  if (resumed.context.steps.totp.attempts !== 2) throw new Error("the resumed machine did not count the step")
-  const signInMachine = await cpuPerOp(() => machineSignIn(providedCredentials))
-  const signInHand = await cpuPerOp(handSignIn)
-  const resumeMachine = await cpuPerOp(machineResume)
-  const resumeHand = await cpuPerOp(handResume)
+  const signIn = {
+    machine: await cpuPerOp(() => machineSignIn(startDirectRun)),
+    actor: await cpuPerOp(() => machineSignIn(startActorRun)),
+    hand: await cpuPerOp(handSignIn),
+  }
+  const resume = {
+    machine: await cpuPerOp(() => machineResume(startDirectRun)),
+    actor: await cpuPerOp(() => machineResume(startActorRun)),
+    hand: await cpuPerOp(handResume),
+  }
+  const overheads = (r: typeof signIn) => ({ overheadUs: r.machine.best - r.hand.best, actorOverheadUs: r.actor.best - r.hand.best })
   return {
-    signIn: { machine: signInMachine, hand: signInHand, overheadUs: signInMachine.best - signInHand.best },
-    resume: { machine: resumeMachine, hand: resumeHand, overheadUs: resumeMachine.best - resumeHand.best },
+    signIn: { ...signIn, ...overheads(signIn) },
+    resume: { ...resume, ...overheads(resume) },
     iterations: ITERATIONS,
     rounds: ROUNDS,
   }
@@ -174,12 +207,13 @@ if (isMain) {
     const f = (x: number) => x.toFixed(1).padStart(7)
     console.log(`machine model, CPU µs per operation (best of ${ROUNDS} rounds of ${ITERATIONS}; median in brackets)`)
     for (const [name, r] of [
-      ["credentials sign-in (create, start, send, run to end)", result.signIn],
-      ["resume a resting flow (restore, send, rest, persist)", result.resume],
+      ["credentials sign-in (start, send, run to end)", result.signIn],
+      ["resume a resting flow (restore, send, effect, rest, persist)", result.resume],
     ] as const) {
-      console.log(
-        `  ${name}: machine ${f(r.machine.best)} (${r.machine.median.toFixed(1)}), hand-written ${f(r.hand.best)} (${r.hand.median.toFixed(1)}), overhead ${f(r.overheadUs)}`,
-      )
+      console.log(`  ${name}:`)
+      console.log(`    engine (direct runner) ${f(r.machine.best)} (${r.machine.median.toFixed(1)})  overhead ${f(r.overheadUs)}`)
+      console.log(`    xstate actor runner    ${f(r.actor.best)} (${r.actor.median.toFixed(1)})  overhead ${f(r.actorOverheadUs)}`)
+      console.log(`    hand-written           ${f(r.hand.best)} (${r.hand.median.toFixed(1)})`)
     }
   }
 }

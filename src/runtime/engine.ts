@@ -6,20 +6,22 @@
  * (flow-respond.ts). `runFlow` strings them together and reports each to the inspectors.
  */
 import { randomUUID } from "node:crypto"
-import { type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, createActor, type InspectionEvent } from "xstate"
+import type { AnyMachineSnapshot, AnyStateMachine, InspectionEvent } from "xstate"
 import { AuthError, FlowStateError } from "../errors.js"
 import type { FlowContext } from "../machines/setup.js"
 import { AWAITING_INPUT, type FlowOutput, type Reply } from "../machines/types.js"
 import { type CallbackUrl, resolveCallbackUrl } from "./callback-url.js"
 import { type Handled, type RequestContext, param } from "./context.js"
 import type { OutCookie } from "./cookies.js"
-import { bindEffectContext } from "./effects/effect.js"
+import { startActorRun } from "./actor-run.js"
 import { linkIdentity } from "./effects/link.js"
 import { issueSession, signInGate } from "./effects/tail.js"
 import type { FlowDefinition, FlowRoute } from "./flow.js"
 import { type Outcome, respondFlow } from "./flow-respond.js"
 import { stateName, xstateObserver } from "./inspect.js"
+import { directRunnable, startDirectRun } from "./machine-run.js"
 import { errorResponse } from "./respond.js"
+import type { MachineRun, RunOptions } from "./run-common.js"
 import { ENVELOPE_VERSION, type FlowEnvelope, type FlowStoreIO, claimEnvelope, envelopeNonce } from "./store.js"
 
 export type { Outcome }
@@ -111,28 +113,6 @@ function providedMachine(flow: FlowDefinition): AnyStateMachine {
   return machine
 }
 
-/** Resolves once the actor rests, ends or fails; rejects after `ms`. */
-function settle(actor: AnyActorRef, ms: number): Promise<AnyMachineSnapshot> {
-  const restful = (s: AnyMachineSnapshot) => s.status !== "active" || s.hasTag(AWAITING_INPUT)
-  const now = actor.getSnapshot() as AnyMachineSnapshot
-  if (restful(now)) return Promise.resolve(now)
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      sub.unsubscribe()
-      reject(new FlowStateError(`The sign-in step did not finish within ${ms} ms.`))
-    }, ms)
-    const done = (s: AnyMachineSnapshot) => {
-      clearTimeout(timer)
-      sub.unsubscribe()
-      resolve(s)
-    }
-    const sub = actor.subscribe({
-      next: (s) => restful(s as AnyMachineSnapshot) && done(s as AnyMachineSnapshot),
-      error: () => done(actor.getSnapshot() as AnyMachineSnapshot),
-    })
-  })
-}
-
 /** Whether the flow rests on a page it renders itself (an extra step's page). */
 function restsOnPage(snapshot: AnyMachineSnapshot, flow: FlowDefinition): boolean {
   const reply = (snapshot.context as { reply?: Reply | null }).reply
@@ -151,35 +131,36 @@ export async function runMachine(
   loaded: Loaded,
   inspect?: (event: InspectionEvent) => void,
 ): Promise<Outcome> {
-  const input = { provider: ctx.providerId as string, now: ctx.now }
-  let actor: AnyActorRef
+  const machine = providedMachine(flow)
+  const options: RunOptions = {
+    persisted: loaded.envelope ? loaded.envelope.snapshot : undefined,
+    input: { provider: ctx.providerId as string, now: ctx.now },
+    ctx: { ...ctx, callbackUrl: loaded.callback.url },
+    timeout: ctx.config.flowTimeout,
+    ...(inspect ? { inspect } : {}),
+  }
+  let run: MachineRun
   try {
-    const options = { input, ...(inspect ? { inspect } : {}) }
-    actor = createActor(providedMachine(flow), loaded.envelope ? { snapshot: loaded.envelope.snapshot as never, ...options } : options)
-    bindEffectContext(actor.system, { ...ctx, callbackUrl: loaded.callback.url })
-    actor.start()
+    run = !inspect && directRunnable(machine) ? startDirectRun(machine, options) : startActorRun(machine, options)
   } catch (err) {
     throw new FlowStateError("The sign-in state does not fit this flow any more.", { err })
   }
   try {
-    const before = actor.getSnapshot() as AnyMachineSnapshot
+    const { before } = run
     if (before.status !== "active" || !before.hasTag(AWAITING_INPUT)) {
       throw new FlowStateError("The sign-in state is not waiting for input.")
     }
     const event = { type: route.event, params: eventParams(ctx, route), now: ctx.now }
     const reshow = ctx.req.method === "GET" && !before.can(event) && restsOnPage(before, flow)
-    if (!reshow) {
-      actor.send(event)
-      if (actor.getSnapshot() === before) throw new FlowStateError(`This step does not accept "${route.event}".`)
-    }
-    const after = reshow ? before : await settle(actor, ctx.config.flowTimeout)
+    const after = reshow ? before : await run.send(event)
+    if (!after) throw new FlowStateError(`This step does not accept "${route.event}".`)
     ctx.config.logger.debug("flow", { flow: flow.id, event: route.event, state: after.value, status: after.status })
     const state = stateName(after.value)
     if (after.status === "done") return { status: "ended", state, output: after.output as FlowOutput }
     if (after.status === "error") throw after.error
-    return { status: "resting", state, snapshot: actor.getPersistedSnapshot(), context: after.context as FlowContext }
+    return { status: "resting", state, snapshot: run.persist(after), context: after.context as FlowContext }
   } finally {
-    actor.stop()
+    run.stop()
   }
 }
 

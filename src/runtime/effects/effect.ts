@@ -1,9 +1,11 @@
 /**
  * How effects reach the request they run for. Machines are provided with their effects once per flow
- * (not per request: `provide()` rebuilds the machine); each run binds its request context to the actor
- * system it creates, and an effect looks it up from the `system` xstate hands it.
+ * (not per request: `provide()` rebuilds the machine). The engine's direct runner (machine-run.ts) calls
+ * an effect itself with the request context ({@link effectStarter}); on a full xstate actor (a run an
+ * inspector watches) each run binds its request context to the actor system it creates, and the effect
+ * looks it up from the `system` xstate hands it.
  */
-import { type ActorSystem, fromPromise, type PromiseActorLogic } from "xstate"
+import { type ActorSystem, type AnyActorLogic, type AnyActorRef, fromPromise, type PromiseActorLogic } from "xstate"
 import type { EffectContext } from "../flow.js"
 
 // biome-ignore lint/suspicious/noExplicitAny: an actor system of any machine (its type parameter is invariant)
@@ -23,43 +25,30 @@ export function effectContext(system: AnySystem): EffectContext {
   return ctx
 }
 
-const RESOLVE = "xstate.promise.resolve"
-const REJECT = "xstate.promise.reject"
-const STOP = "xstate.stop"
+/**
+ * Runs an effect for the direct runner: the request context, and the (never started) actor ref xstate
+ * made for the invoke, whose snapshot holds the input the machine resolved.
+ */
+export type EffectStarter = (ctx: EffectContext, ref: AnyActorRef) => Promise<unknown>
 
-type EffectSnapshot<Output, Input> = ReturnType<PromiseActorLogic<Output, Input>["getInitialSnapshot"]>
+const starters = new WeakMap<AnyActorLogic, EffectStarter>()
 
 /**
- * An effect: an async function of the request context and the machine's input, as xstate promise logic.
- * It behaves as `fromPromise` does (the same snapshots, done and error events, and nothing after a
- * stop) without the `AbortController` that `fromPromise` makes for every run: an effect gets no abort
- * signal, it is bounded by its own timeouts and the flow's.
+ * How the direct runner runs `logic`: set for every `effect()`, undefined for other actor logic.
+ * @example const start = effectStarter(logic); if (start) await start(ctx, ref)
+ */
+export function effectStarter(logic: AnyActorLogic): EffectStarter | undefined {
+  return starters.get(logic)
+}
+
+/**
+ * An effect: an async function of the request context and the machine's input, as xstate promise logic
+ * (`fromPromise`), which the engine's direct runner also calls without an actor.
  * @example const lookup = effect(async (ctx, input: { id: string }) => ctx.config.adapter …)
  */
 export function effect<Output, Input>(run: (ctx: EffectContext, input: Input) => Promise<Output>): PromiseActorLogic<Output, Input> {
   const logic = fromPromise<Output, Input>(({ input, system }) => run(effectContext(system), input))
-  return {
-    ...logic,
-    transition: (snapshot, event) => {
-      if (snapshot.status !== "active") return snapshot
-      const { type, data } = event as { type: string; data?: unknown }
-      if (type === RESOLVE) return { ...snapshot, status: "done", output: data as Output, input: undefined }
-      if (type === REJECT) return { ...snapshot, status: "error", error: data, input: undefined } as EffectSnapshot<Output, Input>
-      if (type === STOP) return { ...snapshot, status: "stopped", input: undefined } as EffectSnapshot<Output, Input>
-      return snapshot
-    },
-    start: (snapshot, { self, system }) => {
-      if (snapshot.status !== "active") return
-      let running: Promise<Output>
-      try {
-        running = Promise.resolve(run(effectContext(system), snapshot.input as Input))
-      } catch (err) {
-        running = Promise.reject(err)
-      }
-      running.then(
-        (data) => self.getSnapshot().status === "active" && self.send({ type: RESOLVE, data }),
-        (data: unknown) => self.getSnapshot().status === "active" && self.send({ type: REJECT, data }),
-      )
-    },
-  }
+  // the actor ref's snapshot is the promise logic's initial one: `input` as the invoke resolved it
+  starters.set(logic, (ctx, ref) => run(ctx, ref.getSnapshot().input))
+  return logic
 }
