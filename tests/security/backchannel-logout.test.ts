@@ -223,6 +223,19 @@ describe.each(STRATEGIES)("back-channel logout ends the sessions the token names
   })
 })
 
+describe("back-channel logout by sid: a JWT session keeps its sessionId", () => {
+  it("re-issued through a jwt callback that builds a new token, the session still ends by its sid", async () => {
+    const callbacks = { jwt: ({ token }: { token: Record<string, unknown> }) => ({ sub: token.sub, name: token.name, email: token.email }) }
+    const { client, config, sid } = await aliceSignedIn({ callbacks } as Partial<AuthConfig>)
+    const before = client.jar.get("authjs.session-token")
+    const update = await client.send("/auth/session", { form: { csrfToken: await client.csrf() } })
+    expect(update.status).toBe(200)
+    expect(client.jar.get("authjs.session-token")).not.toBe(before)
+    expect((await post(config, await signWithProviderKey(claims({ sub: undefined, sid })))).status).toBe(200)
+    expect(await sessionOf(client)).toBeNull()
+  })
+})
+
 describe("back-channel logout: abuse limits", () => {
   it("refuses a client past backchannelClient's maximum with 429 before any token is checked", async () => {
     const { config, log } = await aliceSignedIn({ rateLimit: { enabled: true, rules: { backchannelClient: { max: 2 } } } })
