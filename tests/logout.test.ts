@@ -56,6 +56,8 @@ async function appWithProvider(storage: Storage) {
   })
   idp = provider
   const log = captureLogger()
+  // the ID token of every sign-in, in order
+  const idTokens: string[] = []
   const adapter = storage === "jwt" ? undefined : storage === "database" ? MemoryAdapter() : authjsAdapter()
   const config: AuthConfig = {
     secret: SECRET,
@@ -64,12 +66,13 @@ async function appWithProvider(storage: Storage) {
     providers: [{ id: "idp", name: "IdP", type: "oidc", issuer: provider.issuer, clientId: CLIENT.id, clientSecret: CLIENT.secret }],
     session: { strategy },
     logout: { keepIdToken: true },
+    events: { signIn: ({ account }) => void (typeof account?.id_token === "string" && idTokens.push(account.id_token)) },
     ...(adapter ? { adapter } : {}),
   }
   const server = express()
   server.use("/auth", ExpressAuth(config))
   handler = server
-  return { base: app.base, provider, adapter, log }
+  return { base: app.base, provider, adapter, log, idTokens }
 }
 
 /** Signs the browser in at the app through the provider; the provider keeps its own session in `session`. */
@@ -135,6 +138,31 @@ describe.each(["jwt", "database"] as const)("RP-initiated logout at a real provi
       headers: { cookie: session.jar.header(new URL(provider.issuer)) },
     })
     expect(new URL(again.headers.get("location") as string, provider.issuer).pathname).toMatch(/^\/interaction\//)
+    expect(log.errors).toEqual([])
+  })
+})
+
+describe.each(["database", "database, Auth.js adapter"] as const)("RP-initiated logout after a second sign-in (%s sessions)", (storage) => {
+  it("the hint is the ID token of the sign-in that made this session, not the account row's first one; the provider accepts it", async () => {
+    const { base, provider, adapter, log, idTokens } = await appWithProvider(storage)
+    const browser = new HttpBrowser([base])
+    await signIn(browser, provider, provider.session())
+    const plain = await browser.send("/auth/signout", { form: { csrfToken: await browser.csrf() } })
+    expect(plain.res.status).toBe(303)
+    const second = provider.session()
+    await signIn(browser, provider, second)
+    expect(idTokens).toHaveLength(2)
+    expect(idTokens[1]).not.toBe(idTokens[0])
+    // the account row still holds the first sign-in's ID token (Auth.js writes it when linking only)
+    expect((await adapter?.getAccount?.("user-alice", "idp"))?.id_token).toBe(idTokens[0])
+
+    const out = await browser.send("/auth/signout", {
+      form: { csrfToken: await browser.csrf(), provider: "idp", callbackUrl: `${base}/goodbye` },
+    })
+    expect(out.res.status).toBe(303)
+    expect(new URL(out.location as string).searchParams.get("id_token_hint")).toBe(idTokens[1])
+    const back = await browser.send(await provider.endSession(second, out.location as string))
+    expect(back.location).toBe(`${base}/goodbye`)
     expect(log.errors).toEqual([])
   })
 })

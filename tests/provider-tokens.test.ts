@@ -177,6 +177,23 @@ describe("provider tokens with JWT sessions", () => {
     expect(token).not.toBe((await stored()).access_token)
     expect(await userinfoSub(the.idp, token as string)).toBe("user-bob")
   })
+
+  it("sign-out deletes the kept tokens once no session of the user holds them: the first of two sign-outs keeps them", async () => {
+    const { config, client, serverState, stored } = app()
+    await signInWithIdp(the.idp, client)
+    const phone = new AuthClient(config)
+    await signInWithIdp(the.idp, phone)
+    const signOut = async (browser: AuthClient) => {
+      const res = await browser.send("/auth/signout", { form: { csrfToken: await browser.csrf() } })
+      expect(res.status).toBe(303)
+    }
+    await signOut(client)
+    expect(await stored()).not.toBeNull()
+    expect(await getAccessToken(requestOf(phone), "idp", config)).toBe((await stored()).access_token)
+    await signOut(phone)
+    expect(await stored()).toBeNull()
+    expect(await serverState.getFields(stateKey("ptok-holders", aliceId, "idp"))).toEqual({})
+  })
 })
 
 describe("getAccessToken in Express", () => {
