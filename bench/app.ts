@@ -20,6 +20,7 @@ import {
   EMAIL_PROVIDER_ID,
   IDP_ENV,
   IDP_PROVIDER_ID,
+  PASSKEY_PROVIDER_ID,
   TOTP_FLOW_ID,
   TOTP_PROVIDER_ID,
   benchTotpSecret,
@@ -51,16 +52,18 @@ async function load(side: Side): Promise<Lib> {
 
 /**
  * BENCH_STEPS=1 (authchart only): a memory adapter (JWT sessions kept), an email provider whose links
- * are kept in memory for the runner, and a credentials provider `totp` whose users `totp-*` answer a TOTP
- * step (secret from bench/shared.ts) on its own flow.
+ * are kept in memory for the runner, a credentials provider `totp` whose users `totp-*` answer a TOTP
+ * step (secret from bench/shared.ts) on its own flow, and a passkey provider (WebAuthn enabled).
  */
 async function stepsConfig(): Promise<{ config: object; providers: unknown[]; mail: Map<string, string> }> {
-  const [{ MemoryAdapter }, { default: Credentials }, { credentialsFlow, extendFlow }, { totpStep }] = await Promise.all([
-    import("../src/adapters/memory.js"),
-    import("../src/providers/credentials.js"),
-    import("../src/index.js"),
-    import("../src/steps/totp.js"),
-  ])
+  const [{ MemoryAdapter }, { default: Credentials }, { credentialsFlow, extendFlow }, { totpStep }, { default: Passkey }] =
+    await Promise.all([
+      import("../src/adapters/memory.js"),
+      import("../src/providers/credentials.js"),
+      import("../src/index.js"),
+      import("../src/steps/totp.js"),
+      import("../src/providers/passkey.js"),
+    ])
   const mail = new Map<string, string>()
   const secrets = new Map<string, string>()
   const secretFor = async (user: { id?: string }) => {
@@ -71,7 +74,7 @@ async function stepsConfig(): Promise<{ config: object; providers: unknown[]; ma
   }
   const totpFlow = { ...extendFlow(credentialsFlow, [totpStep({ secretFor })]), id: TOTP_FLOW_ID }
   return {
-    config: { adapter: MemoryAdapter(), session: { strategy: "jwt" }, flows: [totpFlow] },
+    config: { adapter: MemoryAdapter(), session: { strategy: "jwt" }, flows: [totpFlow], experimental: { enableWebAuthn: true } },
     mail,
     providers: [
       {
@@ -97,6 +100,7 @@ async function stepsConfig(): Promise<{ config: object; providers: unknown[]; ma
         }),
         flow: TOTP_FLOW_ID,
       },
+      Passkey({ id: PASSKEY_PROVIDER_ID }),
     ],
   }
 }

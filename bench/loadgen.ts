@@ -17,8 +17,17 @@ import { createInterface } from "node:readline"
 import autocannon from "autocannon"
 import { totpCode } from "../src/steps/totp.js"
 import { type OidcServer, startOidcProvider } from "../tests/support/oidc-provider.js"
-import { CSRF_COOKIE, EMAIL_PROVIDER_ID, IDP_PROVIDER_ID, SESSION_COOKIE, TOTP_PROVIDER_ID, benchTotpSecret } from "./shared.js"
+import {
+  CSRF_COOKIE,
+  EMAIL_PROVIDER_ID,
+  IDP_PROVIDER_ID,
+  PASSKEY_PROVIDER_ID,
+  SESSION_COOKIE,
+  TOTP_PROVIDER_ID,
+  benchTotpSecret,
+} from "./shared.js"
 import { type VerifySpec, verifier } from "./verify.js"
+import { SoftAuthenticator } from "./webauthn-authenticator.js"
 
 export interface CannonJob {
   mode: "cannon"
@@ -30,7 +39,7 @@ export interface CannonJob {
 }
 
 /** The steps a `steps` job can run, in the order given. */
-export type StepFlow = "bare" | "session" | "csrf" | "credentials" | "oidc" | "email" | "totp"
+export type StepFlow = "bare" | "session" | "csrf" | "credentials" | "oidc" | "email" | "totp" | "webauthn"
 
 export interface StepsJob {
   mode: "steps"
@@ -318,6 +327,41 @@ async function runFlow(job: StepsJob, flow: StepFlow, idp: OidcServer | undefine
         return signedIn(await call(`${base}/auth/callback/${TOTP_PROVIDER_ID}`, { cookie, form }), "code")
       })
       return [password, code]
+    }
+    case "webauthn": {
+      // a passkey registered (options + verify), then used to sign in (options + verify); the
+      // authenticator's signing is this process' CPU, not the app's
+      const authenticator = new SoftAuthenticator(base)
+      const email = (i: number) => `p${i}-${tag}@bench.test`
+      const ceremony = (action: "register" | "authenticate") => {
+        const pending: { cookie: string; options: { challenge: string; rp: { id?: string }; rpId?: string } }[] = []
+        const options = go(`GET /auth/webauthn-options/passkey (${action})`, async (i) => {
+          const query = new URLSearchParams({ action, email: email(i), callbackUrl })
+          const a = await call(`${base}/auth/webauthn-options/${PASSKEY_PROVIDER_ID}?${query}`, { cookie: csrfCookie })
+          if (a.status !== 200) return `options: ${a.status} ${a.body.slice(0, 120)}`
+          const answer = JSON.parse(a.body) as { action: string; options: (typeof pending)[number]["options"] }
+          if (answer.action !== action) return `options: asked ${action}, got ${answer.action}`
+          pending[i] = { cookie: jarOf(a.setCookies, csrfCookie), options: answer.options }
+          return null
+        })
+        const verify = async () =>
+          go(`POST /auth/callback/passkey (${action})`, async (i) => {
+            const p = pending[i]
+            if (!p) return "no options"
+            const response =
+              action === "register" ? authenticator.register(email(i), p.options) : authenticator.authenticate(email(i), p.options)
+            const form = { csrfToken, action, data: JSON.stringify(response) }
+            return signedIn(await call(`${base}/auth/callback/${PASSKEY_PROVIDER_ID}`, { cookie: p.cookie, form }), action)
+          })
+        return { options, verify }
+      }
+      const register = ceremony("register")
+      const registerOptions = await register.options
+      const registerVerify = await register.verify()
+      const authenticate = ceremony("authenticate")
+      const authenticateOptions = await authenticate.options
+      const authenticateVerify = await authenticate.verify()
+      return [registerOptions, registerVerify, authenticateOptions, authenticateVerify]
     }
   }
 }

@@ -10,6 +10,8 @@ export const IDP_ENV = { issuer: "BENCH_IDP_ISSUER", clientId: "BENCH_IDP_CLIENT
 export const TOTP_PROVIDER_ID = "totp"
 export const TOTP_FLOW_ID = "credentials-totp"
 export const EMAIL_PROVIDER_ID = "email"
+/** Steps bench: the passkey provider (the load generator answers with bench/webauthn-authenticator.ts). */
+export const PASSKEY_PROVIDER_ID = "passkey"
 /** A TOTP user's secret, derived from the user id so the load generator knows it too. */
 export async function benchTotpSecret(userId: string): Promise<string> {
   const [{ createHash }, { base32Encode }] = await Promise.all([import("node:crypto"), import("../src/steps/totp.js")])

@@ -6,9 +6,11 @@
  * and runs the local OpenID provider, so the provider's time never counts as the app's. Every step is a
  * phase of BENCH_STEPS_COUNT requests at BENCH_STEPS_CONCURRENCY; the app's CPU (its own
  * process.cpuUsage) before and after each phase gives CPU per request. Each step's budget is 2× a session
- * read plus the crypto it has to do (JWE seals and opens, measured here in process); WebAuthn is not
- * driven (it needs an authenticator that signs). `--json` prints JSON.
+ * read plus the crypto it has to do (JWE seals and opens, an ES256 signature check; measured here in
+ * process). Passkeys are registered and used by a software authenticator in the load generator
+ * (bench/webauthn-authenticator.ts). BENCH_STEPS_FLOWS picks flows. `--json` prints JSON.
  */
+import { generateKeyPairSync, randomBytes, sign, verify } from "node:crypto"
 import { loadavg } from "node:os"
 import { decryptJwt, deriveKey, encryptJwt } from "../src/runtime/jwe.js"
 import { type App, freePort, runLoadgen, startApp, stopApp } from "./children.js"
@@ -18,13 +20,13 @@ import { BENCH_SECRET, IDP_ENV, SESSION_COOKIE } from "./shared.js"
 const COUNT = Number(process.env.BENCH_STEPS_COUNT ?? 400)
 const CONCURRENCY = Number(process.env.BENCH_STEPS_CONCURRENCY ?? 32)
 const WARMUP = Number(process.env.BENCH_STEPS_WARMUP ?? 200)
-const ALL_FLOWS: StepFlow[] = ["bare", "session", "csrf", "credentials", "oidc", "email", "totp"]
+const ALL_FLOWS: StepFlow[] = ["bare", "session", "csrf", "credentials", "oidc", "email", "totp", "webauthn"]
 /** BENCH_STEPS_FLOWS=session,oidc runs only those flows (in that order), e.g. for a profile of one flow. */
 const FLOWS = process.env.BENCH_STEPS_FLOWS ? (process.env.BENCH_STEPS_FLOWS.split(",") as StepFlow[]) : ALL_FLOWS
 const IDP_CLIENT = { clientId: "bench-steps", clientSecret: "bench-steps-secret-0123456789abcdef" }
 
-/** The crypto a step has to do besides the model and the plumbing: JWE seals and opens (session or flow state). */
-const CRYPTO: Record<string, { seals: number; opens: number; note: string }> = {
+/** The crypto a step has to do besides the model and the plumbing: JWE seals and opens (session or flow state), ES256 checks. */
+const CRYPTO: Record<string, { seals: number; opens: number; es256?: number; note: string }> = {
   "POST /auth/callback/credentials": { seals: 1, opens: 0, note: "session JWE" },
   "POST /auth/signin/<oidc> (start)": { seals: 1, opens: 0, note: "flow state JWE" },
   "GET /auth/callback/<oidc> (code exchange)": { seals: 1, opens: 1, note: "flow state open, session JWE, ID token RS256 (not counted)" },
@@ -32,6 +34,10 @@ const CRYPTO: Record<string, { seals: number; opens: number; note: string }> = {
   "GET /auth/callback/email (verify link)": { seals: 1, opens: 0, note: "session JWE, token hash" },
   "POST /auth/callback/totp (password, rests on the TOTP step)": { seals: 1, opens: 0, note: "flow state JWE" },
   "POST /auth/callback/totp (TOTP code)": { seals: 1, opens: 1, note: "flow state open, session JWE, HMAC-SHA1" },
+  "GET /auth/webauthn-options/passkey (register)": { seals: 1, opens: 0, note: "flow state JWE" },
+  "POST /auth/callback/passkey (register)": { seals: 1, opens: 1, note: "flow state open, session JWE, CBOR (not counted)" },
+  "GET /auth/webauthn-options/passkey (authenticate)": { seals: 1, opens: 0, note: "flow state JWE" },
+  "POST /auth/callback/passkey (authenticate)": { seals: 1, opens: 1, es256: 1, note: "flow state open, session JWE, ES256 check" },
 }
 
 export interface StepRow {
@@ -53,27 +59,37 @@ export interface StepsReport {
   sessionReadUs: number
   sealUs: number
   openUs: number
+  es256Us: number
   loadgen: LoadgenCpu
   settings: { count: number; concurrency: number; warmup: number }
   loadavg: number[]
 }
 
-/** CPU µs of one session-sized JWE seal and one open, in this process (best of 5 × 2000). */
-function jweCosts(): { sealUs: number; openUs: number } {
+/** CPU µs of `op`, best of 5 rounds of `n`, in this process. */
+function best(op: () => unknown, n = 2000): number {
+  let min = Number.POSITIVE_INFINITY
+  for (let round = 0; round < 5; round++) {
+    const before = process.cpuUsage()
+    for (let i = 0; i < n; i++) op()
+    const used = process.cpuUsage(before)
+    min = Math.min(min, (used.user + used.system) / n)
+  }
+  return min
+}
+
+/** CPU µs of one session-sized JWE seal and one open, and of one ES256 (P-256) signature check, in this process. */
+function cryptoCosts(): { sealUs: number; openUs: number; es256Us: number } {
   const key = deriveKey(BENCH_SECRET, SESSION_COOKIE, "A256CBC-HS512")
   const payload = { name: "Bench", email: "bench@example.test", sub: "1", iat: 1, exp: 4e9, jti: "0190a0a0-0000-7000-8000-000000000000" }
   const token = encryptJwt(payload, key)
-  const best = (op: () => unknown) => {
-    let min = Number.POSITIVE_INFINITY
-    for (let round = 0; round < 5; round++) {
-      const before = process.cpuUsage()
-      for (let i = 0; i < 2000; i++) op()
-      const used = process.cpuUsage(before)
-      min = Math.min(min, (used.user + used.system) / 2000)
-    }
-    return min
+  const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" })
+  const signed = randomBytes(69)
+  const signature = sign("sha256", signed, privateKey)
+  return {
+    sealUs: best(() => encryptJwt(payload, key)),
+    openUs: best(() => decryptJwt(token, [BENCH_SECRET], SESSION_COOKIE)),
+    es256Us: best(() => verify("sha256", signed, publicKey, signature), 500),
   }
-  return { sealUs: best(() => encryptJwt(payload, key)), openUs: best(() => decryptJwt(token, [BENCH_SECRET], SESSION_COOKIE)) }
 }
 
 /** Runs every step against one authchart app and returns the table's rows. */
@@ -106,14 +122,14 @@ export async function benchSteps(): Promise<StepsReport> {
     })
     if (failed) throw failed
     if (!app) throw new Error("the app did not start")
-    const { sealUs, openUs } = jweCosts()
+    const { sealUs, openUs, es256Us } = cryptoCosts()
     const perRequest = (p: PhaseResult) => p.appCpuUs / p.requests
     const session = result.phases.find((p) => p.flow === "session")
     const sessionReadUs = session ? perRequest(session) : Number.NaN
     const rows = result.phases.map((p): StepRow => {
       const crypto = CRYPTO[p.step]
       const us = perRequest(p)
-      const budgetUs = crypto ? 2 * sessionReadUs + crypto.seals * sealUs + crypto.opens * openUs : null
+      const budgetUs = crypto ? 2 * sessionReadUs + crypto.seals * sealUs + crypto.opens * openUs + (crypto.es256 ?? 0) * es256Us : null
       return {
         step: p.step,
         requests: p.requests,
@@ -131,6 +147,7 @@ export async function benchSteps(): Promise<StepsReport> {
       sessionReadUs,
       sealUs,
       openUs,
+      es256Us,
       loadgen: result.loadgen,
       settings: { count: COUNT, concurrency: CONCURRENCY, warmup: WARMUP },
       loadavg: loadavg(),
@@ -143,7 +160,7 @@ export async function benchSteps(): Promise<StepsReport> {
 /** The steps table as Markdown. */
 export function stepsTable(report: StepsReport): string {
   const out = [
-    "| step (authchart, one app) | app CPU µs/request | × session read | budget µs (2× read + JWE) | within |",
+    "| step (authchart, one app) | app CPU µs/request | × session read | budget µs (2× read + crypto) | within |",
     "|---|---:|---:|---:|:---:|",
   ]
   for (const r of report.rows) {
@@ -155,7 +172,7 @@ export function stepsTable(report: StepsReport): string {
   }
   out.push(
     "",
-    `JWE seal ${report.sealUs.toFixed(1)} µs, open ${report.openUs.toFixed(1)} µs (in process); ${report.settings.count} requests per step at ` +
+    `JWE seal ${report.sealUs.toFixed(1)} µs, open ${report.openUs.toFixed(1)} µs, ES256 check ${report.es256Us.toFixed(1)} µs (in process); ${report.settings.count} requests per step at ` +
       `concurrency ${report.settings.concurrency} after ${report.settings.warmup} unmeasured; load generator CPU ${report.loadgen.cpuMs.toFixed(0)} ms ` +
       `in ${(report.loadgen.wallMs / 1000).toFixed(0)} s; load average ${report.loadavg.map((l) => l.toFixed(2)).join(" ")}.`,
   )
