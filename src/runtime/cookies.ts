@@ -157,8 +157,11 @@ export function readChunked(jar: CookieJar, name: string): string | undefined {
  * of every stale chunk the request carried (so an unchunked↔chunked switch leaves nothing behind).
  */
 export function writeChunked(jar: CookieJar, name: string, value: string, options: CookieOption["options"]): OutCookie[] {
+  const seenNames = chunkNamesIn(jar, name)
+  // the usual case: one cookie, and nothing of it in the request but (maybe) the same name
+  if (value.length <= CHUNK_SIZE && seenNames.every((seen) => seen === name)) return [{ name, value, options }]
   const out = new Map<string, OutCookie>()
-  for (const seen of chunkNamesIn(jar, name)) out.set(seen, clearCookie(seen, options))
+  for (const seen of seenNames) out.set(seen, clearCookie(seen, options))
   if (value.length <= CHUNK_SIZE) {
     out.set(name, { name, value, options })
   } else {

@@ -45,7 +45,9 @@ const JOSE_OPTIONS = {
 }
 
 const CACHE_LIMIT = 256
-const keyCache = new Map<string, DerivedKey>()
+/** Derived keys by content encryption, secret and salt (nested: a lookup builds no string). */
+const keyCache = new Map<ContentEncryption, Map<string, Map<string, DerivedKey>>>()
+let cachedKeys = 0
 
 function keyLength(enc: string): 32 | 64 {
   if (enc === "A256CBC-HS512") return 64
@@ -64,9 +66,7 @@ function keyLength(enc: string): 32 | 64 {
  * ```
  */
 export function deriveKey(secret: string, salt: string, enc: ContentEncryption): DerivedKey {
-  // unambiguous: the salt is length-prefixed, the secret is the rest
-  const id = `${enc}:${salt.length}:${salt}:${secret}`
-  const hit = keyCache.get(id)
+  const hit = keyCache.get(enc)?.get(secret)?.get(salt)
   if (hit) return hit
   const length = keyLength(enc)
   if (secret.length === 0) throw new TypeError('"ikm" must be at least one byte in length')
@@ -76,29 +76,59 @@ export function deriveKey(secret: string, salt: string, enc: ContentEncryption):
   const kid = createHash(length === 64 ? "sha512" : "sha256")
     .update(jwk)
     .digest("base64url")
-  if (keyCache.size >= CACHE_LIMIT) keyCache.clear()
+  if (cachedKeys >= CACHE_LIMIT) {
+    keyCache.clear()
+    cachedKeys = 0
+  }
   const derived: DerivedKey = { key, kid }
-  keyCache.set(id, derived)
+  let bySecret = keyCache.get(enc)
+  if (!bySecret) keyCache.set(enc, (bySecret = new Map()))
+  let bySalt = bySecret.get(secret)
+  if (!bySalt) bySecret.set(secret, (bySalt = new Map()))
+  bySalt.set(salt, derived)
+  cachedKeys++
   return derived
 }
 
 /** RFC 7518 §5.2.2.1: AL is the bit length of the AAD as a 64-bit big-endian integer. */
-function cbcTag(key: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer): Buffer {
+function aadLength(aad: Buffer): Buffer {
   const al = Buffer.alloc(8)
   al.writeBigUInt64BE(BigInt(aad.length) * 8n)
-  return createHmac("sha512", key.subarray(0, 32)).update(aad).update(iv).update(ciphertext).update(al).digest().subarray(0, 32)
+  return al
 }
 
-const headers = new WeakMap<DerivedKey, Partial<Record<ContentEncryption, { header: string; aad: Buffer }>>>()
+/** RFC 7518 §5.2.2.1: the first half of HMAC-SHA-512 (MAC key: the key's first 32 bytes) over AAD ‖ IV ‖ ciphertext ‖ AL. */
+function cbcTag(macKey: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer, al: Buffer = aadLength(aad)): Buffer {
+  return createHmac("sha512", macKey).update(aad).update(iv).update(ciphertext).update(al).digest().subarray(0, 32)
+}
 
-/** The encoded protected header of a key and its bytes (the AAD), made once per derived key. */
-function protectedHeader(keys: DerivedKey, enc: ContentEncryption): { header: string; aad: Buffer } {
-  let byEnc = headers.get(keys)
-  if (!byEnc) headers.set(keys, (byEnc = {}))
+/** What sealing under one key and encryption reuses: the encoded header, its bytes (AAD) and AL, the key halves. */
+interface Sealing {
+  readonly header: string
+  readonly aad: Buffer
+  readonly al: Buffer
+  readonly macKey: Buffer
+  readonly encKey: Buffer
+}
+
+const sealings = new WeakMap<DerivedKey, Partial<Record<ContentEncryption, Sealing>>>()
+
+/** The protected header of a key and what sealing under it reuses, made once per derived key. */
+function sealingFor(keys: DerivedKey, enc: ContentEncryption): Sealing {
+  let byEnc = sealings.get(keys)
+  if (!byEnc) sealings.set(keys, (byEnc = {}))
   let made = byEnc[enc]
   if (!made) {
     const header = Buffer.from(JSON.stringify({ alg: "dir", enc, kid: keys.kid })).toString("base64url")
-    made = byEnc[enc] = { header, aad: Buffer.from(header, "latin1") }
+    const aad = Buffer.from(header, "latin1")
+    const cbc = enc === "A256CBC-HS512"
+    made = byEnc[enc] = {
+      header,
+      aad,
+      al: aadLength(aad),
+      macKey: cbc ? keys.key.subarray(0, 32) : keys.key,
+      encKey: cbc ? keys.key.subarray(32) : keys.key,
+    }
   }
   return made
 }
@@ -114,17 +144,17 @@ function protectedHeader(keys: DerivedKey, enc: ContentEncryption): { header: st
  */
 export function encryptJwt(payload: object, keys: DerivedKey, enc: ContentEncryption = "A256CBC-HS512"): string {
   if (keys.key.length !== keyLength(enc)) throw new TypeError(`key length does not fit ${enc}`)
-  const { header, aad } = protectedHeader(keys, enc)
+  const { header, aad, al, macKey, encKey } = sealingFor(keys, enc)
   const plaintext = Buffer.from(JSON.stringify(payload), "utf8")
   let iv: Buffer, ciphertext: Buffer, tag: Buffer
   if (enc === "A256CBC-HS512") {
     iv = randomBytes(16)
-    const cipher = createCipheriv("aes-256-cbc", keys.key.subarray(32), iv)
+    const cipher = createCipheriv("aes-256-cbc", encKey, iv)
     ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()])
-    tag = cbcTag(keys.key, aad, iv, ciphertext)
+    tag = cbcTag(macKey, aad, iv, ciphertext, al)
   } else {
     iv = randomBytes(12)
-    const cipher = createCipheriv("aes-256-gcm", keys.key, iv, { authTagLength: 16 })
+    const cipher = createCipheriv("aes-256-gcm", encKey, iv, { authTagLength: 16 })
     cipher.setAAD(aad)
     ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()])
     tag = cipher.getAuthTag()
@@ -189,7 +219,7 @@ function* candidateKeys(header: FastHeader, secrets: readonly string[], salt: st
 }
 
 function openCbc(key: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer, tag: Buffer): Buffer | undefined {
-  const expected = cbcTag(key, aad, iv, ciphertext)
+  const expected = cbcTag(key.subarray(0, 32), aad, iv, ciphertext)
   if (tag.length !== expected.length || !timingSafeEqual(tag, expected)) return undefined
   try {
     const decipher = createDecipheriv("aes-256-cbc", key.subarray(32), iv)

@@ -106,16 +106,19 @@ function checksFor(ctx: RequestContext, limits: ResolvedRateLimit): Check[] {
   for (const { name, account } of rulesFor(ctx)) {
     const rule = limits.rules.get(name)
     if (!rule) continue
-    const seen: RateLimitRequest = {
-      rule: name,
-      client: ip,
-      method: ctx.req.method,
-      action: ctx.action,
-      providerId: ctx.providerId,
-      headers: ctx.req.headers,
+    let client = ip
+    if (limits.skip || limits.key) {
+      const seen: RateLimitRequest = {
+        rule: name,
+        client: ip,
+        method: ctx.req.method,
+        action: ctx.action,
+        providerId: ctx.providerId,
+        headers: ctx.req.headers,
+      }
+      if (limits.skip?.(seen)) continue
+      client = limits.key?.(seen) ?? ip
     }
-    if (limits.skip?.(seen)) continue
-    const client = limits.key?.(seen) ?? ip
     // the account rules of one request name the same account: hashed once
     if (account !== undefined && account !== hashedFor) {
       hashedFor = account
@@ -133,14 +136,24 @@ function checksFor(ctx: RequestContext, limits: ResolvedRateLimit): Check[] {
   return checks
 }
 
-async function evaluate(ctx: RequestContext, check: Check): Promise<Outcome> {
+function evaluate(ctx: RequestContext, check: Check): Promise<Outcome> {
+  if (check.distinct) return evaluateDistinct(ctx, check, check.distinct)
+  // one count: no async frame of its own
+  return ctx.config.serverState.count(check.key, check.rule.window * 1000).then(
+    ({ count, resetAt }) => ({ check, count, resetAt }),
+    (err: unknown) => ({ check, failed: err }),
+  )
+}
+
+/** A "distinct accounts" rule: the hit counts only the first time this (client, account) is seen in the window. */
+async function evaluateDistinct(ctx: RequestContext, check: Check, distinct: string): Promise<Outcome> {
   const state = ctx.config.serverState
   const windowMs = check.rule.window * 1000
   try {
-    if (check.distinct && !(await state.claim(check.distinct, windowMs))) return null
+    if (!(await state.claim(distinct, windowMs))) return null
     const { count, resetAt } = await state.count(check.key, windowMs)
     // a refused new account is not remembered as tried: retrying it is refused again
-    if (check.distinct && count > check.rule.max) await state.reset(check.distinct)
+    if (count > check.rule.max) await state.reset(distinct)
     return { check, count, resetAt }
   } catch (err) {
     return { check, failed: err }

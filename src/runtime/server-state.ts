@@ -91,7 +91,9 @@ const part = (value: string | number) => encodeURIComponent(String(value))
  * ```
  */
 export function stateKey(kind: string, owner: string, ...parts: readonly (string | number)[]): string {
-  return [`${part(kind)}:{${part(owner)}}`, ...parts.map(part)].join(":")
+  let key = `${part(kind)}:{${part(owner)}}`
+  for (const piece of parts) key += `:${part(piece)}`
+  return key
 }
 
 /** The owner tag of a key made by {@link stateKey} (`{…}`), or the whole key when it has none. */

@@ -63,10 +63,10 @@ export async function askSignIn(
 /** Issues the session, fires `signIn`, and says where to go (`pages.newUser` for new users). */
 export const issueSession = effect<Issued, Identity>(async (ctx, input) => {
   const subject = { ...subjectOf(input), ...(input.isNewUser !== undefined ? { isNewUser: input.isNewUser } : {}) }
-  await keepProviderTokens(ctx.config, subject.user.id, input.account)
+  if (ctx.config.providerTokens) await keepProviderTokens(ctx.config, subject.user.id, input.account)
   // the provider's `sid` reaches the session only, not the `signIn` event
   const cookies = await sessionStrategy(ctx).issue(ctx, input.sid ? { ...subject, sid: input.sid } : subject)
-  await fireEvent(ctx, "signIn", subject)
+  if (ctx.config.events.signIn) await fireEvent(ctx, "signIn", subject)
   const newUser = ctx.config.pages.newUser
   if (input.isNewUser && newUser) {
     const target = new URL(newUser, ctx.origin)
