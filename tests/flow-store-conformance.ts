@@ -11,7 +11,7 @@
  * replay; the cookie store used to accept a copy until it expired).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import type { AuthConfig, FlowStore, ServerState } from "../src/index.js"
+import type { AuthConfig, FlowStore, Provider, ServerState } from "../src/index.js"
 import { confirmFlow } from "./support/confirm-flow.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, setCookies } from "./helpers.js"
 import { type AuthorizeResult, type OidcServer, startOidcProvider } from "./support/oidc-provider.js"
@@ -41,8 +41,14 @@ export const NEW_SECRET = "a-brand-new-secret-that-is-long-enough-42"
 
 export { confirmFlow }
 
-const confirmProvider = (id: string) =>
-  ({ id, name: id, type: "credentials", flow: "confirm", credentials: {}, authorize: () => null }) as never
+const confirmProvider = (id: string): Provider => ({
+  id,
+  name: id,
+  type: "credentials",
+  flow: "confirm",
+  credentials: {},
+  authorize: () => null,
+})
 
 /** An `Auth` client with the confirm flow on providers "two-step" and "other", over `store`. */
 export function confirmClient(store: FlowStore, extra: Partial<AuthConfig> = {}, flow = confirmFlow()) {

@@ -97,7 +97,7 @@ function appConfig(inspector: InspectorHandle): AuthConfig {
     flows: [confirmFlow(), ...extendedFlows],
     providers: [
       Credentials({ authorize: (c) => (c.password === PASSWORD ? { id: "1", name: "Ann" } : null) }),
-      { id: "two-step", name: "Two step", type: "credentials", flow: "confirm", credentials: {}, authorize: () => null } as never,
+      { id: "two-step", name: "Two step", type: "credentials", flow: "confirm", credentials: {}, authorize: () => null },
     ],
     inspect: inspector.inspect,
     routes: inspector.routes,
