@@ -1,4 +1,7 @@
 /** Constants shared by the bench app (child) and the runner. */
+import { createHash } from "node:crypto"
+import { base32Encode } from "../src/steps/totp.js"
+
 export const BENCH_SECRET = "bench-secret-0123456789abcdef0123456789abcdef"
 export const BENCH_USER = { id: "1", name: "Bench", email: "bench@example.test" }
 export const SESSION_COOKIE = "authjs.session-token"
@@ -14,6 +17,6 @@ export const EMAIL_PROVIDER_ID = "email"
 export const PASSKEY_PROVIDER_ID = "passkey"
 /** A TOTP user's secret, derived from the user id so the load generator knows it too. */
 export async function benchTotpSecret(userId: string): Promise<string> {
-  const [{ createHash }, { base32Encode }] = await Promise.all([import("node:crypto"), import("../src/steps/totp.js")])
+  // the app calls this for every new TOTP user: no import() per call (the TOTP step would carry its cost)
   return base32Encode(createHash("sha1").update(`bench-totp:${userId}`).digest())
 }

@@ -146,6 +146,7 @@ export const requestLink = effect<{ redirect: string }, { params: Record<string,
   url.searchParams.set("email", email)
   const stored = { identifier: email, token: hashToken(boundToken(ctx, provider, token), provider.secret ?? newestSecret(ctx.config)) }
   await store.create({ ...stored, expires })
+  let request: Request | undefined
   try {
     await provider.sendVerificationRequest({
       identifier: email,
@@ -154,7 +155,11 @@ export const requestLink = effect<{ redirect: string }, { params: Record<string,
       url: url.href,
       provider,
       theme: ctx.config.theme,
-      request: toUserRequest(ctx.req),
+      // made on first read: a web Request (headers, body stream, signal) costs more than the rest of the send
+      get request() {
+        request ??= toUserRequest(ctx.req)
+        return request
+      },
     })
   } catch (err) {
     await store.use(stored.identifier, stored.token).catch(() => null)
