@@ -13,7 +13,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type AppProcess, HttpBrowser, startApp } from "./support/app-process.js"
-import { type AuthorizeResult, type OidcServer, startOidcProvider } from "./support/oidc-provider.js"
+import { type AuthorizeResult, type OidcServer, type StartOidcProviderOptions, startOidcProvider } from "./support/oidc-provider.js"
 import { freePort } from "./support/redis-server.js"
 import { type SmtpCapture, startSmtp } from "./support/smtp.js"
 
@@ -69,11 +69,16 @@ export async function sessionAt(on: Instances, index: number, cookieHeader: stri
 }
 
 /**
- * Registers the shared set-up (Redis from `start`, SMTP, the OpenID provider, two app processes with
- * `extraEnv`) and the scenarios, under "two app processes sharing <name>". Returns the running set-up,
- * for further tests in the same file (valid once `beforeAll` ran).
+ * Registers the shared set-up (Redis from `start`, SMTP, the OpenID provider with `idpOptions`, two app
+ * processes with `extraEnv`) and the scenarios, under "two app processes sharing <name>". Returns the
+ * running set-up, for further tests in the same file (valid once `beforeAll` ran).
  */
-export function runMultiInstanceScenarios(name: string, start: () => Promise<SharedRedis>, extraEnv: Record<string, string> = {}) {
+export function runMultiInstanceScenarios(
+  name: string,
+  start: () => Promise<SharedRedis>,
+  extraEnv: Record<string, string> = {},
+  idpOptions: Omit<StartOidcProviderOptions, "clients"> = {},
+) {
   const on = {} as Instances
 
   beforeAll(async () => {
@@ -87,6 +92,7 @@ export function runMultiInstanceScenarios(name: string, start: () => Promise<Sha
           redirect_uris: ports.map((port) => `http://127.0.0.1:${port}/auth/callback/idp`),
         },
       ],
+      ...idpOptions,
     })
     const env = {
       AUTH_SECRET,

@@ -5,6 +5,7 @@
  * before the other refreshed it takes the new one under the lock instead of refreshing again; a refresh
  * that outlived its lock writes nothing; a lock left by a crashed instance is taken over
  * once it expires; a refresh elsewhere that outlasts `refreshWait` ends in `AccessTokenUnavailable`.
+ * tests/multi-instance.test.ts runs the 50-call case across two real app processes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AccessTokenUnavailable, type AuthConfig, getAccessToken, type ServerState, stateKey } from "../src/index.js"

@@ -10,6 +10,8 @@
  * - `FLOW_STORE`: `redis` (default, `RedisFlowStore`) or `cookie` (the sealed cookie store)
  * - `SESSIONS`: `database` (default, `RedisAdapter` on the same Redis) or `jwt` (no adapter)
  * - `OIDC_ISSUER`, `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET`: an OIDC provider with id `idp`
+ * - `PROVIDER_TOKENS=<seconds>`: `session.providerTokens` with that `refreshMargin` (the `idp` sign-in then
+ *   asks for `offline_access` with `prompt=consent`, so the provider issues a refresh token)
  * - `SMTP_URL`: a Nodemailer provider (needs `SESSIONS=database` or `FLOW_STORE=redis`)
  * - `SERVER_STATE`: `redis` (default, `RedisServerState`: single use, attempt counts and revocation
  *   shared by the instances) or `memory` (each instance its own)
@@ -21,7 +23,8 @@
  * Every error the library logs is one stderr line `auth-error <type>: <message>`, followed by
  * ` [cause <name>: <message>]` when it wraps one (what Redis answered, for instance). `GET /__health`
  * answers `{ pid, redis: <client ready (cluster: open)> }`; `GET /me` is the session through `getSession`;
- * `POST /__revoke/<userId>` calls `revokeSessions` (what an admin page or a password change would do).
+ * `POST /__revoke/<userId>` calls `revokeSessions` (what an admin page or a password change would do);
+ * `GET /__access-token` is `getAccessToken(req, "idp")`: `{ token }`, or `{ error: <type> }` with 503.
  */
 import express from "express"
 import type { Request, Response } from "express"
@@ -29,7 +32,7 @@ import { createClient, createCluster } from "redis"
 import type { Adapter } from "../../src/adapters/types.js"
 import { RedisAdapter } from "../../src/adapters/redis.js"
 import { type AuthConfig, revokeSessions } from "../../src/index.js"
-import { ExpressAuth, getSession } from "../../src/integration/express.js"
+import { ExpressAuth, getAccessToken, getSession } from "../../src/integration/express.js"
 import Nodemailer from "../../src/providers/nodemailer.js"
 import Passkey from "../../src/providers/passkey.js"
 import { cookieFlowStore } from "../../src/runtime/store.js"
@@ -63,6 +66,7 @@ async function main(): Promise<void> {
   const { redis, ready } = await connectRedis()
 
   const database = (process.env.SESSIONS ?? "database") === "database"
+  const providerTokens = process.env.PROVIDER_TOKENS ? { refreshMargin: Number(process.env.PROVIDER_TOKENS) } : undefined
   const providers: unknown[] = []
   if (process.env.OIDC_ISSUER) {
     providers.push({
@@ -72,6 +76,7 @@ async function main(): Promise<void> {
       issuer: process.env.OIDC_ISSUER,
       clientId: required("OIDC_CLIENT_ID"),
       clientSecret: required("OIDC_CLIENT_SECRET"),
+      ...(providerTokens ? { authorization: { params: { scope: "openid profile email offline_access", prompt: "consent" } } } : {}),
     })
   }
   if (process.env.SMTP_URL) providers.push(Nodemailer({ server: process.env.SMTP_URL, from: "authchart <auth@example.test>" }))
@@ -89,7 +94,8 @@ async function main(): Promise<void> {
     ...(process.env.PASSKEY === "1" ? { experimental: { enableWebAuthn: true } } : {}),
     // off unless asked: the load bench runs these processes with NODE_ENV=production from one client
     rateLimit: process.env.RATE_LIMIT === "1" ? { enabled: true } : false,
-    ...(database ? { adapter: RedisAdapter(redis, { prefix: "app:" }) as Adapter, session: { strategy: "database" as const } } : {}),
+    ...(database ? { adapter: RedisAdapter(redis, { prefix: "app:" }) as Adapter } : {}),
+    session: { ...(database ? { strategy: "database" as const } : {}), ...(providerTokens ? { providerTokens } : {}) },
     logger: {
       error: (error) => {
         const cause = (error as { cause?: { err?: unknown } }).cause?.err
@@ -113,6 +119,13 @@ async function main(): Promise<void> {
       res.json({ revoked: req.params.userId })
     } catch (err) {
       next(err)
+    }
+  })
+  app.get("/__access-token", async (req: Request, res: Response) => {
+    try {
+      res.json({ token: await getAccessToken(req, "idp", config) })
+    } catch (err) {
+      res.status(503).json({ error: (err as { type?: string }).type ?? String(err) })
     }
   })
   app.get("/me", async (req: Request, res: Response, next) => {

@@ -118,6 +118,12 @@ export interface StartOidcProviderOptions {
   /** Lifetime of access tokens in seconds (oidc-provider `ttl.AccessToken`). Default 3600. */
   accessTokenTtl?: number
   /**
+   * Lifetime in seconds of the access tokens the `refresh_token` grant issues. Default `accessTokenTtl`.
+   * A short sign-in token and a long refreshed one let a test across processes (whose clocks it cannot
+   * move) have a token that needs a refresh at once, and one that needs no second.
+   */
+  refreshedAccessTokenTtl?: number
+  /**
    * Rotate refresh tokens at every use (oidc-provider `rotateRefreshToken`; a rotated token used again is
    * refused and revokes its grant). Default: oidc-provider's own rule. Refresh tokens are issued when the
    * sign-in asked for `offline_access` with `prompt=consent` (oidc-provider's `issueRefreshToken`).
@@ -155,7 +161,7 @@ interface KoaContext {
   set(field: string, value: string): void
   redirect(url: string): void
   response: { get(field: string): string; set(field: string, value: string): void }
-  oidc?: { body?: Record<string, unknown> }
+  oidc?: { body?: Record<string, unknown>; params?: Record<string, unknown> }
 }
 type KoaNext = () => Promise<void>
 type KoaMiddleware = (ctx: KoaContext, next: KoaNext) => Promise<void>
@@ -421,6 +427,14 @@ export async function closedPort(): Promise<number> {
 // startOidcProvider
 // ---------------------------------------------------------------------------------------------------
 
+/** oidc-provider's `ttl.AccessToken`: a number, or a function of the grant when refreshed tokens differ. */
+function accessTokenTtl(options: StartOidcProviderOptions): number | ((ctx: KoaContext) => number) {
+  const base = options.accessTokenTtl ?? 3600
+  const refreshed = options.refreshedAccessTokenTtl
+  if (refreshed === undefined) return base
+  return (ctx) => (ctx.oidc?.params?.grant_type === "refresh_token" ? refreshed : base)
+}
+
 export async function startOidcProvider(options: StartOidcProviderOptions): Promise<OidcServer> {
   const accounts = (options.accounts ?? DEFAULT_ACCOUNTS).map((account) => ({ ...account }))
   if (accounts.length === 0) throw new Error("startOidcProvider: at least one account is required")
@@ -518,7 +532,7 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
     // Explicit values for everything oidc-provider otherwise warns about ("you SHOULD change ...").
     ...(options.rotateRefreshTokens !== undefined ? { rotateRefreshToken: () => options.rotateRefreshTokens } : {}),
     ttl: {
-      AccessToken: options.accessTokenTtl ?? 3600,
+      AccessToken: accessTokenTtl(options),
       AuthorizationCode: 60,
       ClientCredentials: 600,
       DeviceCode: 600,
