@@ -69,11 +69,12 @@ function toResponse(res: IncomingMessage, body: Buffer): Response {
   const headers = new Headers()
   const raw = res.rawHeaders
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i] as string
-    const lower = name.toLowerCase()
+    const name = raw[i]
+    const value = raw[i + 1]
+    const lower = name?.toLowerCase()
     // the body handed on is decoded: its length and coding are no longer the wire's
-    if (lower === "content-encoding" || lower === "content-length") continue
-    headers.append(name, raw[i + 1] as string)
+    if (name === undefined || value === undefined || lower === "content-encoding" || lower === "content-length") continue
+    headers.append(name, value)
   }
   const status = res.statusCode ?? 0
   const text = NULL_BODY.has(status) ? null : decoded(body, res.headers["content-encoding"]).toString("utf8")
@@ -96,7 +97,11 @@ function send(url: URL, init: ProviderRequest, timeoutMs: number): Promise<Respo
   if (body !== undefined) headers["content-length"] = Buffer.byteLength(body)
   const https = url.protocol === "https:"
   return new Promise<Response>((resolve, reject) => {
-    const req = (https ? httpsRequest : httpRequest)(url, { method: init.method, headers, agent: agents[url.protocol as "http:"] })
+    const req = (https ? httpsRequest : httpRequest)(url, {
+      method: init.method,
+      headers,
+      agent: https ? agents["https:"] : agents["http:"],
+    })
     let settled = false
     const fail = (err: Error) => {
       if (settled) return
@@ -134,7 +139,7 @@ function send(url: URL, init: ProviderRequest, timeoutMs: number): Promise<Respo
         if (settled) return
         let response: Response
         try {
-          response = toResponse(res, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size))
+          response = toResponse(res, (chunks.length === 1 ? chunks[0] : undefined) ?? Buffer.concat(chunks, size))
         } catch (err) {
           return fail(err instanceof Error ? err : new Error(String(err)))
         }
