@@ -61,6 +61,16 @@ describe("memoryServerState: bounded", () => {
     expect(await state.claim("a", 60_000)).toBe(true)
   })
 
+  it("a record keeps at most maxFields fields: the least recently written go first", async () => {
+    const state = memoryServerState({ maxFields: 4 })
+    const key = stateKey("sessions", "user-1")
+    for (const field of ["a", "b", "c", "d"]) await state.setFields(key, { [field]: field }, 60_000)
+    // "a" written again is now the newest, so "b" and "c" make room for "e" and "f"
+    await state.setFields(key, { a: "a2" }, 60_000)
+    await state.setFields(key, { e: "e", f: "f" }, 60_000)
+    expect(await state.getFields(key)).toEqual({ d: "d", a: "a2", e: "e", f: "f" })
+  })
+
   it("each config has its own memory port by default", async () => {
     const one = memoryServerState()
     const two = memoryServerState()

@@ -121,6 +121,13 @@ export interface MemoryServerStateOptions {
    * never a live entry forgotten.
    */
   maxEntries?: number
+  /**
+   * Upper bound on the fields of one record (`setFields`). Default 1,000. Past it the fields written
+   * least recently go first. Safe for what records hold: indexes whose truth is elsewhere (a user's
+   * sessions and accounts, checked against the adapter; a dropped session is still refused by the "not
+   * before" moment and indexed again at its next read) and one error flag per provider.
+   */
+  maxFields?: number
   /** Clock, for tests. Default `Date.now`. */
   now?: () => number
 }
@@ -157,6 +164,7 @@ const FULL_SWEEP_EVERY_MS = 1_000
  */
 export function memoryServerState(options: MemoryServerStateOptions = {}): ServerState {
   const max = Math.max(1, options.maxEntries ?? 100_000)
+  const maxFields = Math.max(1, options.maxFields ?? 1_000)
   const clock = options.now ?? (() => Date.now())
   const entries = new Map<string, Entry>()
   let nextSweep = clock() + SWEEP_EVERY_MS
@@ -223,7 +231,12 @@ export function memoryServerState(options: MemoryServerStateOptions = {}): Serve
       const current = live(key, now)
       const expires = Math.max(now + Math.max(1, ttlMs), current?.expires ?? 0)
       const record = new Map(current?.fields ?? [])
-      for (const [field, value] of Object.entries(fields)) record.set(field, value)
+      for (const [field, value] of Object.entries(fields)) {
+        // written again = written last: the least recently written fields go first past maxFields
+        record.delete(field)
+        record.set(field, value)
+      }
+      while (record.size > maxFields) record.delete(record.keys().next().value as string)
       put(key, { expires, value: 0, fields: record }, now)
     },
     async getFields(key) {
