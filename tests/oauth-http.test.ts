@@ -107,6 +107,24 @@ describe("the provider HTTP client answers", () => {
     expect(echo.headers).toMatchObject({ accept: "application/json", "x-one": "1", "content-length": String(body.toString().length) })
   })
 
+  it("a body that reads like fetch's: once, or cloned first, or as a stream", async () => {
+    const once = await get("/gzip")
+    expect(once.bodyUsed).toBe(false)
+    const copy = once.clone()
+    expect(await once.text()).toBe('{"token_type":"Bearer"}')
+    expect(once.bodyUsed).toBe(true)
+    await expect(once.json()).rejects.toThrow(TypeError)
+    expect(() => once.clone()).toThrow(TypeError)
+    expect(new TextDecoder().decode(await copy.arrayBuffer())).toBe('{"token_type":"Bearer"}')
+
+    const streamed = await get("/gzip")
+    const reader = streamed.body?.getReader()
+    const chunk = await reader?.read()
+    expect(new TextDecoder().decode(chunk?.value)).toBe('{"token_type":"Bearer"}')
+    expect(streamed.bodyUsed).toBe(true)
+    await expect(streamed.text()).rejects.toThrow(TypeError)
+  })
+
   it("keeps the connection alive between requests", async () => {
     await get("/echo")
     const before = connections.count
