@@ -13,7 +13,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type AppProcess, HttpBrowser, startApp } from "./support/app-process.js"
-import { type AuthorizeResult, type OidcServer, type StartOidcProviderOptions, startOidcProvider } from "./support/oidc-provider.js"
+import {
+  type AuthorizeResult,
+  type IdpSession,
+  type OidcServer,
+  type StartOidcProviderOptions,
+  startOidcProvider,
+} from "./support/oidc-provider.js"
 import { freePort } from "./support/redis-server.js"
 import { type SmtpCapture, startSmtp } from "./support/smtp.js"
 
@@ -47,14 +53,17 @@ async function twoFreePorts(): Promise<[number, number]> {
 }
 
 /** csrf → POST /signin/idp → the provider (login as `account`) → the callback, each on the next instance. */
-export async function oidcSignIn(on: Instances, browser: HttpBrowser, account: string) {
+export async function oidcSignIn(on: Instances, browser: HttpBrowser, account: string, session?: IdpSession) {
   const csrfToken = await browser.csrf()
   const start = await browser.send("/auth/signin/idp", { form: { csrfToken, callbackUrl: "/dashboard" } })
   expect(start.res.status, start.text).toBe(303)
   const authz = new URL(start.location as string)
   expect(authz.origin).toBe(on.idp.issuer)
   expect(authz.searchParams.get("redirect_uri")).toBe(`${start.base}/auth/callback/idp`)
-  const answer = (await on.idp.authorize(authz.href, { account })) as Extract<AuthorizeResult, { kind: "redirect" }>
+  const answer = (await on.idp.authorize(authz.href, { account, ...(session ? { session } : {}) })) as Extract<
+    AuthorizeResult,
+    { kind: "redirect" }
+  >
   expect(answer.kind).toBe("redirect")
   expect(new URL(answer.url).origin).toBe(start.base)
   const callback = await browser.send(answer.url)
@@ -90,6 +99,9 @@ export function runMultiInstanceScenarios(
           client_id: "multi-client",
           client_secret: "multi-secret",
           redirect_uris: ports.map((port) => `http://127.0.0.1:${port}/auth/callback/idp`),
+          // a sign-out at the provider is told to the first instance, naming the provider session (`sid`)
+          backchannel_logout_uri: `http://127.0.0.1:${ports[0]}/auth/backchannel-logout/idp`,
+          backchannel_logout_session_required: true,
         },
       ],
       ...idpOptions,

@@ -8,11 +8,16 @@
  * refresh at once: the processes' clocks cannot be moved) and 1-hour ones at refresh, with rotation.
  * 50 concurrent `getAccessToken` requests split over both processes make exactly one refresh at the
  * provider's token endpoint, and all get its token.
+ *
+ * Back-channel logout across the processes: alice signs in from two browsers through two provider
+ * sessions; she signs out at the provider in one, the provider tells the first instance (a logout token
+ * with `sub` and `sid`), and the second instance no longer knows that browser's session, while the
+ * other browser's stands.
  */
 import { failFastRedisOptions } from "../src/stores/redis.js"
 import { createClient } from "redis"
 import { describe, expect, it } from "vitest"
-import { oidcSignIn, runMultiInstanceScenarios } from "./multi-instance-scenarios.js"
+import { SESSION, oidcSignIn, runMultiInstanceScenarios, sessionAt } from "./multi-instance-scenarios.js"
 import { HttpBrowser } from "./support/app-process.js"
 import { startRedis } from "./support/redis-server.js"
 import { userinfoSub } from "./support/token-app.js"
@@ -59,4 +64,23 @@ describe("provider tokens across two app processes sharing one Redis", () => {
     expect(tokens.size).toBe(1)
     expect(await userinfoSub(on.idp, [...tokens][0] as string)).toBe("user-alice")
   }, 40_000)
+})
+
+describe("back-channel logout across two app processes sharing one Redis", () => {
+  it("a sign-out at the provider, told to instance A, ends that browser's session on instance B; her other browser's stands", async () => {
+    const [laptop, phone] = [on.idp.session(), on.idp.session()]
+    const first = new HttpBrowser(on.bases)
+    const second = new HttpBrowser(on.bases)
+    expect((await oidcSignIn(on, first, "alice@example.test", laptop)).callback.res.status).toBe(302)
+    expect((await oidcSignIn(on, second, "alice@example.test", phone)).callback.res.status).toBe(302)
+    const cookieOf = (browser: HttpBrowser) => `${SESSION}=${browser.cookie(SESSION)}`
+    expect((await sessionAt(on, 1, cookieOf(first)))?.user.email).toBe("alice@example.test")
+    const delivered = on.idp.backchannel.delivered
+
+    expect(new URL(await on.idp.endSession(laptop)).pathname).toBe("/session/end/success")
+    expect(on.idp.backchannel.delivered).toBe(delivered + 1)
+    expect(await sessionAt(on, 1, cookieOf(first))).toBeNull()
+    expect((await sessionAt(on, 1, cookieOf(second)))?.user.email).toBe("alice@example.test")
+    expect((await sessionAt(on, 0, cookieOf(second)))?.user.email).toBe("alice@example.test")
+  })
 })
