@@ -15,6 +15,7 @@ import { SignJWT, exportJWK, generateKeyPair } from "jose"
 import OIDC from "../providers/oidc.js"
 import type { OAuthOptions } from "../providers/oauth.js"
 import type { OIDCConfig } from "../providers/oauth-types.js"
+import { putExpiring } from "./expiring.js"
 import { loginPage, readForm, send, sendJson } from "./idp-http.js"
 import { type IdpLogoutContext, endSession, logoutToken, postLogoutToken } from "./idp-logout.js"
 
@@ -135,14 +136,19 @@ export async function createTestIdP(options: TestIdPOptions = {}): Promise<TestI
     const challenge = q.get("code_challenge") ?? undefined
     if (challenge !== undefined && q.get("code_challenge_method") !== "S256") return fail("invalid_request")
     const interaction = random()
-    logins.set(interaction, {
-      redirectUri,
-      state,
-      nonce: q.get("nonce") ?? undefined,
-      challenge,
-      scope: q.get("scope") ?? "openid",
-      expires: Date.now() + LOGIN_TTL_MS,
-    })
+    putExpiring(
+      logins,
+      interaction,
+      {
+        redirectUri,
+        state,
+        nonce: q.get("nonce") ?? undefined,
+        challenge,
+        scope: q.get("scope") ?? "openid",
+        expires: Date.now() + LOGIN_TTL_MS,
+      },
+      Date.now(),
+    )
     send(res, 200, loginPage(`${issuer}/login`, interaction, accounts), "text/html; charset=utf-8")
   }
 
@@ -155,7 +161,7 @@ export async function createTestIdP(options: TestIdPOptions = {}): Promise<TestI
     const account = accounts.find((a) => a.sub === form.get("account"))
     if (form.has("deny") || !account) return redirectBack(res, back, { error: "access_denied", state: pending.state })
     const code = random()
-    codes.set(code, { ...pending, account, expires: Date.now() + CODE_TTL_MS })
+    putExpiring(codes, code, { ...pending, account, expires: Date.now() + CODE_TTL_MS }, Date.now())
     redirectBack(res, back, { code, state: pending.state })
   }
 
@@ -185,7 +191,7 @@ export async function createTestIdP(options: TestIdPOptions = {}): Promise<TestI
       return sendJson(res, 400, { error: "invalid_grant" })
     }
     const accessToken = random()
-    accessTokens.set(accessToken, { account: issued.account, expires: Date.now() + TOKEN_TTL_S * 1000 })
+    putExpiring(accessTokens, accessToken, { account: issued.account, expires: Date.now() + TOKEN_TTL_S * 1000 }, Date.now())
     const idToken = await new SignJWT({ ...claimsOf(issued.account), ...(issued.nonce ? { nonce: issued.nonce } : {}) })
       .setProtectedHeader({ alg: "RS256", kid })
       .setIssuer(issuer)

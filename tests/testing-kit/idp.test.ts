@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestIdP, type TestIdP } from "authchart/testing"
+import { putExpiring } from "../../src/testing/expiring.js"
 
 let idp: TestIdP
 beforeAll(async () => {
@@ -95,5 +96,24 @@ describe("createTestIdP", () => {
     })
     const response = await fetch(`${idp.issuer}/authorize?${params}`, { redirect: "manual" })
     expect([response.status, response.headers.get("location")]).toEqual([400, null])
+  })
+})
+
+describe("its records of logins, codes and tokens are bounded", () => {
+  it("a full map sweeps its expired entries first", () => {
+    const map = new Map<string, { expires: number }>()
+    for (let i = 0; i < 10; i++) putExpiring(map, `old-${i}`, { expires: i < 5 ? 100 : 10_000 }, 0, 10)
+    putExpiring(map, "new", { expires: 10_000 }, 500, 10)
+    expect([...map.keys()]).toEqual(["old-5", "old-6", "old-7", "old-8", "old-9", "new"])
+  })
+
+  it("full of live entries: the oldest tenth makes room, so the map stays within max after max + k writes", () => {
+    const map = new Map<string, { expires: number }>()
+    for (let i = 0; i < 125; i++) {
+      putExpiring(map, `k-${i}`, { expires: 10_000 }, 0, 100)
+      expect(map.size).toBeLessThanOrEqual(100)
+    }
+    expect(map.has("k-0")).toBe(false)
+    expect(map.has("k-124")).toBe(true)
   })
 })
