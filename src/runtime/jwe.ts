@@ -348,6 +348,7 @@ export async function decryptJwtAsync(token: string, secrets: readonly string[],
 /**
  * The newest secret, which encrypts and signs. Never missing at run time: without a secret every request
  * answers the `MissingSecret` configuration error first.
+ * @example const key = createHmac("sha256", newestSecret(ctx.config)).update(email).digest("hex")
  */
 export function newestSecret(config: { readonly secrets: readonly string[] }): string {
   const [newest] = config.secrets

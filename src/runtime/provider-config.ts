@@ -7,7 +7,10 @@ import { InvalidProvider } from "../errors.js"
 import type { ProviderConfig, ProviderType } from "../types.js"
 import type { ResolvedProvider } from "./config.js"
 
-/** The built-in provider shape of each provider `type`. */
+/**
+ * The built-in provider shape of each provider `type`.
+ * @example type Mailer = ProviderConfigOf<"email"> // EmailConfig
+ */
 export type ProviderConfigOf<T extends ProviderType> = Extract<ProviderConfig, { type: T }>
 
 function isOfType<T extends ProviderType>(config: ProviderConfig, types: readonly T[]): config is ProviderConfigOf<T> {

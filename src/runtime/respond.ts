@@ -72,7 +72,14 @@ export function formTargets(ctx: RequestContext, callbackUrl?: string): string[]
   return [...new Set(out)]
 }
 
-/** A redirect. POST answers get 303 See Other when written (RFC 9700 §4.12), GETs 302. */
+/**
+ * A redirect. POST answers get 303 See Other when written (RFC 9700 §4.12), GETs 302.
+ * @example
+ * ```ts
+ * import { redirect } from "authchart/flow"
+ * const answer = async (ctx: RequestContext) => ({ response: redirect(`${ctx.authUrl}/signin`) })
+ * ```
+ */
 export function redirect(url: string, cookies?: readonly OutCookie[]): ResponseInternal {
   return { redirect: url, ...(cookies && cookies.length > 0 ? { cookies: [...cookies] } : {}) }
 }

@@ -15,8 +15,8 @@
  * The preamble is prepended to the block; errors are reported against README line numbers.
  */
 import { spawnSync } from "node:child_process"
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { basename, join } from "node:path"
 import { repoRoot } from "./packed.js"
 
 export interface Snippet {
@@ -67,9 +67,10 @@ function preambleBefore(lines: string[], fenceIndex: number): string {
 
 /**
  * Type-checks every snippet of `readmePath` as a module of the project at `app` (which has the packed
- * package and the snippets' imports in its node_modules). Returns the errors as `README.md:<line>: ...`.
+ * package and the snippets' imports in its node_modules), and the source files `alsoCheck` with them, in
+ * one `tsc` run. Returns the errors as `README.md:<line>: ...` (those of `alsoCheck` as tsc gives them).
  */
-export function typeCheckReadme(app: string, readmePath: string): string[] {
+export function typeCheckReadme(app: string, readmePath: string, alsoCheck: readonly string[] = []): string[] {
   const snippets = readmeSnippets(readFileSync(readmePath, "utf8"))
   const dir = join(app, "readme-snippets")
   rmSync(dir, { recursive: true, force: true })
@@ -81,6 +82,7 @@ export function typeCheckReadme(app: string, readmePath: string): string[] {
     const head = snippet.preamble === "" ? "" : `${snippet.preamble}\n`
     writeFileSync(join(dir, name), `${head}${snippet.code}\nexport {}\n`)
   }
+  for (const source of alsoCheck) copyFileSync(source, join(dir, basename(source)))
   writeFileSync(
     join(app, "tsconfig.json"),
     JSON.stringify({

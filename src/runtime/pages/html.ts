@@ -5,13 +5,17 @@ declare const safe: unique symbol
 /**
  * Markup that is already escaped. Only {@link html} and {@link attr} make one, so a plain string can
  * never reach the page unescaped.
+ * @example const greeting: SafeHtml = html`<p>Hello, ${user.name}</p>` // the name is escaped
  */
 export interface SafeHtml {
   readonly [safe]: true
   toString(): string
 }
 
-/** What {@link html} accepts between `${}`: text is escaped; `null`, `undefined` and `false` vanish. */
+/**
+ * What {@link html} accepts between `${}`: text is escaped; `null`, `undefined` and `false` vanish.
+ * @example html`<ul>${items.map((item) => html`<li>${item}</li>`)}</ul>${error && html`<p>${error}</p>`}`
+ */
 export type HtmlValue = SafeHtml | string | number | boolean | null | undefined | readonly HtmlValue[]
 
 class Markup {

@@ -6,7 +6,15 @@
 import type { Theme } from "../../types.js"
 import { appMarkup, attr, html, layout, type SafeHtml } from "./html.js"
 
-/** What the runtime tells the renderer of a page a flow rests on (see `FlowDefinition.pages`). */
+/**
+ * What the runtime tells the renderer of a page a flow rests on (see `FlowDefinition.pages`).
+ * @example
+ * ```ts
+ * const pages = {
+ *   code: (props: FlowPageProps) => renderStepPage(props, { title: "Check your email", fields: `<input name="code" autocomplete="one-time-code">` }),
+ * }
+ * ```
+ */
 export interface FlowPageProps {
   /** The step's id (the page's name); a form sends it back as the hidden `step` field. */
   readonly step: string
@@ -28,7 +36,10 @@ export interface FlowPageProps {
   readonly cancelUrl: string
 }
 
-/** What a step's `page` is told: the {@link FlowPageProps} and the step's attempt cap. */
+/**
+ * What a step's `page` is told: the {@link FlowPageProps} and the step's attempt cap.
+ * @example const page = ({ attempt, maxAttempts }: StepPageProps) => `<p>${maxAttempts - attempt} tries left</p><input name="code">`
+ */
 export interface StepPageProps extends FlowPageProps {
   /** Wrong answers allowed before the flow fails (the step's `maxAttempts`). */
   readonly maxAttempts: number
@@ -40,6 +51,11 @@ export interface StepPageProps extends FlowPageProps {
  * cancel link; escape what you interpolate, e.g. with `escapeHtml`). `{ document }`: a whole HTML page
  * of your own instead, served as is (its `<style>`/`<script>` need `nonce`, and its form the hidden
  * `step` and `csrfToken` fields).
+ * @example
+ * ```ts
+ * const fields: StepPageContent = { title: "Terms of use", fields: html`<label><input type="checkbox" name="accept"> I accept</label>` }
+ * const whole: StepPageContent = { document: `<!doctype html><title>Confirm</title><form method="POST">…</form>` }
+ * ```
  */
 export type StepPageContent =
   | string
