@@ -3,11 +3,26 @@
  * runtime routed) and the confirm flow written on the public kit: load, run, persist, respond.
  */
 import { describe, expect, it } from "vitest"
-import type { RequestContext } from "authchart/flow"
+import { type AnyStateMachine, fromCallback, setup } from "xstate"
+import {
+  AWAITING_INPUT,
+  declareEffect,
+  defineFlow,
+  effect,
+  type FlowEvent,
+  flowBase,
+  flowTypes,
+  type Identity,
+  type RequestContext,
+} from "authchart/flow"
+import { CredentialsSignin, defineStep, extendFlow } from "../src/index.js"
+import { credentialsMachine } from "../src/machines/credentials.js"
+import { startActorRun } from "../src/runtime/actor-run.js"
+import { directRunnable, startDirectRun } from "../src/runtime/machine-run.js"
 import type { AuthConfig, FlowEnvelope } from "../src/index.js"
 import { eventParams, loadFlow, persistFlow, runMachine, storeIO } from "../src/runtime/engine.js"
 import { respondFlow } from "../src/runtime/flow-respond.js"
-import { confirmFlow } from "./support/confirm-flow.js"
+import { confirmFlow, confirmMachine } from "./support/confirm-flow.js"
 import { AuthClient, ORIGIN, SECRET } from "./helpers.js"
 
 const flow = confirmFlow()
@@ -106,5 +121,169 @@ describe("load → run → persist → respond", () => {
     expect(handled.response.cookies?.map((c) => c.name)).toContain("authjs.session-token")
     // the same snapshot resumes once
     await expect(loadFlow(ctx, flow, step, io)).rejects.toMatchObject({ type: "FlowStateError" })
+  })
+})
+
+/**
+ * The engine runs a flow's machine directly (machine-run.ts, machine-step.ts) unless an inspector
+ * watches it (a full xstate actor, actor-run.ts). Both must be the same machine: the same states,
+ * contexts, outputs, effect calls and persisted snapshots, and a flow persisted by one resumes on the other.
+ */
+describe("the direct runner and xstate's actor run the same machine", () => {
+  const identity: Identity = {
+    user: { id: "1", name: "Carol" },
+    account: { provider: "two-step", providerAccountId: "1", type: "credentials" },
+    credentials: { password: "pw" },
+  }
+  type Calls = [string, unknown][]
+  /** The flow's machine with effects that answer from a script and record what they were given. */
+  function scripted(machine: AnyStateMachine, answers: Record<string, (input: never) => unknown>, calls: Calls) {
+    const actors = Object.fromEntries(
+      Object.entries(answers).map(([id, answer]) => [
+        id,
+        effect(async (_ctx, input: never) => {
+          calls.push([id, input])
+          return answer(input)
+        }),
+      ]),
+    )
+    return machine.provide({ actors })
+  }
+  const tail = {
+    signInGate: () => ({ allow: true }),
+    linkIdentity: (input: Identity) => ({ ...input, isNewUser: true }),
+    issueSession: () => ({ redirect: `${ORIGIN}/home`, cookies: [{ name: "s" }] }),
+  }
+  const runners = { direct: startDirectRun, actor: startActorRun }
+  type Runner = keyof typeof runners
+
+  /** One request on `runner`: what it ended or rested at, and the effects it called. */
+  async function request(
+    runner: Runner,
+    machine: AnyStateMachine,
+    persisted: unknown,
+    event: FlowEvent,
+    answers: Record<string, (input: never) => unknown>,
+  ) {
+    const calls: Calls = []
+    const provided = scripted(machine, answers, calls)
+    expect(directRunnable(provided)).toBe(true)
+    const ctx = { ...(await contextOf("/auth/probe/two-step")), callbackUrl: `${ORIGIN}/home` }
+    const run = runners[runner](provided, { persisted, input: { provider: "two-step", now: 1 }, ctx, timeout: 5_000 })
+    try {
+      const after = await run.send(event)
+      if (!after) return { taken: false, calls }
+      const { value, status, context, output, error } = after
+      const saved = status === "active" ? JSON.parse(JSON.stringify(run.persist(after))) : undefined
+      return { taken: true, value, status, context, output, error, persisted: saved, calls }
+    } finally {
+      run.stop()
+    }
+  }
+  const submit: FlowEvent = { type: "SUBMIT", params: { password: "pw" }, now: 1 }
+
+  it.each([
+    ["a sign-in to the end", { ...tail, authorize: () => identity }],
+    [
+      "a sign-in the signIn callback redirects elsewhere",
+      { ...tail, authorize: () => identity, signInGate: () => ({ allow: false, redirect: "/x" }) },
+    ],
+    ["a sign-in whose authorize throws", { ...tail, authorize: () => Promise.reject(new CredentialsSignin()) }],
+    [
+      "a sign-in whose session cannot be issued",
+      { ...tail, authorize: () => identity, issueSession: () => Promise.reject(new Error("down")) },
+    ],
+  ])("credentials: %s", async (_name, answers) => {
+    const [direct, actor] = await Promise.all([
+      request("direct", credentialsMachine, undefined, submit, answers),
+      request("actor", credentialsMachine, undefined, submit, answers),
+    ])
+    expect(direct).toEqual(actor)
+    expect(direct.calls.length).toBeGreaterThan(0)
+  })
+
+  it("a flow that rests (re-entering its resting state on a wrong code) persists the same snapshot and resumes across runners", async () => {
+    const machine = confirmMachine()
+    const answers = { ...tail, authorize: () => identity }
+    const started = await request("direct", machine, undefined, submit, answers)
+    expect(started).toEqual(await request("actor", machine, undefined, submit, answers))
+    expect(started).toMatchObject({ status: "active", value: "confirm", context: { pending: { tries: 0 } } })
+
+    const wrong: FlowEvent = { type: "STEP", params: { code: "000000" }, now: 2 }
+    const right: FlowEvent = { type: "STEP", params: { code: "123456" }, now: 3 }
+    for (const [from, to] of [
+      ["direct", "actor"],
+      ["actor", "direct"],
+    ] as const) {
+      const once = await request(from, machine, started.persisted, wrong, answers)
+      expect(once).toEqual(await request(to, machine, started.persisted, wrong, answers))
+      expect(once).toMatchObject({ value: "confirm", context: { pending: { tries: 1 } } })
+      // persisted by one runner, resumed by the other
+      const ended = await request(to, machine, once.persisted, right, answers)
+      expect(ended).toEqual(await request(from, machine, once.persisted, right, answers))
+      expect(ended).toMatchObject({ status: "done", output: { ok: true, reply: { url: `${ORIGIN}/home` } } })
+    }
+    // an event the resting state does not take changes nothing, on either runner
+    for (const runner of ["direct", "actor"] as const) {
+      expect(await request(runner, machine, started.persisted, submit, answers)).toEqual({ taken: false, calls: [] })
+    }
+  })
+
+  it("a flow extended with a step (nested states, a transition by id across levels) runs the same", async () => {
+    const extended = extendFlow(defineFlow({ id: "confirm", machine: confirmMachine(), routes: flow.routes }), [
+      defineStep({ id: "terms", page: () => ({ title: "Terms", fields: "" }), submit: () => true }),
+    ]).machine
+    let accepted = false
+    const answers = {
+      ...tail,
+      authorize: () => identity,
+      "terms.enter": () => ({ skip: false, data: { shown: true } }),
+      "terms.submit": () => (accepted ? { result: "pass", data: {} } : { result: "retry", message: "again", data: {} }),
+    }
+    const right: FlowEvent = { type: "STEP", params: { code: "123456" }, now: 2 }
+    const atStart = await request("actor", extended, undefined, submit, answers)
+    const confirmed = await request("direct", extended, atStart.persisted, right, answers)
+    expect(confirmed).toEqual(await request("actor", extended, atStart.persisted, right, answers))
+    expect(confirmed).toMatchObject({ value: { terms: "waiting" }, context: { steps: { terms: { data: { shown: true } } } } })
+    const answer: FlowEvent = { type: "STEP", params: { accept: "yes" }, now: 3 }
+    const retried = await request("direct", extended, confirmed.persisted, answer, answers)
+    expect(retried).toEqual(await request("actor", extended, confirmed.persisted, answer, answers))
+    expect(retried).toMatchObject({
+      value: { terms: "waiting" },
+      context: { steps: { terms: { attempts: 1 } }, reply: { data: { message: "again" } } },
+    })
+    accepted = true
+    const passed = await request("actor", extended, retried.persisted, answer, answers)
+    expect(passed).toEqual(await request("direct", extended, retried.persisted, answer, answers))
+    expect(passed).toMatchObject({ status: "done", output: { ok: true } })
+  })
+
+  it("an effect error the machine does not handle fails the run the same way", async () => {
+    const bare = setup({ types: flowTypes(), actors: { check: declareEffect<boolean, null>("check") } }).createMachine({
+      id: "bare",
+      ...flowBase,
+      states: { idle: { tags: [AWAITING_INPUT], on: { SUBMIT: "checking" } }, checking: { invoke: { src: "check", input: null } } },
+    })
+    const failure = new CredentialsSignin()
+    const [direct, actor] = await Promise.all(
+      (["direct", "actor"] as const).map((r) => request(r, bare, undefined, submit, { check: () => Promise.reject(failure) })),
+    )
+    expect(direct).toEqual(actor)
+    expect(direct).toMatchObject({ status: "error", error: failure })
+  })
+
+  it("machines with what the direct runner does not take (delays, other actions, actor logic) run on the actor", () => {
+    const base = setup({ types: flowTypes() })
+    const delayed = base.createMachine({ id: "d", ...flowBase, states: { idle: { after: { 10: "done" } }, done: { type: "final" } } })
+    const logging = base.createMachine({ id: "l", ...flowBase, states: { idle: { entry: () => {}, tags: [AWAITING_INPUT] } } })
+    const callback = setup({ types: flowTypes(), actors: { tick: fromCallback(() => {}) } }).createMachine({
+      id: "c",
+      ...flowBase,
+      states: { idle: { tags: [AWAITING_INPUT], on: { SUBMIT: "ticking" } }, ticking: { invoke: { src: "tick" } } },
+    })
+    for (const machine of [delayed, logging, callback]) expect(directRunnable(machine)).toBe(false)
+    // the tail's effects are still the declarations (not `effect()`s) until the runtime provides them
+    expect(directRunnable(credentialsMachine.provide({ actors: { authorize: effect(async () => identity) } }))).toBe(false)
+    expect(directRunnable(scripted(credentialsMachine, { ...tail, authorize: () => identity }, []))).toBe(true)
   })
 })

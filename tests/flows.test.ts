@@ -10,7 +10,7 @@ import { AuthClient, ORIGIN, SECRET, captureLogger, setCookies, tamperJwe } from
 
 const FLOW_COOKIE = "authchart.flow.two-step"
 
-function makeClient(flow: FlowDefinition, extra: Partial<AuthConfig> = {}) {
+function clientFor(flow: FlowDefinition, extra: Partial<AuthConfig> = {}) {
   const log = captureLogger()
   const config: AuthConfig = {
     secret: SECRET,
@@ -29,7 +29,12 @@ async function start(client: AuthClient) {
   return { res, csrfToken }
 }
 
-describe("a flow that rests between requests", () => {
+// the engine runs a flow's machine directly, or on a full xstate actor when an inspector watches
+describe.each([
+  ["on the direct runner", {}],
+  ["on an xstate actor (an inspector watches)", { inspect: () => {} }],
+])("a flow that rests between requests, %s", (_runner, runner: Partial<AuthConfig>) => {
+  const makeClient = (flow: FlowDefinition, extra: Partial<AuthConfig> = {}) => clientFor(flow, { ...runner, ...extra })
   it("persists the snapshot in one sealed, HttpOnly cookie and resumes it", async () => {
     const { client } = makeClient(confirmFlow())
     const { res, csrfToken } = await start(client)
@@ -149,6 +154,8 @@ describe("a flow that rests between requests", () => {
     expect(wrongStep.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
   })
 })
+
+const makeClient = clientFor
 
 describe("a flow adds its own provider-scoped endpoints by rows (no runtime change)", () => {
   /** The confirm flow, answering the code also on `POST /confirm/<provider>` and `GET /hint/<provider>`. */

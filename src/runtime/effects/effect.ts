@@ -5,7 +5,7 @@
  * inspector watches) each run binds its request context to the actor system it creates, and the effect
  * looks it up from the `system` xstate hands it.
  */
-import { type ActorSystem, type AnyActorLogic, type AnyActorRef, fromPromise, type PromiseActorLogic } from "xstate"
+import { type ActorSystem, fromPromise, type PromiseActorLogic } from "xstate"
 import type { EffectContext } from "../flow.js"
 
 // biome-ignore lint/suspicious/noExplicitAny: an actor system of any machine (its type parameter is invariant)
@@ -26,18 +26,19 @@ export function effectContext(system: AnySystem): EffectContext {
 }
 
 /**
- * Runs an effect for the direct runner: the request context, and the (never started) actor ref xstate
- * made for the invoke, whose snapshot holds the input the machine resolved.
+ * Runs an effect for the direct runner: the request context, and the input the machine's invoke resolved
+ * (typed by the machine's declaration of the effect, not here: the runner passes it through).
  */
-export type EffectStarter = (ctx: EffectContext, ref: AnyActorRef) => Promise<unknown>
+// biome-ignore lint/suspicious/noExplicitAny: the input is typed where the machine declares the effect
+export type EffectStarter = (ctx: EffectContext, input: any) => Promise<unknown>
 
-const starters = new WeakMap<AnyActorLogic, EffectStarter>()
+const starters = new WeakMap<object, EffectStarter>()
 
 /**
  * How the direct runner runs `logic`: set for every `effect()`, undefined for other actor logic.
  * @example const start = effectStarter(logic); if (start) await start(ctx, ref)
  */
-export function effectStarter(logic: AnyActorLogic): EffectStarter | undefined {
+export function effectStarter(logic: object): EffectStarter | undefined {
   return starters.get(logic)
 }
 
@@ -48,7 +49,6 @@ export function effectStarter(logic: AnyActorLogic): EffectStarter | undefined {
  */
 export function effect<Output, Input>(run: (ctx: EffectContext, input: Input) => Promise<Output>): PromiseActorLogic<Output, Input> {
   const logic = fromPromise<Output, Input>(({ input, system }) => run(effectContext(system), input))
-  // the actor ref's snapshot is the promise logic's initial one: `input` as the invoke resolved it
-  starters.set(logic, (ctx, ref) => run(ctx, ref.getSnapshot().input))
+  starters.set(logic, run)
   return logic
 }
