@@ -58,9 +58,9 @@ function checksOf(provider: OAuthConfig): { nonce: boolean } {
   return { nonce: provider.type === "oidc" && (checks === undefined || checks.includes("nonce")) }
 }
 
-/** 32 random bytes, base64url (43 characters): a state, PKCE code verifier or nonce, as oauth4webapi makes them. */
-function randomToken(): string {
-  return randomBytes(32).toString("base64url")
+/** The `index`th 32 bytes of `random`, base64url (43 characters): a state, PKCE code verifier or nonce, as oauth4webapi makes them. */
+function randomToken(random: Buffer, index: number): string {
+  return random.subarray(index * 32, index * 32 + 32).toString("base64url")
 }
 
 /** RFC 7636 §4.2 S256: BASE64URL(SHA256(ASCII(code_verifier))), synchronous (WebCrypto's digest is a job of its own). */
@@ -86,30 +86,34 @@ export const startAuthorization = effect<AuthorizationStart, { params: Record<st
   }
   if (!server.authorization_endpoint) throw new OAuthSignInError(`The provider "${provider.id}" has no authorization endpoint.`)
   const url = new URL(server.authorization_endpoint)
+  // built apart and written into the URL once: each `url.searchParams.set` would re-serialise the URL
+  const query = new URLSearchParams(url.search)
   const configured = endpoint(provider.authorization)
-  for (const [key, value] of Object.entries(configured.params)) url.searchParams.set(key, value)
+  for (const [key, value] of Object.entries(configured.params)) query.set(key, value)
   // the authorization parameters of the sign-in request's query (Auth.js' `authorizationParams`)
   for (const [key, value] of Object.entries(input.params)) {
     if (typeof value !== "string" || FIXED_PARAMS.has(key)) continue
     if (!ALLOWED_PARAMS.has(key) && !provider.allowedAuthorizationParams?.includes(key)) continue
     if (key === "scope") {
-      const scopes = new Set([...(url.searchParams.get("scope") ?? "").split(" "), ...value.split(" ")])
-      url.searchParams.set("scope", [...scopes].filter(Boolean).join(" "))
-    } else url.searchParams.set(key, value)
+      const scopes = new Set([...(query.get("scope") ?? "").split(" "), ...value.split(" ")])
+      query.set("scope", [...scopes].filter(Boolean).join(" "))
+    } else query.set(key, value)
   }
-  if (provider.type === "oidc" && !url.searchParams.has("scope")) url.searchParams.set("scope", "openid profile email")
+  if (provider.type === "oidc" && !query.has("scope")) query.set("scope", "openid profile email")
   const redirectUri = redirectUriOf(ctx, provider)
   const ownCallback = `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`
-  const state = redirectUri === ownCallback ? randomToken() : sealProxyState(ctx, ownCallback)
-  const codeVerifier = randomToken()
-  const nonce = checksOf(provider).nonce ? randomToken() : null
-  url.searchParams.set("response_type", "code")
-  url.searchParams.set("client_id", provider.clientId ?? "")
-  url.searchParams.set("redirect_uri", redirectUri)
-  url.searchParams.set("state", state)
-  url.searchParams.set("code_challenge", pkceChallenge(codeVerifier))
-  url.searchParams.set("code_challenge_method", "S256")
-  if (nonce) url.searchParams.set("nonce", nonce)
+  const random = randomBytes(96) // one draw for state, code verifier and nonce: 32 bytes each
+  const state = redirectUri === ownCallback ? randomToken(random, 0) : sealProxyState(ctx, ownCallback)
+  const codeVerifier = randomToken(random, 1)
+  const nonce = checksOf(provider).nonce ? randomToken(random, 2) : null
+  query.set("response_type", "code")
+  query.set("client_id", provider.clientId ?? "")
+  query.set("redirect_uri", redirectUri)
+  query.set("state", state)
+  query.set("code_challenge", pkceChallenge(codeVerifier))
+  query.set("code_challenge_method", "S256")
+  if (nonce) query.set("nonce", nonce)
+  url.search = query.toString()
   return { url: url.href, pending: { state, codeVerifier, nonce, redirectUri, issuer: server.issuer } }
 })
 
