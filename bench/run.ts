@@ -362,6 +362,34 @@ function routeLoad(route: Route, prep: Prepared): { name: string; request: LoadR
   }
 }
 
+/** One side's credentials sign-in POST beside its floor (the bare route), server CPU in ms per request. */
+interface SignInCpu {
+  cpuMs: number
+  floorMs: number
+  aboveFloorMs: number
+  signInsPerSec: number
+}
+
+/**
+ * The credentials sign-in POST of both sides with the floor of each (the bare Express route of the same
+ * app and run) and the ratios the issue's goals use; null when a side has no CPU figure.
+ */
+function signInSummary(
+  a: Pick<SideResult, "signin" | "bare">,
+  b: Pick<SideResult, "signin" | "bare">,
+): { authchart: SignInCpu; authjs: SignInCpu; cpuLess: number; signInsPerSec: number } | null {
+  const side = (r: Pick<SideResult, "signin" | "bare">): SignInCpu | null => {
+    const cpuMs = r.signin.cpuMsPerReq
+    const floorMs = r.bare.cpuMsPerReq
+    if (cpuMs === null || floorMs === null) return null
+    return { cpuMs, floorMs, aboveFloorMs: cpuMs - floorMs, signInsPerSec: r.signin.okPerSec }
+  }
+  const x = side(a)
+  const y = side(b)
+  if (!x || !y) return null
+  return { authchart: x, authjs: y, cpuLess: y.cpuMs / x.cpuMs, signInsPerSec: x.signInsPerSec / y.signInsPerSec }
+}
+
 // ---------------------------------------------------------------- OIDC sign-in (real local provider)
 
 /**
@@ -977,6 +1005,12 @@ async function main(): Promise<void> {
       unit: "×",
     },
     {
+      name: "credentials sign-ins/s ≥ 3× @auth/express",
+      value: a.signin.okPerSec / b.signin.okPerSec,
+      pass: a.signin.okPerSec / b.signin.okPerSec >= 3,
+      unit: "×",
+    },
+    {
       name: "GET /auth/session ≥ 8× less server CPU than @auth/express",
       value: cpuLess(a.session, b.session),
       pass: cpuLess(a.session, b.session) >= 8,
@@ -1025,6 +1059,16 @@ async function main(): Promise<void> {
       `protected ${(a.protectedJar.okPerSec / b.protectedJar.okPerSec).toFixed(2)}×${cpuRatio(a.protectedJar, b.protectedJar)}` +
       ` (with the session cookie alone @auth/express also mints a new CSRF cookie on every request)`,
   )
+  const signIn = signInSummary(a, b)
+  if (signIn) {
+    const us = (ms: number) => `${fmtNum(ms * 1000)} µs`
+    out.push(
+      `INFO  credentials sign-in POST, server CPU: authchart ${us(signIn.authchart.cpuMs)} (floor ${us(signIn.authchart.floorMs)}, ` +
+        `${us(signIn.authchart.aboveFloorMs)} above it), @auth/express ${us(signIn.authjs.cpuMs)} (floor ${us(signIn.authjs.floorMs)}, ` +
+        `${us(signIn.authjs.aboveFloorMs)} above it); ${signIn.cpuLess.toFixed(2)}× less CPU, ${signIn.signInsPerSec.toFixed(2)}× the sign-ins/s ` +
+        `(the floor: the bare Express JSON route in the same app and run)`,
+    )
+  }
   /** OIDC problems of one side: failed sign-ins (warm-up included), bad sessions, or a failed pre-check. */
   const oidcBad = (r: SideResult) => {
     const o = r.oidc
@@ -1110,6 +1154,7 @@ async function main(): Promise<void> {
     decode,
     targets: targets.map((t) => ({ ...t, pass: t.value >= t.need })),
     jarRatios: { session: a.sessionJar.okPerSec / b.sessionJar.okPerSec, protected: a.protectedJar.okPerSec / b.protectedJar.okPerSec },
+    signIn,
     oidcRatios:
       oa && ob
         ? {

@@ -126,6 +126,16 @@ describe("password sign-in: per client", () => {
     expect((await signIn(other, "user101@example.test", PASSWORD, "198.51.100.2")).headers.get("location")).toBe(ORIGIN)
   })
 
+  it("one account tried again and again counts once towards the distinct accounts of its client", async () => {
+    const { config, tried } = app({ enabled: true, rules: { passwordClient: false, passwordAccounts: { max: 2, window: 3600 } } })
+    const client = new AuthClient(config)
+    for (let i = 0; i < 4; i++)
+      expect(refusedTo(await signIn(client, "same@example.test", "wrong", "198.51.100.9"))).toBe("CredentialsSignin")
+    expect((await signIn(client, "other@example.test", PASSWORD, "198.51.100.9")).headers.get("location")).toBe(ORIGIN)
+    expect(refusedTo(await signIn(client, "third@example.test", PASSWORD, "198.51.100.9"))).toBe("RateLimited")
+    expect(tried).toHaveLength(5)
+  })
+
   it("20 attempts per client per minute; IPv6 clients count per /64", async () => {
     const { config, tried } = app()
     const client = new AuthClient(config)

@@ -89,6 +89,27 @@ export function toUserRequest(req: IncomingRequest): Request {
   return new Request(req.url, { method: "POST", headers, body: JSON.stringify(req.body ?? {}) })
 }
 
+const LAZY = Symbol("lazy request")
+
+/** The stand-in's own state: the request it stands for, and the web `Request` once built. */
+type LazyRequest = Request & { [LAZY]: { req: IncomingRequest; real?: Request } }
+
+function realRequest(stand: LazyRequest): Request {
+  const state = stand[LAZY]
+  state.real ??= toUserRequest(state.req)
+  return state.real
+}
+
+/** One handler for every stand-in (no closures per request): each property is the real request's. */
+const lazyRequest: ProxyHandler<LazyRequest> = {
+  get(stand, key) {
+    const request = realRequest(stand)
+    const value: unknown = Reflect.get(request, key, request)
+    return typeof value === "function" ? value.bind(request) : value
+  },
+  has: (stand, key) => Reflect.has(realRequest(stand), key),
+}
+
 /**
  * The `request` argument for a user function that receives one: the web `Request` itself when the function
  * declares a parameter for it, else a stand-in that builds it on first use (a web `Request` costs more
@@ -97,17 +118,7 @@ export function toUserRequest(req: IncomingRequest): Request {
  */
 export function userRequestFor(fn: (...args: never[]) => unknown, position: number, req: IncomingRequest): Request {
   if (fn.length !== position) return toUserRequest(req)
-  let real: Request | undefined
-  const target = () => {
-    real ??= toUserRequest(req)
-    return real
-  }
-  return new Proxy(Object.create(Request.prototype) as Request, {
-    get(_, key) {
-      const request = target()
-      const value: unknown = Reflect.get(request, key, request)
-      return typeof value === "function" ? value.bind(request) : value
-    },
-    has: (_, key) => Reflect.has(target(), key),
-  })
+  const stand = Object.create(Request.prototype) as LazyRequest
+  stand[LAZY] = { req }
+  return new Proxy(stand, lazyRequest)
 }

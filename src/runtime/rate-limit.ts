@@ -129,8 +129,11 @@ function checksFor(ctx: RequestContext, limits: ResolvedRateLimit): Check[] {
       checks.push({ name, rule, key: stateKey("rl", hashed as string, name), client, account: hashed })
     } else if (client !== undefined) {
       const key = stateKey("rl", client, name)
-      const distinct = name === "passwordAccounts" ? stateKey("rl", client, name, hashed as string) : undefined
-      checks.push({ name, rule, key, client, ...(distinct ? { distinct, account: hashed } : {}) })
+      if (name === "passwordAccounts") {
+        checks.push({ name, rule, key, client, distinct: stateKey("rl", client, name, hashed as string), account: hashed })
+      } else {
+        checks.push({ name, rule, key, client })
+      }
     }
   }
   return checks
@@ -178,9 +181,12 @@ export async function rateLimitGate(ctx: RequestContext): Promise<Gate> {
   if (!limits) return OPEN
   const checks = checksFor(ctx, limits)
   if (checks.length === 0) return OPEN
-  const outcomes = await Promise.all(checks.map((check) => evaluate(ctx, check)))
-  const failed = outcomes.filter((o): o is Extract<Outcome, { failed: unknown }> => o !== null && "failed" in o)
-  if (failed.length > 0) {
+  const pending: Promise<Outcome>[] = []
+  for (const check of checks) pending.push(evaluate(ctx, check))
+  const outcomes = await Promise.all(pending)
+  let failed: Extract<Outcome, { failed: unknown }>[] | undefined
+  for (const outcome of outcomes) if (outcome !== null && "failed" in outcome) (failed ??= []).push(outcome)
+  if (failed) {
     const closed = failed.find((o) => limits.failClosed.has(o.check.name))
     const names = failed.map((o) => o.check.name).join(", ")
     const error = new RateLimitUnavailable(`The rate-limit store failed (${names}); ${closed ? "refused" : "let through"}.`, {
@@ -197,15 +203,21 @@ export async function rateLimitGate(ctx: RequestContext): Promise<Gate> {
     if (!worst || retryAfter > worst.retryAfter) worst = { check: outcome.check, retryAfter }
   }
   if (worst) return { refused: refusal(ctx, worst.check.name, worst.check.rule, worst.retryAfter), settle: OPEN.settle }
-  const account = checks.find((c) => c.name === "passwordAccount")
-  if (!account) return OPEN
-  return {
-    // a right password ends the account's count (its failures no longer matter)
-    async settle(handled) {
-      if (handled.error !== undefined) return
-      await ctx.config.serverState.reset(account.key).catch((err: unknown) => {
-        ctx.config.logger.error(new RateLimitUnavailable("The rate-limit store failed to reset an account.", { err }))
-      })
-    },
+  for (const check of checks) if (check.name === "passwordAccount") return new AccountReset(ctx, check.key)
+  return OPEN
+}
+
+/** The gate of a password attempt that was let through: a right password ends the account's count (its failures no longer matter). */
+class AccountReset implements Gate {
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly key: string,
+  ) {}
+  async settle(handled: Handled): Promise<void> {
+    if (handled.error !== undefined) return
+    const { config } = this.ctx
+    await config.serverState.reset(this.key).catch((err: unknown) => {
+      config.logger.error(new RateLimitUnavailable("The rate-limit store failed to reset an account.", { err }))
+    })
   }
 }
