@@ -13,8 +13,10 @@ import type { Adapter } from "../src/adapters/types.js"
 import {
   type AuthConfig,
   getAccessToken,
+  listSessions,
   memoryServerState,
   RefreshTokenError,
+  revokeSession,
   type ServerState,
   stateKey,
   unlinkAccount,
@@ -103,6 +105,14 @@ describe.each([memoryBackend, pgBackend, drizzleSqliteBackend])("provider tokens
     await signOut(phone)
     expect(await stored()).toBeNull()
     if (adapter.getAccount) expect(await adapter.getAccount("user-alice", "idp")).toEqual(row)
+  })
+
+  it("a session revoked by its id lets go of the tokens too", async () => {
+    const { config, client, user, stored } = await signedIn("user-alice")
+    const [only] = await listSessions(String(user.id), config)
+    expect(await revokeSession({ userId: String(user.id), id: only?.id as string }, config)).toBe(true)
+    expect(await sessionOf(client)).toBeNull()
+    expect(await stored()).toBeNull()
   })
 
   it("logout at the provider sends the ID token of the sign-in that made this session (Auth.js' row keeps the first)", async () => {

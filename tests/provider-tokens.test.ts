@@ -3,10 +3,13 @@
  * with 60-second access tokens and refresh-token rotation: the token set kept at sign-in, the web
  * `getAccessToken`, one refresh for 50 concurrent calls at expiry (counted at the IdP's token endpoint),
  * the rotated refresh token stored and the old one refused by the IdP, `invalid_grant` →
- * `RefreshTokenError` and `session.error`, faults bounded in time, and the Express form.
+ * `RefreshTokenError` and `session.error`, faults bounded in time, sign-out (or a back-channel logout
+ * of the session) deleting the tokens once no session of the user holds them, and the Express form.
  * The clock moves by faking `Date` only (timers and sockets stay real).
  */
+import { randomUUID } from "node:crypto"
 import express from "express"
+import { decodeJwt } from "jose"
 import { describe, expect, it, vi } from "vitest"
 import {
   AccessTokenUnavailable,
@@ -21,8 +24,10 @@ import { ExpressAuth, getAccessToken as getAccessTokenExpress } from "../src/int
 import { stableUserId } from "../src/runtime/effects/oauth.js"
 import { AuthClient, SECRET, captureLogger } from "./helpers.js"
 import { servesApps } from "./support/express-apps.js"
+import { signWithProviderKey } from "./support/oidc-provider.js"
 import {
   ACCESS_TOKEN_TTL,
+  CLIENT,
   advanceClock,
   idpProvider,
   refreshAtIdp,
@@ -193,6 +198,29 @@ describe("provider tokens with JWT sessions", () => {
     await signOut(phone)
     expect(await stored()).toBeNull()
     expect(await serverState.getFields(stateKey("ptok-holders", aliceId, "idp"))).toEqual({})
+  })
+
+  it("a session ended by a back-channel logout naming its sid lets go of the tokens too", async () => {
+    const sids: string[] = []
+    const events = {
+      signIn: ({ account }: { account: { id_token?: unknown } | null }) =>
+        void sids.push(decodeJwt(String(account?.id_token)).sid as string),
+    }
+    const { config, client, stored } = app({ events } as Partial<AuthConfig>)
+    await signInWithIdp(the.idp, client)
+    expect(await stored()).not.toBeNull()
+    const logoutToken = await signWithProviderKey({
+      iss: the.idp.issuer,
+      aud: CLIENT.client_id,
+      iat: Math.floor(Date.now() / 1000),
+      jti: randomUUID(),
+      sid: sids[0],
+      events: { "http://schemas.openid.net/event/backchannel-logout": {} },
+    })
+    const res = await new AuthClient(config).send("/auth/backchannel-logout/idp", { form: { logout_token: logoutToken } })
+    expect(res.status).toBe(200)
+    expect(await sessionOf(client)).toBeNull()
+    expect(await stored()).toBeNull()
   })
 })
 

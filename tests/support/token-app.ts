@@ -16,7 +16,15 @@ export const ACCESS_TOKEN_TTL = 300
 export function startTokenIdp(): Promise<OidcServer> {
   return startOidcProvider({
     accounts: [...DEFAULT_ACCOUNTS, { sub: "user-zoe", email: "zoe@example.test", name: "Zoe Example", email_verified: true }],
-    clients: [{ ...CLIENT, redirect_uris: [`${ORIGIN}/auth/callback/idp`] }],
+    clients: [
+      {
+        ...CLIENT,
+        redirect_uris: [`${ORIGIN}/auth/callback/idp`],
+        // `sid` in ID tokens, for back-channel logout of one session
+        backchannel_logout_uri: `${ORIGIN}/auth/backchannel-logout/idp`,
+        backchannel_logout_session_required: true,
+      },
+    ],
     accessTokenTtl: ACCESS_TOKEN_TTL,
     rotateRefreshTokens: true,
   })
