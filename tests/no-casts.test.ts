@@ -1,6 +1,6 @@
 /**
  * The effects and the email-code flow are typed without casts: no `x as T` and no `<T>x` in
- * src/runtime/effects/ and src/providers/email-code/ (read with the TypeScript compiler's own parser),
+ * src/runtime/effects/, the steps' effects and src/providers/email-code/ (read with the TypeScript compiler's own parser),
  * `as const` aside, which narrows and asserts nothing. Issue 15 took them out; this keeps them out.
  */
 import { readFileSync, readdirSync } from "node:fs"
@@ -11,11 +11,14 @@ import { repoRoot } from "./support/packed.js"
 
 const folders = ["src/runtime/effects", "src/providers/email-code"]
 
-const sources = folders.flatMap((folder) =>
-  readdirSync(join(repoRoot, folder), { recursive: true, encoding: "utf8" })
-    .filter((name) => name.endsWith(".ts"))
-    .map((name) => relative(repoRoot, join(repoRoot, folder, name))),
-)
+const sources = [
+  ...folders.flatMap((folder) =>
+    readdirSync(join(repoRoot, folder), { recursive: true, encoding: "utf8" })
+      .filter((name) => name.endsWith(".ts"))
+      .map((name) => relative(repoRoot, join(repoRoot, folder, name))),
+  ),
+  "src/runtime/step-effects.ts",
+]
 
 describe("no casts in the effects and the email-code flow", () => {
   it.each(sources)("%s", (path) => {

@@ -4,7 +4,6 @@
  */
 import type { Identity } from "../machines/types.js"
 import type { StepState } from "../machines/setup.js"
-import type { Account, User } from "../types.js"
 import { effect } from "./effects/effect.js"
 import { stateKey } from "./server-state.js"
 import type { EffectContext } from "./flow.js"
@@ -12,10 +11,10 @@ import { type StepArgs, type StepDefinition, StepFailed } from "./step-definitio
 
 function argsOf(ctx: EffectContext, identity: Identity, state: StepState | undefined): StepArgs {
   return {
-    user: identity.user as User,
-    account: identity.account as Account | null,
+    user: identity.user,
+    account: identity.account,
     isNewUser: identity.isNewUser === true,
-    provider: ctx.providerId as string,
+    provider: ctx.providerId ?? "",
     data: state?.data ?? {},
     request: { url: ctx.req.url, method: ctx.req.method },
     serverState: ctx.config.serverState,
@@ -38,7 +37,7 @@ export interface SubmitOutput {
  * keyed by user, not by flow: a new sign-in or a replayed flow cookie does not start it again.
  */
 async function countAttempt(ctx: EffectContext, step: StepDefinition, identity: Identity) {
-  const user = identity.user as User
+  const user = identity.user
   const owner = user.id ?? user.email
   if (!owner) return undefined
   const key = stateKey("attempts", String(owner), step.id)
@@ -62,7 +61,8 @@ export function stepActors(step: StepDefinition) {
     const attempt = Math.max((input.state?.attempts ?? 0) + 1, counted?.count ?? 0)
     if (attempt > max) throw new StepFailed(`The ${step.id} step refused attempt ${attempt} (at most ${max}).`)
     const args = { ...argsOf(ctx, input.identity, input.state), params: input.params, attempt }
-    const verdict = await (step.submit as NonNullable<StepDefinition["submit"]>)(args)
+    if (!step.submit) throw new StepFailed(`The ${step.id} step has no submit.`)
+    const verdict = await step.submit(args)
     const normal = typeof verdict === "boolean" ? { result: verdict ? ("pass" as const) : ("retry" as const) } : verdict
     const data = { ...(input.state?.data ?? {}), ...(normal.data ?? {}) }
     if (normal.result === "pass") {

@@ -113,8 +113,7 @@ class ReadResponse extends Response {
 
   override async arrayBuffer(): Promise<ArrayBuffer> {
     if (this.#real) return this.#real.arrayBuffer()
-    const bytes = Buffer.from(this.#take(), "utf8")
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
+    return new TextEncoder().encode(this.#take()).buffer
   }
 
   override blob(): Promise<Blob> {
