@@ -23,6 +23,8 @@ function ipv6Groups(address: string): number[] | null {
   return [...head, ...Array<string>(missing).fill("0"), ...rest].map((g) => Number.parseInt(g, 16))
 }
 
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/
+
 /**
  * The counted form of a client IP: IPv4 as is (also when IPv4-mapped), IPv6 as its /64 prefix
  * (`2001:db8:1:2::/64`); anything else (a hook's own key) unchanged.
@@ -34,6 +36,8 @@ function ipv6Groups(address: string): number[] | null {
  * ```
  */
 export function clientKey(ip: string): string {
+  // the usual case, a plain IPv4 address, is counted as it is
+  if (IPV4.test(ip)) return ip
   const address = ip
     .trim()
     .replace(/^\[|\]$/g, "")
