@@ -21,6 +21,18 @@ interface Credential {
 const b64u = (bytes: Uint8Array | string) => Buffer.from(bytes).toString("base64url")
 const sha256 = (data: Uint8Array | string) => createHash("sha256").update(data).digest()
 
+/** A PublicKeyCredential as JSON (what the browser script posts), around the ceremony's `response`. */
+function credentialJson(credential: Credential, response: Record<string, unknown>): Record<string, unknown> {
+  return {
+    id: b64u(credential.id),
+    rawId: b64u(credential.id),
+    type: "public-key",
+    clientExtensionResults: {},
+    authenticatorAttachment: "platform",
+    response,
+  }
+}
+
 /** The authenticator; `origin` is the relying party's origin the client data names. */
 export class SoftAuthenticator {
   private readonly keys = generateKeyPairSync("ec", { namedCurve: "P-256" })
@@ -67,18 +79,11 @@ export class SoftAuthenticator {
         ["authData", authData],
       ]),
     )
-    return {
-      id: b64u(credential.id),
-      rawId: b64u(credential.id),
-      type: "public-key",
-      clientExtensionResults: {},
-      authenticatorAttachment: "platform",
-      response: {
-        clientDataJSON: b64u(this.clientData("webauthn.create", options.challenge)),
-        attestationObject: b64u(attestationObject),
-        transports: ["internal"],
-      },
-    }
+    return credentialJson(credential, {
+      clientDataJSON: b64u(this.clientData("webauthn.create", options.challenge)),
+      attestationObject: b64u(attestationObject),
+      transports: ["internal"],
+    })
   }
 
   /** The authentication response (JSON) to `options` (PublicKeyCredentialRequestOptionsJSON) with `user`'s credential. */
@@ -91,13 +96,6 @@ export class SoftAuthenticator {
     const authData = Buffer.concat([sha256(options.rpId ?? new URL(this.origin).hostname), Buffer.from([FLAG_UP | FLAG_UV]), counter])
     const clientData = this.clientData("webauthn.get", options.challenge)
     const signature = sign("sha256", Buffer.concat([authData, sha256(clientData)]), this.keys.privateKey)
-    return {
-      id: b64u(credential.id),
-      rawId: b64u(credential.id),
-      type: "public-key",
-      clientExtensionResults: {},
-      authenticatorAttachment: "platform",
-      response: { clientDataJSON: b64u(clientData), authenticatorData: b64u(authData), signature: b64u(signature) },
-    }
+    return credentialJson(credential, { clientDataJSON: b64u(clientData), authenticatorData: b64u(authData), signature: b64u(signature) })
   }
 }
