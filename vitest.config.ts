@@ -14,6 +14,8 @@ export default defineConfig({
     include: ["tests/**/*.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // A browser or a child process answers late on a loaded machine: polls wait for the page, not a clock.
+    expect: { poll: { timeout: 8_000 } },
     pool: "forks",
     setupFiles: ["tests/setup/loopback-only.ts"],
   },
