@@ -35,6 +35,8 @@ interface Sets {
   readonly enter: readonly AnyStateNode[]
   /** The atomic (or final) state the configuration ends in. */
   readonly atomic: AnyStateNode
+  /** The transition leaves the same states it enters (or none). */
+  readonly sameStates: boolean
 }
 
 type Transition = ReturnType<AnyStateMachine["getTransitionData"]>[number]
@@ -47,7 +49,8 @@ interface Compiled {
 
 const compiled = new WeakMap<AnyStateMachine, Compiled | null>()
 
-interface AssignArgs {
+/** What xstate hands an assignment, an invoke's input mapper or the machine's output mapper. */
+interface MapperArgs {
   context: Context
   event: EventObject
   spawn: () => never
@@ -56,7 +59,7 @@ interface AssignArgs {
 }
 
 type Context = Record<string, unknown>
-type AssignFn = (args: AssignArgs, params: unknown) => unknown
+type Mapper = (args: MapperArgs, params: unknown) => unknown
 
 /**
  * Whether `stepMachine` takes `machine` (the subset in the file's comment); decided once per machine.
@@ -108,12 +111,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null
 }
 
-function isFunction(value: unknown): value is AssignFn {
+function isFunction(value: unknown): value is Mapper {
   return typeof value === "function"
 }
 
 /** The assignment of an `assign` action (inline, by name, or `{ type, params }`); undefined for any other action. */
-function assignmentOf(machine: AnyStateMachine, action: unknown): AssignFn | Record<string, unknown> | undefined {
+function assignmentOf(machine: AnyStateMachine, action: unknown): Mapper | Record<string, unknown> | undefined {
   const named = machine.implementations.actions
   const resolved: unknown = typeof action === "string" ? named[action] : isRecord(action) ? named[String(action.type)] : action
   if (!isFunction(resolved) || !("type" in resolved) || resolved.type !== "xstate.assign" || !("assignment" in resolved)) return undefined
@@ -171,7 +174,7 @@ function atomicOf(nodes: readonly AnyStateNode[]): AnyStateNode {
 
 function computeSets(t: Transition, nodes: readonly AnyStateNode[], current: AnyStateNode): Sets {
   const target = t.target?.[0]
-  if (!target) return { exit: [], enter: [], atomic: current }
+  if (!target) return { exit: [], enter: [], atomic: current, sameStates: true }
   const domain = domainOf(t, target)
   const exit = nodes.filter((n) => (t.reenter && n === t.source && n === domain) || isDescendant(n, domain))
   const enter = new Set<AnyStateNode>()
@@ -191,6 +194,7 @@ function computeSets(t: Transition, nodes: readonly AnyStateNode[], current: Any
     exit: exit.sort((a, b) => b.order - a.order),
     enter: [...enter].sort((a, b) => a.order - b.order),
     atomic: atomicOf(after),
+    sameStates: exit.length === enter.size && exit.every((n) => enter.has(n)),
   }
 }
 
@@ -238,7 +242,7 @@ export function stepMachine(
       if (!assignment) throw new TypeError("stepMachine: an action that is not an assign")
       const params = isRecord(action) && !isFunction(action) && "params" in action ? action.params : undefined
       const resolved = isFunction(params) ? params({ context, event, spawn: noSpawn, self, system: undefined }, undefined) : params
-      const args: AssignArgs = { context, event, spawn: noSpawn, self, system: undefined }
+      const args: MapperArgs = { context, event, spawn: noSpawn, self, system: undefined }
       let partial: unknown
       if (isFunction(assignment)) partial = assignment(args, resolved)
       else {
@@ -287,7 +291,8 @@ export function stepMachine(
     for (const s of [sets.atomic, ...properAncestors(sets.atomic, undefined)]) run(s.exit)
     sink.stopEffects()
   }
-  if (!changed && sets.exit.length === 0 && sets.enter.length === 0) return snapshot
+  // as xstate: the same snapshot when no action ran and the states are the same
+  if (!changed && sets.sameStates) return snapshot
   const base = template(c, machine, sets.atomic)
   return status === "done"
     ? { ...base, context, status, output, error: undefined }
