@@ -34,7 +34,9 @@ export interface Gate {
   settle(handled: Handled): Promise<void>
 }
 
-const OPEN: Gate = { settle: async () => {} }
+/** The gate of a request no rule counts, or one let through with nothing to do afterwards. */
+export const OPEN: Gate = { settle: async () => {} }
+const NO_CHECKS: readonly Check[] = []
 /** The session and account management endpoints a client may POST to only so often. */
 const ACCOUNT_ACTIONS: ReadonlySet<string> = new Set(["revoke-session", "revoke-other-sessions", "unlink-account"])
 const PASSWORD_FIELDS = ["email", "username", "identifier", "login", "user"]
@@ -62,11 +64,13 @@ function credentialsAccount(ctx: RequestContext): string | undefined {
   return undefined
 }
 
+const NO_RULES: readonly { name: RateLimitRuleName; account?: string }[] = []
+
 /** The rules a request falls under, by route and provider type, before hooks. */
-function rulesFor(ctx: RequestContext): { name: RateLimitRuleName; account?: string }[] {
+function rulesFor(ctx: RequestContext): readonly { name: RateLimitRuleName; account?: string }[] {
   const { action } = ctx
   const method = ctx.req.method
-  if (action === "session" && method === "GET") return []
+  if (action === "session" && method === "GET") return NO_RULES
   const out: { name: RateLimitRuleName; account?: string }[] = [{ name: "client" }]
   if (method === "POST" && ACCOUNT_ACTIONS.has(action)) out.push({ name: "accountClient" })
   const route: string = action // authchart's own actions are not Auth.js' AuthAction
@@ -98,12 +102,14 @@ function rulesFor(ctx: RequestContext): { name: RateLimitRuleName; account?: str
 }
 
 /** The checks of this request: rules in force, not skipped by the hook, with a client where one is needed. */
-function checksFor(ctx: RequestContext, limits: ResolvedRateLimit): Check[] {
+function checksFor(ctx: RequestContext, limits: ResolvedRateLimit): readonly Check[] {
+  const rules = rulesFor(ctx)
+  if (rules.length === 0) return NO_CHECKS
   const ip = ctx.req.clientIp ? clientKey(ctx.req.clientIp) : undefined
   const checks: Check[] = []
   let hashedFor: string | undefined
   let accountHashed: string | undefined
-  for (const { name, account } of rulesFor(ctx)) {
+  for (const { name, account } of rules) {
     const rule = limits.rules.get(name)
     if (!rule) continue
     let client = ip

@@ -14,7 +14,7 @@ import { notServed, type Route } from "./route-table.js"
 import { sessionStrategy } from "./session.js"
 import { signOutEverywhere, wantsEverywhere } from "./sign-out-everywhere.js"
 import { clearCookie } from "./cookies.js"
-import { rateLimitGate } from "./rate-limit.js"
+import { OPEN, rateLimitGate } from "./rate-limit.js"
 import { backchannelLogout } from "./logout/backchannel.js"
 import { providerLogoutOf, providerLogoutUrl, signOutCallback } from "./logout/rp-initiated.js"
 import { accountRoutes } from "./account-routes.js"
@@ -96,6 +96,6 @@ export async function route(ctx: RequestContext): Promise<Handled> {
   } catch (err) {
     handled = errorResponse(ctx, err)
   }
-  await gate.settle(handled)
+  if (gate !== OPEN) await gate.settle(handled)
   return handled
 }
