@@ -282,6 +282,11 @@ describe("the direct runner and xstate's actor run the same machine", () => {
       states: { idle: { tags: [AWAITING_INPUT], on: { SUBMIT: "ticking" } }, ticking: { invoke: { src: "tick" } } },
     })
     for (const machine of [delayed, logging, callback]) expect(directRunnable(machine)).toBe(false)
+    // an xstate whose resolved snapshots do not list their state nodes (`_nodes`) as 5.33 does: the actor
+    const taken = scripted(credentialsMachine, { ...tail, authorize: () => identity }, [])
+    const resolve = taken.resolveState.bind(taken)
+    taken.resolveState = (config) => ({ ...resolve(config), _nodes: undefined as never })
+    expect(directRunnable(taken)).toBe(false)
     // the tail's effects are still the declarations (not `effect()`s) until the runtime provides them
     expect(directRunnable(credentialsMachine.provide({ actors: { authorize: effect(async () => identity) } }))).toBe(false)
     expect(directRunnable(scripted(credentialsMachine, { ...tail, authorize: () => identity }, []))).toBe(true)

@@ -98,6 +98,21 @@ function qualifies(machine: AnyStateMachine): boolean {
   return (root.output === undefined || typeof root.output === "function") && nodeOk(root, false)
 }
 
+/**
+ * The runner reads the states a snapshot is in from xstate's resolved snapshot (`_nodes`, the state
+ * nodes of its configuration): an xstate whose snapshots do not carry them that way runs on the actor.
+ */
+function readsConfiguration(machine: AnyStateMachine): boolean {
+  let leaf: AnyStateNode = machine.root
+  for (let next = Object.values(leaf.states)[0]; next; next = Object.values(next.states)[0]) leaf = next
+  try {
+    const probe: { _nodes?: unknown } = machine.resolveState({ value: stateValueOf(leaf.path), context: {} })
+    return Array.isArray(probe._nodes) && probe._nodes.includes(leaf) && probe._nodes.includes(machine.root)
+  } catch {
+    return false
+  }
+}
+
 /** The effect a state's `i`th invoke runs: named in the machine's actors, or given inline. */
 function effectOf(machine: AnyStateMachine, node: AnyStateNode, i: number): EffectStarter | undefined {
   const src = node.invoke[i]?.src
