@@ -11,6 +11,7 @@
  */
 export { Auth, type AuthOptions } from "./runtime/auth.js"
 export { raw, skipCSRFCheck } from "./runtime/config.js"
+export { customFetch } from "./runtime/custom-fetch.js"
 export { createActionURL, isAuthAction, setEnvDefaults, type AuthAction } from "./runtime/env.js"
 export { defineFlow, type FlowDefinition, type FlowDefinitionInput, type FlowRoute, type EffectContext } from "./runtime/flow.js"
 export type { FlowStore, FlowEnvelope, FlowStoreIO } from "./runtime/store.js"

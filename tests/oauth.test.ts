@@ -4,7 +4,7 @@
  * the provider side logs in and consents over HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import type { AuthConfig } from "../src/index.js"
+import { type AuthConfig, customFetch } from "../src/index.js"
 import { getToken } from "../src/jwt.js"
 import Apple from "../src/providers/apple.js"
 import Google from "../src/providers/google.js"
@@ -193,6 +193,71 @@ describe("compatibility and transport policy", () => {
     const { res } = await signInVia(client, "keycloak")
     expect(res.headers.get("location")).toBe(`${ORIGIN}/dashboard`)
     expect((await sessionOf(client))?.user.email).toBe("alice@example.test")
+  })
+
+  /** A fetch that records the URLs it was asked for, then asks the network. */
+  const network = globalThis.fetch
+  function recording() {
+    const urls: string[] = []
+    const fetcher = (url: string, init: RequestInit) => {
+      urls.push(url)
+      return network(url, init)
+    }
+    return { urls, fetcher }
+  }
+  const tokenUrl = () => `${server.issuer}/token`
+
+  it("a provider's own fetch ([customFetch], authchart's symbol or @auth/core's) carries discovery, token and userinfo", async () => {
+    const { customFetch: authjsCustomFetch } = await import("@auth/core")
+    for (const symbol of [customFetch, authjsCustomFetch]) {
+      const { urls, fetcher } = recording()
+      const { client } = makeClient([oidc("idp", { [symbol]: fetcher })])
+      const { res } = await signInVia(client, "idp")
+      expect(res.headers.get("location")).toBe(`${ORIGIN}/dashboard`)
+      expect(urls).toContain(`${server.issuer}/.well-known/openid-configuration`)
+      expect(urls).toContain(tokenUrl())
+      expect((await sessionOf(client))?.user.email).toBe("alice@example.test")
+    }
+  })
+
+  it("a provider's own fetch is still cut off by the provider timeout", async () => {
+    const hang = (url: string, init: RequestInit) =>
+      url.endsWith("/token")
+        ? new Promise<Response>((_, reject) => init.signal?.addEventListener("abort", () => reject(init.signal?.reason)))
+        : fetch(url, init)
+    const { client, log } = makeClient([oidc("slow", { timeout: 300, [customFetch]: hang })])
+    const { location } = await startSignIn(client, "slow")
+    const res = await deliver(client, await server.authorize(location))
+    expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+    expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual(["CallbackRouteError"])
+  })
+
+  it("an application that replaces the global fetch (a mock, a proxy) gets the token request through it", async () => {
+    const { urls, fetcher } = recording()
+    const { client } = makeClient([oidc("idp")])
+    const { location } = await startSignIn(client, "idp", { callbackUrl: "/dashboard" })
+    const answer = await server.authorize(location)
+    vi.stubGlobal("fetch", fetcher)
+    try {
+      const res = await deliver(client, answer)
+      expect(res.headers.get("location")).toBe(`${ORIGIN}/dashboard`)
+    } finally {
+      vi.unstubAllGlobals()
+    }
+    expect(urls).toContain(tokenUrl())
+  })
+
+  it("token.conform mends the token answer before it is read (Auth.js' hook, e.g. Twitch)", async () => {
+    const seen: unknown[] = []
+    const conform = async (response: Response) => {
+      seen.push(await response.json())
+      return Response.json({ error: "invalid_grant", error_description: "refused by conform" }, { status: 400 })
+    }
+    const { client, log } = makeClient([oidc("idp", { token: { conform } })])
+    const { res } = await signInVia(client, "idp")
+    expect(seen).toEqual([expect.objectContaining({ access_token: expect.any(String), id_token: expect.any(String) })])
+    expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+    expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual(["CallbackRouteError"])
   })
 
   it("plain http: endpoints are refused on a non-loopback host unless the provider opts in", async () => {

@@ -27,6 +27,7 @@ import { accessTokenForRequest } from "../runtime/tokens/request.js"
 import { readBody } from "./body.js"
 import { setCookies, write } from "./express-write.js"
 
+export { customFetch } from "../runtime/custom-fetch.js"
 export type ExpressAuthConfig = Omit<AuthConfig, "raw">
 
 const MOUNTED = Symbol.for("authchart.express.config")

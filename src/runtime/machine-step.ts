@@ -95,7 +95,7 @@ function qualifies(machine: AnyStateMachine): boolean {
     const actions = [...node.entry, ...node.exit, ...transitions.flatMap((t) => t.actions)]
     return actions.every(actionOk) && Object.values(node.states).every((child) => nodeOk(child, invoking))
   }
-  return (root.output === undefined || typeof root.output === "function") && nodeOk(root, false)
+  return (root.output === undefined || typeof root.output === "function") && nodeOk(root, false) && readsConfiguration(machine)
 }
 
 /**

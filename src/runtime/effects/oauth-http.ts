@@ -39,7 +39,7 @@ export interface ProviderRequest {
   method: string
   headers: Record<string, string>
   body?: URLSearchParams | string | null
-  redirect?: string
+  redirect?: RequestRedirect
   signal?: AbortSignal
 }
 

@@ -2,12 +2,15 @@
  * The provider side of OAuth / OIDC: the authorization server's metadata (discovery, cached, or built
  * from explicit endpoints), the client and its authentication, and HTTP options with a bounded timeout
  * and the plain-`http:` policy (loopback or explicit opt-in only). Token, userinfo and refresh requests
- * go through oauth-http.ts; discovery through the global `fetch`.
+ * go through oauth-http.ts, discovery through the global `fetch`, unless the provider brings its own
+ * (`[customFetch]`) or the application replaced the global `fetch` or undici's global dispatcher (a
+ * proxy, a mock): then every request to the provider goes through that `fetch`.
  */
 import * as o from "oauth4webapi"
 import { InvalidEndpoints } from "../../errors.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
-import { providerFetch } from "./oauth-http.js"
+import { customFetch } from "../custom-fetch.js"
+import { type ProviderRequest, providerFetch } from "./oauth-http.js"
 
 export const DEFAULT_TIMEOUT_MS = 10_000
 const DISCOVERY_TTL_MS = 60 * 60 * 1000
@@ -40,18 +43,63 @@ function insecureAllowed(provider: OAuthConfig, url: URL | undefined): boolean {
   return url?.protocol === "http:" && (isLoopback(url) || provider.allowInsecureRequests === true)
 }
 
+/** A fetch as oauth4webapi calls it. */
+export type ProviderFetch = (url: string, init: ProviderRequest) => Promise<Response>
+
+/** The provider's own fetch: `[customFetch]`, authchart's symbol or Auth.js' (known by its description). */
+export function ownFetch(provider: object): ProviderFetch | undefined {
+  const own: unknown = Reflect.get(provider, customFetch)
+  if (typeof own === "function") return (url, init) => Promise.resolve(own(url, init))
+  for (const key of Object.getOwnPropertySymbols(provider)) {
+    const value: unknown = Reflect.get(provider, key)
+    if (key.description === "custom-fetch" && typeof value === "function") return (url, init) => Promise.resolve(value(url, init))
+  }
+  return undefined
+}
+
+const startupFetch = globalThis.fetch
+const UNDICI_DISPATCHER = Symbol.for("undici.globalDispatcher.1")
+
 /**
- * HTTP options for the token, userinfo and refresh requests to this provider: the node:http client
- * (oauth-http.ts) with the provider's timeout as its deadline, http only where allowed.
+ * Whether the application changed how the global `fetch` reaches the network since this module loaded:
+ * `fetch` itself replaced (a mock, an instrumented fetch) or undici's global dispatcher set to something
+ * else than its default `Agent` (`ProxyAgent`, `EnvHttpProxyAgent`, `MockAgent`).
+ */
+function globalFetchChanged(): boolean {
+  if (globalThis.fetch !== startupFetch) return true
+  const dispatcher: unknown = Reflect.get(globalThis, UNDICI_DISPATCHER)
+  return typeof dispatcher === "object" && dispatcher !== null && dispatcher.constructor.name !== "Agent"
+}
+
+/** `fetch` with the provider's deadline added to whatever signal the caller gave. */
+function bounded(fetcher: ProviderFetch, timeoutMs: number): ProviderFetch {
+  return (url, init) => {
+    const deadline = AbortSignal.timeout(timeoutMs)
+    return fetcher(url, { ...init, signal: init.signal ? AbortSignal.any([init.signal, deadline]) : deadline })
+  }
+}
+
+/**
+ * The fetch for one request to this provider: its own `[customFetch]`, else the global `fetch` when the
+ * application changed it, else the node:http client (oauth-http.ts); all bounded by the provider's timeout.
+ */
+export function fetchFor(provider: OAuthConfig): ProviderFetch {
+  const timeout = provider.timeout ?? DEFAULT_TIMEOUT_MS
+  const own = ownFetch(provider)
+  if (own) return bounded(own, timeout)
+  if (globalFetchChanged()) return bounded((url, init) => globalThis.fetch(url, init), timeout)
+  return providerFetch(timeout)
+}
+
+/**
+ * HTTP options for the token, userinfo and refresh requests to this provider (`fetchFor`, with the
+ * provider's timeout as its deadline), http only where allowed.
  */
 export function httpOptions(
   provider: OAuthConfig,
   url: URL | undefined,
-): { [o.customFetch]: ReturnType<typeof providerFetch>; [o.allowInsecureRequests]: boolean } {
-  return {
-    [o.customFetch]: providerFetch(provider.timeout ?? DEFAULT_TIMEOUT_MS),
-    [o.allowInsecureRequests]: insecureAllowed(provider, url),
-  }
+): { [o.customFetch]: ProviderFetch; [o.allowInsecureRequests]: boolean } {
+  return { [o.customFetch]: fetchFor(provider), [o.allowInsecureRequests]: insecureAllowed(provider, url) }
 }
 
 /** The client as oauth4webapi sees it, and how it authenticates at the token endpoint. */
@@ -97,15 +145,17 @@ export async function discover(provider: OAuthConfig, cache: DiscoveryCache, now
   const key = `${issuer.href}|${provider.wellKnown ?? ""}|${provider.type}`
   const hit = cache.get(key)
   if (hit && hit.until > now) return hit.server
-  // discovery is once an hour per config, on the global fetch (where apps and tests may watch it)
+  // discovery is once an hour per config, on the global fetch (where apps and tests may watch it) or the provider's own
   const timeout = provider.timeout ?? DEFAULT_TIMEOUT_MS
+  const own = ownFetch(provider)
   const options = {
     signal: () => AbortSignal.timeout(timeout),
     [o.allowInsecureRequests]: insecureAllowed(provider, issuer),
     algorithm: provider.type === "oidc" ? "oidc" : "oauth2",
+    ...(own ? { [o.customFetch]: own } : {}),
   } as const
   const response = provider.wellKnown
-    ? await fetch(provider.wellKnown, { signal: AbortSignal.timeout(timeout), redirect: "manual" })
+    ? await (own ?? fetch)(provider.wellKnown, { method: "GET", headers: {}, signal: AbortSignal.timeout(timeout), redirect: "manual" })
     : await o.discoveryRequest(issuer, options)
   const server = await o.processDiscoveryResponse(issuer, response)
   cache.set(key, { server, until: now + DISCOVERY_TTL_MS })

@@ -213,7 +213,10 @@ export const finishAuthorization = effect<Identity, { params: Record<string, unk
         pending.codeVerifier,
         http,
       )
-      const tokens = await o.processAuthorizationCodeResponse(server, client, response, {
+      // a provider whose token answer strays from the spec mends it first (Auth.js' `token.conform`, e.g. Twitch)
+      const conform = typeof provider.token === "object" ? provider.token.conform : undefined
+      const answer = conform ? ((await conform(response.clone())) ?? response) : response
+      const tokens = await o.processAuthorizationCodeResponse(server, client, answer, {
         expectedNonce: pending.nonce ?? o.expectNoNonce,
         requireIdToken: provider.type === "oidc",
       })
