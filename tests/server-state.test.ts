@@ -49,7 +49,7 @@ describe("memoryServerState: bounded", () => {
     for (const key of ["a", "b", "c"]) expect(await state.claim(key, 60_000)).toBe(true)
     // a flood of new keys (claims, counts, revocations) is refused, whatever the verb
     for (let k = 0; k < 10; k++) await expect(state.claim(`flood-${k}`, 60_000)).rejects.toBeInstanceOf(FlowStoreUnavailable)
-    await expect(state.count("rl:{x}:client", 60_000)).rejects.toBeInstanceOf(FlowStoreUnavailable)
+    await expect(state.count(stateKey("attempts", "user-1"), 60_000)).rejects.toBeInstanceOf(FlowStoreUnavailable)
     await expect(state.setNotBefore("user-1", now, 60_000)).rejects.toBeInstanceOf(FlowStoreUnavailable)
     // every single-use claim still holds until it expires
     expect(await Promise.all(["a", "b", "c"].map((k) => state.claim(k, 60_000)))).toEqual([false, false, false])
@@ -59,6 +59,22 @@ describe("memoryServerState: bounded", () => {
     now += 60_001
     expect(await state.claim("d", 60_000)).toBe(true)
     expect(await state.claim("a", 60_000)).toBe(true)
+  })
+
+  it("the rate limits' keys have their own bound: a flood of them forgets the oldest and refuses no claim", async () => {
+    const state = memoryServerState({ maxEntries: 3, now: () => 1_000_000 })
+    expect(await state.claim("a", 60_000)).toBe(true)
+    // requests from many addresses (per-client counts, distinct-account claims) fill the limits' part only
+    for (let k = 0; k < 10; k++) {
+      expect(await state.count(stateKey("rl", `client-${k}`, "signIn"), 60_000)).toMatchObject({ count: 1 })
+      expect(await state.claim(stateKey("rl", `client-${k}`, "distinct", "acct"), 60_000)).toBe(true)
+    }
+    // the newest are kept (counted on), the oldest forgotten (a fresh window)
+    expect(await state.claim(stateKey("rl", "client-9", "distinct", "acct"), 60_000)).toBe(false)
+    expect(await state.count(stateKey("rl", "client-0", "signIn"), 60_000)).toMatchObject({ count: 1 })
+    // sign-ins still claim their flows and codes, and the claim made before the flood still holds
+    expect(await state.claim("b", 60_000)).toBe(true)
+    expect(await state.claim("a", 60_000)).toBe(false)
   })
 
   it("a record keeps at most maxFields fields: the least recently written go first", async () => {

@@ -116,9 +116,10 @@ export const notBeforeKey = (userId: string): string => stateKey("nbf", userId)
 
 export interface MemoryServerStateOptions {
   /**
-   * Upper bound on live entries. Default 100 000 (a few tens of MB at most). When full, expired entries
-   * are swept; if none had expired, a new key is refused (the call throws `FlowStoreUnavailable`),
-   * never a live entry forgotten.
+   * Upper bound on live entries, held twice over: once for the rate limits' keys, once for the rest.
+   * Default 100 000 each (a few tens of MB at most). When full, expired entries are swept; if none had
+   * expired, a new key is refused (the call throws `FlowStoreUnavailable`), never a live claim,
+   * revocation or attempt count forgotten; the rate limits' own keys make room by forgetting their oldest.
    */
   maxEntries?: number
   /**
@@ -141,6 +142,8 @@ interface Entry {
   text?: string
 }
 
+/** The keys of the rate limits (`stateKey("rl", …)`). */
+const RATE_LIMIT_PREFIX = "rl:"
 /** Expired entries are swept at most this often on writes (a sweep walks every entry). */
 const SWEEP_EVERY_MS = 60_000
 /** While full, at most one extra sweep per this interval, so a flood of new keys cannot make each write walk the map. */
@@ -154,8 +157,12 @@ const FULL_SWEEP_EVERY_MS = 1_000
  * refuse, the others let the request through and log it). Forgetting a live entry instead would weaken
  * what the port guarantees: a forgotten claim lets a used code or flow state be replayed, a forgotten
  * "not before" brings back revoked sessions, a forgotten count restarts a lockout. Keys already present
- * are always updated. Enough for one instance; several instances, or more live keys than `maxEntries`
- * (distinct clients within the rate-limit windows), need a shared port such as `RedisServerState`.
+ * are always updated. The rate limits' keys (kind `rl`: per-client and per-account counts, the distinct
+ * accounts a client tried) are held apart, under their own bound, and when that is full the oldest is
+ * forgotten instead: anyone can make such keys by sending requests from many addresses, and refusing
+ * them would let a flood refuse every sign-in; forgetting one only restarts an old window. Enough for one
+ * instance; several instances, or more live keys than `maxEntries`, need a shared port such as
+ * `RedisServerState`.
  *
  * @example
  * ```ts
@@ -166,34 +173,42 @@ export function memoryServerState(options: MemoryServerStateOptions = {}): Serve
   const max = Math.max(1, options.maxEntries ?? 100_000)
   const maxFields = Math.max(1, options.maxFields ?? 1_000)
   const clock = options.now ?? (() => Date.now())
-  const entries = new Map<string, Entry>()
+  const held = new Map<string, Entry>()
+  /** The rate limits' keys: forgetting the oldest when full only restarts an old window. */
+  const limits = new Map<string, Entry>()
+  const mapOf = (key: string) => (key.startsWith(RATE_LIMIT_PREFIX) ? limits : held)
   let nextSweep = clock() + SWEEP_EVERY_MS
   let lastFullSweep = Number.NEGATIVE_INFINITY
 
   const sweep = (now: number) => {
-    for (const [key, entry] of entries) if (entry.expires <= now) entries.delete(key)
+    for (const map of [held, limits]) for (const [key, entry] of map) if (entry.expires <= now) map.delete(key)
     nextSweep = now + SWEEP_EVERY_MS
   }
+  const remove = (key: string) => mapOf(key).delete(key)
   const live = (key: string, now: number): Entry | undefined => {
-    const entry = entries.get(key)
+    const entry = mapOf(key).get(key)
     if (entry && entry.expires <= now) {
-      entries.delete(key)
+      remove(key)
       return undefined
     }
     return entry
   }
   const put = (key: string, entry: Entry, now: number) => {
     if (now >= nextSweep) sweep(now)
-    if (!entries.has(key) && entries.size >= max) {
+    const map = mapOf(key)
+    if (!map.has(key) && map.size >= max) {
       if (now - lastFullSweep >= FULL_SWEEP_EVERY_MS) {
         lastFullSweep = now
         sweep(now)
       }
-      if (entries.size >= max) {
+      if (map.size >= max && map === limits) {
+        const oldest = limits.keys().next()
+        if (!oldest.done) limits.delete(oldest.value)
+      } else if (map.size >= max) {
         throw new FlowStoreUnavailable(`The in-memory server state is full (${max} live entries); the new key is refused.`)
       }
     }
-    entries.set(key, entry)
+    map.set(key, entry)
   }
 
   return {
@@ -215,7 +230,7 @@ export function memoryServerState(options: MemoryServerStateOptions = {}): Serve
       return { count: 1, resetAt: fresh.expires }
     },
     async reset(key) {
-      entries.delete(key)
+      remove(key)
     },
     async setNotBefore(userId, at, ttlMs) {
       const now = clock()
@@ -246,7 +261,7 @@ export function memoryServerState(options: MemoryServerStateOptions = {}): Serve
       const record = live(key, clock())?.fields
       if (!record) return
       for (const field of fields) record.delete(field)
-      if (record.size === 0) entries.delete(key)
+      if (record.size === 0) remove(key)
     },
     async get(key) {
       return live(key, clock())?.text ?? null
@@ -262,7 +277,7 @@ export function memoryServerState(options: MemoryServerStateOptions = {}): Serve
       return true
     },
     async unlock(key, owner) {
-      if (live(key, clock())?.text === owner) entries.delete(key)
+      if (live(key, clock())?.text === owner) remove(key)
     },
     async setIfLocked(lockKey, owner, key, value, ttlMs) {
       sameOwner(lockKey, key)
