@@ -22,6 +22,8 @@ declare module "autocannon" {
     url: string
     connections?: number
     duration?: number
+    /** Requests to send in all; overrides `duration`. */
+    amount?: number
     timeout?: number
     pipelining?: number
     requests?: Request[]

@@ -36,6 +36,8 @@ export interface CannonJob {
   verify: VerifySpec
   connections: number
   durationS: number
+  /** Send exactly this many requests (the job ends then; `durationS` is ignored). */
+  amount?: number
 }
 
 /** The steps a `steps` job can run, in the order given. */
@@ -87,6 +89,7 @@ async function cannon(job: CannonJob) {
     url: job.base,
     connections: job.connections,
     duration: job.durationS,
+    ...(job.amount === undefined ? {} : { amount: job.amount }),
     timeout: 10,
     requests: [
       {

@@ -62,7 +62,7 @@ import {
 } from "./children.js"
 import type { CannonJob, LoadgenCpu } from "./loadgen.js"
 import { benchMachine } from "./machine.js"
-import { type SoakResult, soakApps, soakReport } from "./soak.js"
+import { type SoakResult, pair, soakApps, soakReport } from "./soak.js"
 import { benchSteps, stepsTable } from "./steps.js"
 import { BENCH_SECRET, BENCH_USER, CSRF_COOKIE, IDP_ENV, IDP_PROVIDER_ID, SESSION_COOKIE } from "./shared.js"
 import { type VerifySpec, cookiePair, isBenchSession } from "./verify.js"
@@ -77,6 +77,8 @@ const DECODE_POOL = 256
 
 /** `--soak=<seconds>`: mixed load per app with the RSS curve (default 20 s; 600 for ten minutes; 0 skips). */
 const SOAK_S = Number(process.argv.find((a) => a.startsWith("--soak="))?.slice(7) ?? process.env.BENCH_SOAK ?? 20)
+/** `--soak-count=<n>`: requests per app in the soak's fixed-count run on fresh apps (default: the smaller soak's count; 0 skips). */
+const SOAK_COUNT = process.argv.find((a) => a.startsWith("--soak-count="))?.slice(13)
 /** `--json`: the results as JSON on stdout instead of the table. */
 const JSON_OUT = process.argv.includes("--json")
 
@@ -798,7 +800,7 @@ async function benchApps(): Promise<Record<Side, SideResult>> {
       console.error(
         `\n  soak: ${SOAK_S} s of mixed sign-ins and session reads per app (fresh apps with --expose-gc, samples after a full GC)`,
       )
-      soaked = await soakApps(SOAK_S, CONNECTIONS)
+      soaked = await soakApps(SOAK_S, CONNECTIONS, SOAK_COUNT === undefined ? undefined : Number(SOAK_COUNT))
       for (const side of SIDES) console.error(`  ${soakReport(side, soaked[side]).join("\n  ")}`)
     }
     const out = {} as Record<Side, SideResult>
@@ -971,6 +973,25 @@ async function main(): Promise<void> {
   ])
   rows.push(["RSS idle (lower better)", mb(a.rssIdle), mb(b.rssIdle), ratio(a.rssIdle, b.rssIdle)])
   rows.push(["RSS after load (lower better)", mb(a.rssAfter), mb(b.rssAfter), ratio(a.rssAfter, b.rssAfter)])
+  // the soak's apps (bench/soak.ts): RSS as it is / after a full GC, after the same time and the same count
+  if (a.soak && b.soak) {
+    const [sa, sb] = [a.soak, b.soak]
+    rows.push(["RSS idle after start, as is / after GC", pair(sa.idle), pair(sb.idle), ratio(sa.idle.rssGc, sb.idle.rssGc)])
+    rows.push([
+      `RSS after the same ${sa.seconds} s soak, as is / after GC (requests)`,
+      `${pair({ rss: sa.rssAfterNoGc, rssGc: sa.rssAfter })} (${fmtNum(sa.requests)})`,
+      `${pair({ rss: sb.rssAfterNoGc, rssGc: sb.rssAfter })} (${fmtNum(sb.requests)})`,
+      ratio(sa.rssAfter, sb.rssAfter),
+    ])
+    if (sa.sameCount && sb.sameCount) {
+      rows.push([
+        `RSS after the same ${fmtNum(sa.sameCount.requests)} requests (fresh), as is / after GC`,
+        pair(sa.sameCount.after),
+        pair(sb.sameCount.after),
+        ratio(sa.sameCount.after.rssGc, sb.sameCount.after.rssGc),
+      ])
+    }
+  }
   const all = (r: SideResult) => [r.session, r.protected, r.signin, r.bare, r.sessionJar, r.protectedJar, ...Object.values(r.cold)]
   const bad = (r: SideResult) => all(r).reduce((s, x) => s + x.bad + x.errors + x.timeouts, 0)
   const non = (r: SideResult) => all(r).reduce((s, x) => s + x.non2xx3xx, 0)
@@ -1027,6 +1048,16 @@ async function main(): Promise<void> {
         ]
       : []),
     { name: "RSS after load ≤ @auth/express's", value: a.rssAfter / b.rssAfter, pass: a.rssAfter <= b.rssAfter, unit: "×" },
+    ...(a.soak?.sameCount && b.soak?.sameCount
+      ? [
+          {
+            name: "RSS after the same number of requests (after GC) ≤ @auth/express's",
+            value: a.soak.sameCount.after.rssGc / b.soak.sameCount.after.rssGc,
+            pass: a.soak.sameCount.after.rssGc <= b.soak.sameCount.after.rssGc,
+            unit: "×",
+          },
+        ]
+      : []),
     ...(machine
       ? [
           {
