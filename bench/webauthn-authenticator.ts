@@ -1,17 +1,33 @@
 /**
- * A software passkey authenticator for the steps bench's load generator: it answers registration
- * options with a "none" attestation and authentication options with an ES256 signature, as a platform
- * authenticator with user verification would (flags UP, UV; a signature counter per credential). One
- * P-256 key signs for every credential it makes; the server cannot tell, and the bench needs many
- * credentials fast. Only for the bench: it checks nothing of what it is asked.
+ * A software passkey authenticator for the steps bench's load generator and the passkey tests: it
+ * answers registration options with a "none" attestation and authentication options with a signature,
+ * as a platform authenticator with user verification would (flags UP, UV; a signature counter per
+ * credential). One key (ES256 by default; Ed25519 or RS256 for the tests) signs for every credential it
+ * makes; the server cannot tell, and the bench needs many credentials fast. It checks nothing of what it
+ * is asked, and a test can make it answer wrongly ({@link AssertionTweak}).
  */
-import { createHash, generateKeyPairSync, randomBytes, sign } from "node:crypto"
+import { type KeyObject, createHash, generateKeyPairSync, randomBytes, sign } from "node:crypto"
 import { isoCBOR } from "@simplewebauthn/server/helpers"
 
 const FLAG_UP = 0x01
 const FLAG_UV = 0x04
 const FLAG_AT = 0x40
 const AAGUID = Buffer.alloc(16)
+
+/** The key the authenticator signs with: COSE algorithms ES256 (-7), EdDSA (-8), RS256 (-257). */
+export type SoftKeyType = "es256" | "ed25519" | "rs256"
+
+/** What a test changes in an assertion: signed as changed, unless `signature` replaces the signature. */
+export interface AssertionTweak {
+  flags?: number
+  counter?: number
+  rpId?: string
+  /** Fields of clientDataJSON to set (undefined removes one). */
+  clientData?: Record<string, unknown>
+  /** Bytes appended to the authenticator data. */
+  extraAuthData?: Buffer
+  signature?: (signature: Buffer) => Buffer
+}
 
 interface Credential {
   id: Buffer
@@ -33,27 +49,58 @@ function credentialJson(credential: Credential, response: Record<string, unknown
   }
 }
 
+function keyPair(type: SoftKeyType): { publicKey: KeyObject; privateKey: KeyObject } {
+  if (type === "ed25519") return generateKeyPairSync("ed25519")
+  if (type === "rs256") return generateKeyPairSync("rsa", { modulusLength: 2048 })
+  return generateKeyPairSync("ec", { namedCurve: "P-256" })
+}
+
+/** The public key as a COSE_Key (RFC 9053). */
+function coseKey(type: SoftKeyType, publicKey: KeyObject): Map<number, number | Uint8Array> {
+  const jwk = publicKey.export({ format: "jwk" })
+  const bytes = (field: string | undefined) => Buffer.from(field as string, "base64url")
+  // kty OKP, alg EdDSA, crv Ed25519, x
+  if (type === "ed25519")
+    return new Map<number, number | Uint8Array>([
+      [1, 1],
+      [3, -8],
+      [-1, 6],
+      [-2, bytes(jwk.x)],
+    ])
+  // kty RSA, alg RS256, n, e
+  if (type === "rs256")
+    return new Map<number, number | Uint8Array>([
+      [1, 3],
+      [3, -257],
+      [-1, bytes(jwk.n)],
+      [-2, bytes(jwk.e)],
+    ])
+  // kty EC2, alg ES256, crv P-256, x, y
+  return new Map<number, number | Uint8Array>([
+    [1, 2],
+    [3, -7],
+    [-1, 1],
+    [-2, bytes(jwk.x)],
+    [-3, bytes(jwk.y)],
+  ])
+}
+
 /** The authenticator; `origin` is the relying party's origin the client data names. */
 export class SoftAuthenticator {
-  private readonly keys = generateKeyPairSync("ec", { namedCurve: "P-256" })
+  private readonly keys: { publicKey: KeyObject; privateKey: KeyObject }
   private readonly cose: Uint8Array
   private readonly byUser = new Map<string, Credential>()
 
-  constructor(private readonly origin: string) {
-    const jwk = this.keys.publicKey.export({ format: "jwk" })
-    // COSE_Key (RFC 9053): kty EC2, alg ES256, crv P-256, x, y
-    const key = new Map<number, number | Uint8Array>([
-      [1, 2],
-      [3, -7],
-      [-1, 1],
-      [-2, Buffer.from(jwk.x as string, "base64url")],
-      [-3, Buffer.from(jwk.y as string, "base64url")],
-    ])
-    this.cose = isoCBOR.encode(key)
+  constructor(
+    private readonly origin: string,
+    private readonly keyType: SoftKeyType = "es256",
+  ) {
+    this.keys = keyPair(keyType)
+    this.cose = isoCBOR.encode(coseKey(keyType, this.keys.publicKey))
   }
 
-  private clientData(type: "webauthn.create" | "webauthn.get", challenge: string): Buffer {
-    return Buffer.from(JSON.stringify({ type, challenge, origin: this.origin, crossOrigin: false }))
+  private clientData(type: "webauthn.create" | "webauthn.get", challenge: string, extra: Record<string, unknown> = {}): Buffer {
+    return Buffer.from(JSON.stringify({ type, challenge, origin: this.origin, crossOrigin: false, ...extra }))
   }
 
   /** The registration response (JSON) to `options` (PublicKeyCredentialCreationOptionsJSON) for `user`. */
@@ -86,16 +133,29 @@ export class SoftAuthenticator {
     })
   }
 
-  /** The authentication response (JSON) to `options` (PublicKeyCredentialRequestOptionsJSON) with `user`'s credential. */
-  authenticate(user: string, options: { challenge: string; rpId?: string }): Record<string, unknown> {
+  /**
+   * The authentication response (JSON) to `options` (PublicKeyCredentialRequestOptionsJSON) with
+   * `user`'s credential; `tweak` makes it answer wrongly.
+   */
+  authenticate(user: string, options: { challenge: string; rpId?: string }, tweak: AssertionTweak = {}): Record<string, unknown> {
     const credential = this.byUser.get(user)
     if (!credential) throw new Error(`no credential for ${user}`)
     credential.counter++
     const counter = Buffer.alloc(4)
-    counter.writeUInt32BE(credential.counter)
-    const authData = Buffer.concat([sha256(options.rpId ?? new URL(this.origin).hostname), Buffer.from([FLAG_UP | FLAG_UV]), counter])
-    const clientData = this.clientData("webauthn.get", options.challenge)
-    const signature = sign("sha256", Buffer.concat([authData, sha256(clientData)]), this.keys.privateKey)
-    return credentialJson(credential, { clientDataJSON: b64u(clientData), authenticatorData: b64u(authData), signature: b64u(signature) })
+    counter.writeUInt32BE(tweak.counter ?? credential.counter)
+    const authData = Buffer.concat([
+      sha256(tweak.rpId ?? options.rpId ?? new URL(this.origin).hostname),
+      Buffer.from([tweak.flags ?? FLAG_UP | FLAG_UV]),
+      counter,
+      tweak.extraAuthData ?? Buffer.alloc(0),
+    ])
+    const clientData = this.clientData("webauthn.get", options.challenge, tweak.clientData)
+    const signed = Buffer.concat([authData, sha256(clientData)])
+    const signature = sign(this.keyType === "ed25519" ? null : "sha256", signed, this.keys.privateKey)
+    return credentialJson(credential, {
+      clientDataJSON: b64u(clientData),
+      authenticatorData: b64u(authData),
+      signature: b64u(tweak.signature ? tweak.signature(signature) : signature),
+    })
   }
 }

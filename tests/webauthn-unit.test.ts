@@ -12,6 +12,9 @@ import { AWAITING_INPUT, type Identity } from "../src/machines/types.js"
 import Passkey from "../src/providers/passkey.js"
 import WebAuthn from "../src/providers/webauthn.js"
 import { decideCeremony } from "../src/runtime/effects/webauthn.js"
+import { type CoseDecoder, verifyAssertion } from "../src/runtime/effects/webauthn-assertion.js"
+import { decodeCredentialPublicKey, isoCBOR } from "@simplewebauthn/server/helpers"
+import { type AssertionTweak, SoftAuthenticator, type SoftKeyType } from "../bench/webauthn-authenticator.js"
 import { renderSignIn } from "../src/runtime/pages/index.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger } from "./helpers.js"
 
@@ -246,5 +249,149 @@ describe("the sign-in page's passkey form and script", () => {
   it("without a WebAuthn provider there is no script (404)", async () => {
     const { client } = configWith({ providers: [], adapter: undefined, experimental: {} })
     expect((await client.send("/auth/webauthn-script")).status).toBe(404)
+  })
+})
+
+describe("passkey assertions checked with node:crypto (webauthn-assertion.ts), beside the library", () => {
+  const rpId = "app.test"
+  const FLAG_UP = 0x01
+  const FLAG_UV = 0x04
+  const FLAG_ED = 0x80
+  const flip = (bytes: Buffer) => Buffer.concat([bytes.subarray(0, -1), Buffer.from([(bytes.at(-1) as number) ^ 1])])
+  type Case = { tweak: AssertionTweak; stored?: number; uv?: boolean; accepted: boolean }
+  const cases: Record<string, Case> = {
+    "a valid assertion": { tweak: {}, accepted: true },
+    "a tampered signature": { tweak: { signature: flip }, accepted: false },
+    "another challenge": { tweak: { clientData: { challenge: "another-challenge" } }, accepted: false },
+    "another origin": { tweak: { clientData: { origin: "https://evil.test" } }, accepted: false },
+    "the type of a registration (webauthn.create)": { tweak: { clientData: { type: "webauthn.create" } }, accepted: false },
+    "another RP ID's hash": { tweak: { rpId: "evil.test" }, accepted: false },
+    "no user presence (UP)": { tweak: { flags: FLAG_UV }, accepted: false },
+    "no user verification (UV) where required": { tweak: { flags: FLAG_UP }, accepted: false },
+    "no user verification where not required": { tweak: { flags: FLAG_UP }, uv: false, accepted: true },
+    "a counter below the stored one": { tweak: { counter: 5 }, stored: 10, accepted: false },
+    "a counter equal to the stored one": { tweak: { counter: 10 }, stored: 10, accepted: false },
+    "a counter past the stored one": { tweak: { counter: 11 }, stored: 10, accepted: true },
+    "counters that stay 0": { tweak: { counter: 0 }, stored: 0, accepted: true },
+    "a cross-origin response naming its top origin": {
+      tweak: { clientData: { crossOrigin: true, topOrigin: "https://top.test" } },
+      accepted: false,
+    },
+    "a top origin in a same-origin response": { tweak: { clientData: { topOrigin: "https://top.test" } }, accepted: false },
+    "a cross-origin response without a top origin (as the library)": { tweak: { clientData: { crossOrigin: true } }, accepted: true },
+    "leftover bytes after the authenticator data": { tweak: { extraAuthData: Buffer.from([0]) }, accepted: false },
+    "a token binding with an unknown status": { tweak: { clientData: { tokenBinding: { status: "odd" } } }, accepted: false },
+  }
+
+  const registrations = new Map<SoftKeyType, ReturnType<typeof register>>()
+  /** One key per type for every case (an RSA key takes a while to make). */
+  const registered = (keyType: SoftKeyType) => {
+    let registration = registrations.get(keyType)
+    if (!registration) registrations.set(keyType, (registration = register(keyType)))
+    return registration
+  }
+  async function register(keyType: SoftKeyType) {
+    const authenticator = new SoftAuthenticator(ORIGIN, keyType)
+    const lib = await import("@simplewebauthn/server")
+    const response = authenticator.register("pat", { challenge: "register-challenge", rp: { id: rpId } })
+    const reg = await lib.verifyRegistrationResponse({
+      response: response as never,
+      expectedChallenge: "register-challenge",
+      expectedOrigin: ORIGIN,
+      expectedRPID: rpId,
+    })
+    const credential = reg.registrationInfo?.credential
+    if (!credential) throw new Error("not registered")
+    return { authenticator, lib, credential, stored: Buffer.from(credential.publicKey).toString("base64") }
+  }
+
+  /** Accepted by node:crypto's path and by the library? (a refusal is a throw or `verified: false`) */
+  async function both(keyType: SoftKeyType, c: Case) {
+    const { authenticator, lib, credential, stored } = await registered(keyType)
+    const response = authenticator.authenticate("pat", { challenge: "the-challenge", rpId }, c.tweak) as never
+    const expected = { challenge: "the-challenge", origin: ORIGIN, rpId, requireUserVerification: c.uv ?? true }
+    const counter = c.stored ?? 0
+    let fast: boolean | undefined
+    try {
+      fast = verifyAssertion(response, expected, { publicKey: stored, counter }, decodeCredentialPublicKey as CoseDecoder)?.verified
+    } catch {
+      fast = false
+    }
+    const library = await lib
+      .verifyAuthenticationResponse({
+        response,
+        expectedChallenge: "the-challenge",
+        expectedOrigin: ORIGIN,
+        expectedRPID: rpId,
+        requireUserVerification: c.uv ?? true,
+        credential: { ...credential, counter },
+      })
+      .then(
+        (v) => v.verified,
+        () => false,
+      )
+    return { fast, library }
+  }
+
+  const keyTypes: SoftKeyType[] = ["es256", "ed25519", "rs256"]
+  it.each(
+    keyTypes.flatMap((keyType) => Object.keys(cases).map((name) => [keyType, name] as const)),
+  )("%s, %s: the same verdict on both paths", async (keyType, name) => {
+    const c = cases[name] as Case
+    expect(await both(keyType, c)).toEqual({ fast: c.accepted, library: c.accepted })
+  })
+
+  it("extension data, or a key type it does not handle (ES384), is left to the library", async () => {
+    const { authenticator, stored } = await registered("es256")
+    const expected = { challenge: "c", origin: ORIGIN, rpId, requireUserVerification: true }
+    const withExtensions = authenticator.authenticate(
+      "pat",
+      { challenge: "c", rpId },
+      { flags: FLAG_UP | FLAG_UV | FLAG_ED, extraAuthData: Buffer.from([0xa0]) },
+    )
+    const decode = decodeCredentialPublicKey as CoseDecoder
+    expect(verifyAssertion(withExtensions as never, expected, { publicKey: stored, counter: 0 }, decode)).toBeUndefined()
+    const es384 = isoCBOR.encode(
+      new Map<number, number | Uint8Array>([
+        [1, 2],
+        [3, -35],
+        [-1, 2],
+        [-2, new Uint8Array(48)],
+        [-3, new Uint8Array(48)],
+      ]),
+    )
+    const plain = authenticator.authenticate("pat", { challenge: "c", rpId }) as never
+    expect(verifyAssertion(plain, expected, { publicKey: Buffer.from(es384).toString("base64"), counter: 0 }, decode)).toBeUndefined()
+  })
+
+  it("a passkey registered and used through Auth(): signed in, counter stored; a tampered response or an unknown credential is refused", async () => {
+    const adapter = MemoryAdapter()
+    const { client, log } = configWith({ adapter })
+    const authenticator = new SoftAuthenticator(ORIGIN)
+    const ceremony = async (action: "register" | "authenticate", tweak?: AssertionTweak, edit?: (r: Record<string, unknown>) => void) => {
+      const csrfToken = await client.csrf()
+      const res = await client.send(`/auth/webauthn-options/passkey?action=${action}&email=pat@app.test`)
+      const { options } = (await res.json()) as { options: { challenge: string; rp: { id?: string }; rpId?: string } }
+      const response = action === "register" ? authenticator.register("pat", options) : authenticator.authenticate("pat", options, tweak)
+      edit?.(response)
+      return client.send("/auth/callback/passkey", { form: { csrfToken, action, data: JSON.stringify(response) } })
+    }
+    expect((await ceremony("register")).headers.get("location")).toBe(ORIGIN)
+    for (let i = 0; i < 2; i++) {
+      client.jar.cookies.clear()
+      expect((await ceremony("authenticate")).headers.get("location")).toBe(ORIGIN)
+      expect(client.jar.get("authjs.session-token")).toBeDefined()
+    }
+    const [stored] = (await adapter.listAuthenticatorsByUserId?.((await adapter.getUserByEmail?.("pat@app.test"))?.id ?? "")) ?? []
+    expect(stored?.counter).toBe(2)
+    client.jar.cookies.clear()
+    const tampered = await ceremony("authenticate", { signature: flip })
+    expect(tampered.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=WebAuthnVerificationError`)
+    client.jar.cookies.clear()
+    const unknown = await ceremony("authenticate", {}, (r) =>
+      Object.assign(r, { id: "AAAAAAAAAAAAAAAAAAAAAA", rawId: "AAAAAAAAAAAAAAAAAAAAAA" }),
+    )
+    expect(unknown.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
+    expect(log.errors.map((e) => e.message)).toEqual(["The passkey response could not be verified.", "WebAuthn authenticator not found."])
   })
 })

@@ -11,23 +11,39 @@ import { adapterOf } from "../adapter.js"
 import { stateKey } from "../server-state.js"
 
 type SimpleWebAuthnServer = typeof import("@simplewebauthn/server")
+type SimpleWebAuthnHelpers = typeof import("@simplewebauthn/server/helpers")
 
 /** How long an issued challenge may be answered: the flow's lifetime (5 minutes). */
 export const CHALLENGE_TTL_S = 5 * 60
 
 let loading: Promise<SimpleWebAuthnServer> | undefined
+let loadingHelpers: Promise<SimpleWebAuthnHelpers> | undefined
+
+/** The error of a missing peer, naming the package. */
+function missingPeer(error: unknown): Error {
+  return new Error(
+    'Passkey sign-in checks responses with the "@simplewebauthn/server" package, which could not be loaded: ' +
+      "npm install @simplewebauthn/server",
+    { cause: error },
+  )
+}
 
 /** `@simplewebauthn/server`, imported once; a clear error naming the package when it is not installed. */
 export function simpleWebAuthn(): Promise<SimpleWebAuthnServer> {
   loading ??= import("@simplewebauthn/server").catch((error: unknown) => {
     loading = undefined
-    throw new Error(
-      'Passkey sign-in checks responses with the "@simplewebauthn/server" package, which could not be loaded: ' +
-        "npm install @simplewebauthn/server",
-      { cause: error },
-    )
+    throw missingPeer(error)
   })
   return loading
+}
+
+/** `@simplewebauthn/server/helpers` (its CBOR decoding of stored keys), imported once. */
+export function simpleWebAuthnHelpers(): Promise<SimpleWebAuthnHelpers> {
+  loadingHelpers ??= import("@simplewebauthn/server/helpers").catch((error: unknown) => {
+    loadingHelpers = undefined
+    throw missingPeer(error)
+  })
+  return loadingHelpers
 }
 
 export function providerOf(ctx: RequestContext): WebAuthnConfig {

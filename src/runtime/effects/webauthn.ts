@@ -31,10 +31,12 @@ import {
   requireAdapter,
   requireUserVerification,
   simpleWebAuthn,
+  simpleWebAuthnHelpers,
   toJsonId,
   toStoredId,
   transportList,
 } from "./webauthn-support.js"
+import { type CoseDecoder, handlesOptions, verifyAssertion } from "./webauthn-assertion.js"
 
 export type WebAuthnAction = "register" | "authenticate"
 
@@ -202,29 +204,40 @@ async function authenticate(ctx: EffectContext, response: ResponseData, challeng
   const credentialID = toStoredId(response.id)
   const authenticator = await adapter.getAuthenticator(credentialID)
   if (!authenticator) throw new AuthError("WebAuthn authenticator not found.", { credentialID })
-  const lib = await simpleWebAuthn()
   const rp = relyingParty(ctx, provider)
-  let verification: Awaited<ReturnType<typeof lib.verifyAuthenticationResponse>>
+  const reply = assertShape(response, isAuthenticationResponse)
+  const requireUV = uvFor(provider, "authenticate")
+  let verification: { verified: boolean; newCounter: number } | undefined
   try {
-    verification = await lib.verifyAuthenticationResponse({
-      ...provider.verifyAuthenticationOptions,
-      requireUserVerification: uvFor(provider, "authenticate"),
-      response: assertShape(response, isAuthenticationResponse),
-      expectedChallenge: challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.id,
-      credential: {
-        id: toJsonId(authenticator.credentialID),
-        publicKey: new Uint8Array(Buffer.from(authenticator.credentialPublicKey, "base64")),
-        counter: authenticator.counter,
-        ...(authenticator.transports ? { transports: transportList(authenticator.transports) } : {}),
-      },
-    })
+    // node:crypto for the keys it handles (webauthn-assertion.ts), the library for any other
+    if (handlesOptions(provider.verifyAuthenticationOptions)) {
+      const expected = { challenge, origin: rp.origin, rpId: rp.id, requireUserVerification: requireUV }
+      const stored = { publicKey: authenticator.credentialPublicKey, counter: authenticator.counter }
+      verification = verifyAssertion(reply, expected, stored, (await simpleWebAuthnHelpers()).decodeCredentialPublicKey as CoseDecoder)
+    }
+    if (!verification) {
+      const lib = await simpleWebAuthn()
+      const checked = await lib.verifyAuthenticationResponse({
+        ...provider.verifyAuthenticationOptions,
+        requireUserVerification: requireUV,
+        response: reply,
+        expectedChallenge: challenge,
+        expectedOrigin: rp.origin,
+        expectedRPID: rp.id,
+        credential: {
+          id: toJsonId(authenticator.credentialID),
+          publicKey: new Uint8Array(Buffer.from(authenticator.credentialPublicKey, "base64")),
+          counter: authenticator.counter,
+          ...(authenticator.transports ? { transports: transportList(authenticator.transports) } : {}),
+        },
+      })
+      verification = { verified: checked.verified, newCounter: checked.authenticationInfo.newCounter }
+    }
   } catch (err) {
     throw new WebAuthnVerificationError("The passkey response could not be verified.", { err, credentialID })
   }
   if (!verification.verified) throw new WebAuthnVerificationError("The passkey response could not be verified.")
-  await adapter.updateAuthenticatorCounter(authenticator.credentialID, verification.authenticationInfo.newCounter)
+  await adapter.updateAuthenticatorCounter(authenticator.credentialID, verification.newCounter)
   const account = await adapter.getAccount(authenticator.providerAccountId, provider.id)
   if (!account) throw new AuthError("WebAuthn account not found.", { credentialID })
   const user = await adapter.getUser(account.userId)

@@ -1,0 +1,235 @@
+/**
+ * A passkey sign-in's assertion checked with node:crypto, synchronously (WebAuthn L3 §7.2, the checks
+ * and their order as `@simplewebauthn/server`'s `verifyAuthenticationResponse`, which stays the path for
+ * what this file does not handle). The library imports the stored COSE key into WebCrypto on every
+ * verification and runs its hashes and the signature check as async WebCrypto jobs; here the key is a
+ * `KeyObject` made once per stored key (a bounded cache), the hashes and the check are synchronous.
+ *
+ * Handled: keys the default registration accepts, EC2 P-256 with ES256 (-7), OKP Ed25519 with EdDSA
+ * (-8) and RSA with RS256 (-257), and authenticator data without attested credential data or
+ * extensions (an assertion carries neither unless the relying party asked for extensions). Anything
+ * else answers `undefined` and the caller verifies with the library.
+ */
+import { type KeyObject, createHash, createPublicKey, timingSafeEqual, verify } from "node:crypto"
+import type { AuthenticationResponseJSON } from "@simplewebauthn/server"
+import type { WebAuthnVerifyOptions } from "../../providers/webauthn-types.js"
+
+/** What the response must match, as the library's `expected*` options (one origin, one RP ID). */
+export interface AssertionExpectation {
+  challenge: string
+  origin: string
+  rpId: string
+  requireUserVerification: boolean
+}
+
+/** The stored credential: its COSE public key (standard base64, as stored) and signature counter. */
+export interface StoredCredential {
+  publicKey: string
+  counter: number
+}
+
+/** A verified assertion's outcome: whether the signature holds, and the counter to store. */
+export interface AssertionResult {
+  verified: boolean
+  newCounter: number
+}
+
+/** Decodes a COSE key (the library's `decodeCredentialPublicKey`): called once per stored key. */
+export type CoseDecoder = (cose: Uint8Array) => Map<number, unknown>
+
+type Check = (data: Buffer, signature: Buffer) => boolean
+
+const FLAG_UP = 0x01
+const FLAG_UV = 0x04
+const FLAG_AT = 0x40
+const FLAG_ED = 0x80
+/** rpIdHash (32) + flags (1) + signCount (4): authenticator data without AT or ED. */
+const PLAIN_AUTH_DATA = 37
+const BASE64URL = /^[A-Za-z0-9_-]*$/
+
+/** Stored keys already made into checks (null: a key this file leaves to the library), oldest out. */
+const checks = new Map<string, Check | null>()
+/** How many stored keys {@link checks} keeps. */
+export const ASSERTION_KEY_CACHE = 1024
+
+const rpIdHashes = new Map<string, Buffer>()
+
+/** The options a provider may give `verifyAuthenticationResponse` that this path honours. */
+const HONOURED = new Set<string>(["requireUserVerification", "requireUserPresence", "supportedAlgorithmIDs"])
+
+/**
+ * Whether this path may verify for a provider: not when its `verifyAuthenticationOptions` carry an
+ * option the library would act on and this path does not (from untyped configs).
+ */
+export function handlesOptions(options: WebAuthnVerifyOptions | undefined): boolean {
+  return options === undefined || Object.keys(options).every((key) => HONOURED.has(key))
+}
+
+function rpIdHash(rpId: string): Buffer {
+  let hash = rpIdHashes.get(rpId)
+  if (!hash) {
+    if (rpIdHashes.size >= 64) rpIdHashes.clear()
+    hash = createHash("sha256").update(rpId).digest()
+    rpIdHashes.set(rpId, hash)
+  }
+  return hash
+}
+
+/** An ASN.1 DER length at `at`: [length, where the content starts], or null. */
+function derLength(der: Buffer, at: number): [number, number] | null {
+  const first = der[at]
+  if (first === undefined) return null
+  if (first < 0x80) return [first, at + 1]
+  if (first === 0x81 && der[at + 1] !== undefined) return [der[at + 1] as number, at + 2]
+  return null
+}
+
+/** One DER INTEGER at `at` as `size` unsigned big-endian bytes (the library's normalisation). */
+function derInteger(der: Buffer, at: number, size: number): [Buffer, number] {
+  const length = der[at] === 0x02 ? derLength(der, at + 1) : null
+  if (!length || length[1] + length[0] > der.length) throw new Error("Invalid ECDSA signature encoding")
+  let bytes = der.subarray(length[1], length[1] + length[0])
+  if (bytes.length === size + 1 && bytes[0] === 0 && ((bytes[1] as number) & 0x80) === 0x80) bytes = bytes.subarray(1)
+  if (bytes.length > size) throw new Error(`Invalid signature component length ${bytes.length}, expected ${size}`)
+  const out = Buffer.alloc(size)
+  bytes.copy(out, size - bytes.length)
+  return [out, length[1] + length[0]]
+}
+
+/** A WebAuthn ECDSA signature (DER `SEQUENCE { r, s }`) as r ‖ s, 32 bytes each (P-256). */
+export function ecdsaRaw(der: Buffer): Buffer {
+  const outer = der[0] === 0x30 ? derLength(der, 1) : null
+  if (!outer || outer[1] + outer[0] !== der.length) throw new Error("Invalid ECDSA signature encoding")
+  const [r, next] = derInteger(der, outer[1], 32)
+  const [s, end] = derInteger(der, next, 32)
+  if (end !== der.length) throw new Error("Invalid ECDSA signature encoding")
+  return Buffer.concat([r, s])
+}
+
+const b64u = (value: unknown): string | undefined => (value instanceof Uint8Array ? Buffer.from(value).toString("base64url") : undefined)
+
+/** The signature check of a COSE key, or null when it is a kind left to the library. */
+function checkOf(cose: Map<number, unknown>): Check | null {
+  const kty = cose.get(1)
+  const alg = cose.get(3)
+  if (kty === 2 && alg === -7 && cose.get(-1) === 1) {
+    const x = b64u(cose.get(-2))
+    const y = b64u(cose.get(-3))
+    if (!x || !y) return null
+    const key = createPublicKey({ key: { kty: "EC", crv: "P-256", x, y }, format: "jwk" })
+    return (data, signature) => verify("sha256", data, { key, dsaEncoding: "ieee-p1363" }, ecdsaRaw(signature))
+  }
+  if (kty === 1 && alg === -8 && cose.get(-1) === 6) {
+    const x = b64u(cose.get(-2))
+    if (!x) return null
+    const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" })
+    return (data, signature) => verify(null, data, key, signature)
+  }
+  if (kty === 3 && alg === -257) {
+    const n = b64u(cose.get(-1))
+    const e = b64u(cose.get(-2))
+    if (!n || !e) return null
+    const key: KeyObject = createPublicKey({ key: { kty: "RSA", n, e }, format: "jwk" })
+    return (data, signature) => verify("sha256", data, key, signature)
+  }
+  return null
+}
+
+/** The check of a stored key, made on first use and kept (null: left to the library). */
+function storedCheck(publicKey: string, decode: CoseDecoder): Check | null {
+  let check = checks.get(publicKey)
+  if (check !== undefined) return check
+  try {
+    check = checkOf(decode(Buffer.from(publicKey, "base64")))
+  } catch {
+    check = null // a key the library decodes or refuses with its own error
+  }
+  if (checks.size >= ASSERTION_KEY_CACHE) checks.delete(checks.keys().next().value as string)
+  checks.set(publicKey, check)
+  return check
+}
+
+function sameString(a: string, b: string): boolean {
+  const left = Buffer.from(a)
+  const right = Buffer.from(b)
+  return left.length === right.length && timingSafeEqual(left, right)
+}
+
+/** clientDataJSON's fields as the library reads them. */
+interface ClientData {
+  type?: unknown
+  challenge?: unknown
+  origin?: unknown
+  crossOrigin?: unknown
+  topOrigin?: unknown
+  tokenBinding?: unknown
+}
+
+/** The client data checks (§7.2 steps 11–14 and the cross-origin rules the library applies). */
+function checkClientData(client: ClientData, expected: AssertionExpectation): void {
+  if (client.type !== "webauthn.get") throw new Error(`Unexpected authentication response type: ${String(client.type)}`)
+  if (typeof client.challenge !== "string" || !sameString(client.challenge, expected.challenge)) {
+    throw new Error(`Unexpected authentication response challenge "${String(client.challenge)}", expected "${expected.challenge}"`)
+  }
+  // no expected top origin is configured: a cross-origin response naming its top origin is refused
+  if (client.crossOrigin && client.topOrigin) {
+    throw new Error(`Detected cross-origin authentication response from top origin of "${String(client.topOrigin)}"`)
+  }
+  if (!client.crossOrigin && client.topOrigin) throw new Error(`Unexpected top origin of "${String(client.topOrigin)}"`)
+  if (client.origin !== expected.origin) {
+    throw new Error(`Unexpected authentication response origin "${String(client.origin)}", expected "${expected.origin}"`)
+  }
+}
+
+function checkTokenBinding(tokenBinding: unknown): void {
+  if (!tokenBinding) return
+  if (typeof tokenBinding !== "object") throw new Error("ClientDataJSON tokenBinding was not an object")
+  const status = (tokenBinding as { status?: unknown }).status
+  if (status !== "present" && status !== "supported" && status !== "notSupported") {
+    throw new Error(`Unexpected tokenBinding status ${String(status)}`)
+  }
+}
+
+const isBase64Url = (value: string) => BASE64URL.test(value.replace(/=/g, ""))
+
+/**
+ * Verifies an assertion for `credential`; `undefined` when the key or the authenticator data is a kind
+ * this path leaves to the library. Throws with the library's reason when a check fails; answers
+ * `verified: false` when only the signature does not hold (as the library does).
+ */
+export function verifyAssertion(
+  response: AuthenticationResponseJSON,
+  expected: AssertionExpectation,
+  credential: StoredCredential,
+  decode: CoseDecoder,
+): AssertionResult | undefined {
+  const check = storedCheck(credential.publicKey, decode)
+  if (!check) return undefined
+  const reply = response.response
+  if (!response.id) throw new Error("Missing credential ID")
+  if (response.id !== response.rawId) throw new Error("Credential ID was not base64url-encoded")
+  if (response.type !== "public-key") throw new Error(`Unexpected credential type ${String(response.type)}, expected "public-key"`)
+  const clientDataJSON = Buffer.from(reply.clientDataJSON, "base64url")
+  const client = JSON.parse(clientDataJSON.toString("utf8")) as ClientData
+  checkClientData(client, expected)
+  if (!isBase64Url(reply.authenticatorData)) throw new Error("Credential response authenticatorData was not a base64url string")
+  if (!isBase64Url(reply.signature)) throw new Error("Credential response signature was not a base64url string")
+  if (reply.userHandle && typeof reply.userHandle !== "string") throw new Error("Credential response userHandle was not a string")
+  checkTokenBinding(client.tokenBinding)
+  const authData = Buffer.from(reply.authenticatorData, "base64url")
+  if (authData.length < PLAIN_AUTH_DATA) throw new Error(`Authenticator data was ${authData.length} bytes, expected at least 37 bytes`)
+  const flags = authData[32] as number
+  if (flags & (FLAG_AT | FLAG_ED)) return undefined
+  if (authData.length > PLAIN_AUTH_DATA) throw new Error("Leftover bytes detected while parsing authenticator data")
+  if (!timingSafeEqual(authData.subarray(0, 32), rpIdHash(expected.rpId))) throw new Error("Unexpected RP ID hash")
+  if (!(flags & FLAG_UP)) throw new Error("User not present during authentication")
+  if (expected.requireUserVerification && !(flags & FLAG_UV)) {
+    throw new Error("User verification required, but user could not be verified")
+  }
+  const counter = authData.readUInt32BE(33)
+  if ((counter > 0 || credential.counter > 0) && counter <= credential.counter) {
+    throw new Error(`Response counter value ${counter} was lower than expected ${credential.counter}`)
+  }
+  const signed = Buffer.concat([authData, createHash("sha256").update(clientDataJSON).digest()])
+  return { verified: check(signed, Buffer.from(reply.signature, "base64url")), newCounter: counter }
+}
