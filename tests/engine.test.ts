@@ -3,7 +3,7 @@
  * runtime routed) and the confirm flow written on the public kit: load, run, persist, respond.
  */
 import { describe, expect, it } from "vitest"
-import { type AnyStateMachine, fromCallback, setup } from "xstate"
+import { type AnyStateMachine, assign, fromCallback, setup } from "xstate"
 import {
   AWAITING_INPUT,
   declareEffect,
@@ -256,6 +256,41 @@ describe("the direct runner and xstate's actor run the same machine", () => {
     const passed = await request("actor", extended, retried.persisted, answer, answers)
     expect(passed).toEqual(await request("direct", extended, retried.persisted, answer, answers))
     expect(passed).toMatchObject({ status: "done", output: { ok: true } })
+  })
+
+  it("a start is xstate's initial snapshot (value, tags, context, persisted form), also when a state entered at the start runs an action", async () => {
+    const entering = setup({ types: flowTypes() }).createMachine({
+      id: "entering",
+      ...flowBase,
+      entry: assign({ steps: () => ({ seen: { attempts: 1 } }) }),
+      states: { idle: { tags: [AWAITING_INPUT], on: { SUBMIT: "done" } }, done: { type: "final" } },
+    })
+    const ctx = { ...(await contextOf("/auth/probe/two-step")), callbackUrl: `${ORIGIN}/home` }
+    for (const machine of [credentialsMachine, confirmMachine(), entering]) {
+      const provided = scripted(machine, { ...tail, authorize: () => identity }, [])
+      expect(directRunnable(provided)).toBe(true)
+      const options = { persisted: undefined, input: { provider: "two-step", now: 7 }, ctx, timeout: 5_000 }
+      const [direct, actor] = [startDirectRun(provided, options), startActorRun(provided, options)]
+      try {
+        const seen = (run: typeof direct) => ({
+          value: run.before.value,
+          status: run.before.status,
+          resting: run.before.hasTag(AWAITING_INPUT),
+          context: run.before.context,
+          persisted: JSON.parse(JSON.stringify(run.persist(run.before))),
+        })
+        expect(seen(direct)).toEqual(seen(actor))
+        expect(seen(direct)).toMatchObject({
+          value: "idle",
+          status: "active",
+          resting: true,
+          context: { provider: "two-step", startedAt: 7 },
+        })
+      } finally {
+        direct.stop()
+        actor.stop()
+      }
+    }
   })
 
   it("an effect error the machine does not handle fails the run the same way", async () => {

@@ -20,7 +20,7 @@ import {
 } from "xstate"
 import { FlowStateError } from "../errors.js"
 import type { EffectStarter } from "./effects/effect.js"
-import { type StepSink, stepMachine, steppable } from "./machine-step.js"
+import { type StepSink, startSnapshot, stepMachine, steppable } from "./machine-step.js"
 import { type MachineRun, type RunOptions, isPersistedSnapshot, resting } from "./run-common.js"
 
 const noop = () => {}
@@ -61,7 +61,10 @@ class DirectRun implements MachineRun, StepSink {
     private readonly options: RunOptions,
   ) {
     const { persisted, input } = options
-    const snapshot = persisted === undefined ? machine.getInitialSnapshot(scope, input) : restore(machine, persisted)
+    const snapshot =
+      persisted === undefined
+        ? (startSnapshot(machine, input, host) ?? machine.getInitialSnapshot(scope, input))
+        : restore(machine, persisted)
     if (!isMachineSnapshot(snapshot)) throw new TypeError("the machine gave no snapshot")
     this.before = snapshot
   }

@@ -45,6 +45,11 @@ interface Compiled {
   /** A snapshot per atomic or final state with an empty context, copied with the real one. */
   readonly templates: Map<AnyStateNode, AnyMachineSnapshot>
   readonly sets: WeakMap<Transition, Map<AnyStateNode, Sets>>
+  /**
+   * The atomic state the machine starts in when starting runs nothing but the context factory (no
+   * entry action, no effect on the way down from the root); null when it runs more. Found on first use.
+   */
+  initial?: AnyStateNode | null
 }
 
 const compiled = new WeakMap<AnyStateMachine, Compiled | null>()
@@ -227,6 +232,44 @@ function template(c: Compiled, machine: AnyStateMachine, atomic: AnyStateNode): 
     c.templates.set(atomic, snapshot)
   }
   return snapshot
+}
+
+/** The atomic state a start rests in, when entering the root and its initial states runs no action and no effect. */
+function quietInitial(machine: AnyStateMachine): AnyStateNode | null {
+  let node: AnyStateNode = machine.root
+  for (;;) {
+    if (node.entry.length > 0 || node.invoke.length > 0) return null
+    if (node.type !== "compound") return node.type === "atomic" ? node : null
+    const next = node.initial.target[0]
+    if (!next || node.initial.target.length > 1) return null
+    node = next
+  }
+}
+
+/**
+ * The machine's initial snapshot with `input`, made as xstate's `getInitialSnapshot` makes it (the
+ * context factory's result copied, the initial states' snapshot) without its initial microstep, when
+ * starting runs nothing else (no entry action, no effect); undefined otherwise, and when the factory
+ * throws or spawns: the caller then asks xstate, which answers those cases itself.
+ * @example const start = startSnapshot(machine, { provider: "credentials", now }, self) ?? machine.getInitialSnapshot(scope, input)
+ */
+export function startSnapshot(machine: AnyStateMachine, input: unknown, self: unknown): AnyMachineSnapshot | undefined {
+  const c = compiledOf(machine)
+  if (!c) return undefined
+  if (c.initial === undefined) c.initial = quietInitial(machine)
+  if (!c.initial) return undefined
+  const factory: unknown = machine.config.context
+  let context: Context
+  if (typeof factory === "function") {
+    try {
+      context = Object.assign({}, factory({ spawn: noSpawn, input, self }))
+    } catch {
+      return undefined
+    }
+  } else {
+    context = isRecord(factory) ? factory : {}
+  }
+  return { ...template(c, machine, c.initial), context, status: "active", output: undefined, error: undefined }
 }
 
 /**
