@@ -10,6 +10,7 @@ import { MemoryAdapter } from "../src/adapters/memory.js"
 import Credentials from "../src/providers/credentials.js"
 import Passkey from "../src/providers/passkey.js"
 import { resolveRateLimit } from "../src/runtime/rate-limit-rules.js"
+import { type ServerState, memoryServerState, syncVerbs } from "../src/runtime/server-state.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger } from "./helpers.js"
 
 const PASSWORD = "correct horse"
@@ -134,6 +135,33 @@ describe("password sign-in: per client", () => {
     expect((await signIn(client, "other@example.test", PASSWORD, "198.51.100.9")).headers.get("location")).toBe(ORIGIN)
     expect(refusedTo(await signIn(client, "third@example.test", PASSWORD, "198.51.100.9"))).toBe("RateLimited")
     expect(tried).toHaveLength(5)
+  })
+
+  it("the memory port's synchronous verbs and its promises (a copy of the port) give the same answers, attempt by attempt", async () => {
+    const answers = async (serverState: ServerState) => {
+      const { config, tried } = app({ enabled: true, rules: { passwordClient: false, passwordAccounts: { max: 2, window: 3600 } } })
+      const client = new AuthClient({ ...config, serverState })
+      const seen: (string | null)[] = []
+      const attempts: [string, string][] = [
+        ...Array.from({ length: 7 }, (): [string, string] => ["same@example.test", "wrong"]),
+        ["other@example.test", PASSWORD],
+        ["third@example.test", PASSWORD],
+        ["third@example.test", PASSWORD],
+      ]
+      for (const [email, password] of attempts) seen.push(refusedTo(await signIn(client, email, password, "198.51.100.9")))
+      return { seen, tried: tried.length }
+    }
+    const port = memoryServerState()
+    expect(syncVerbs(port)).toBeDefined()
+    const viaPromises = { ...memoryServerState() }
+    expect(syncVerbs(viaPromises)).toBeUndefined()
+    const expected = {
+      // five failures, then the account is locked; two distinct accounts, the third refused (and again)
+      seen: [...Array(5).fill("CredentialsSignin"), "RateLimited", "RateLimited", null, "RateLimited", "RateLimited"],
+      tried: 6,
+    }
+    expect(await answers(port)).toEqual(expected)
+    expect(await answers(viaPromises)).toEqual(expected)
   })
 
   it("20 attempts per client per minute; IPv6 clients count per /64", async () => {

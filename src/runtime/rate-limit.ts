@@ -12,7 +12,7 @@ import { accountHash, clientKey } from "./rate-limit-client.js"
 import type { ResolvedRateLimit } from "./rate-limit-rules.js"
 import { refusal } from "./rate-limit-respond.js"
 import { errorResponse } from "./respond.js"
-import { stateKey } from "./server-state.js"
+import { type SyncVerbs, stateKey, syncVerbs } from "./server-state.js"
 
 /** One rule to count for this request. */
 interface Check {
@@ -169,6 +169,19 @@ async function evaluateDistinct(ctx: RequestContext, check: Check, distinct: str
   }
 }
 
+/** {@link evaluate} on the in-memory port's synchronous verbs: the same steps, no promise per count. */
+function evaluateNow(sync: SyncVerbs, check: Check): Outcome {
+  const windowMs = check.rule.window * 1000
+  try {
+    if (check.distinct && !sync.claim(check.distinct, windowMs)) return null
+    const { count, resetAt } = sync.count(check.key, windowMs)
+    if (check.distinct && count > check.rule.max) sync.reset(check.distinct)
+    return { check, count, resetAt }
+  } catch (err) {
+    return { check, failed: err }
+  }
+}
+
 /** Logs and announces a lockout: once, on the first refused hit of the window. */
 async function lockedOut(ctx: RequestContext, check: Check, retryAfter: number): Promise<void> {
   const { name, client, account } = check
@@ -187,9 +200,16 @@ export async function rateLimitGate(ctx: RequestContext): Promise<Gate> {
   if (!limits) return OPEN
   const checks = checksFor(ctx, limits)
   if (checks.length === 0) return OPEN
-  const pending: Promise<Outcome>[] = []
-  for (const check of checks) pending.push(evaluate(ctx, check))
-  const outcomes = await Promise.all(pending)
+  const sync = syncVerbs(ctx.config.serverState)
+  let outcomes: Outcome[]
+  if (sync) {
+    outcomes = []
+    for (const check of checks) outcomes.push(evaluateNow(sync, check))
+  } else {
+    const pending: Promise<Outcome>[] = []
+    for (const check of checks) pending.push(evaluate(ctx, check))
+    outcomes = await Promise.all(pending)
+  }
   let failed: Extract<Outcome, { failed: unknown }>[] | undefined
   for (const outcome of outcomes) if (outcome !== null && "failed" in outcome) (failed ??= []).push(outcome)
   if (failed) {
@@ -213,16 +233,23 @@ export async function rateLimitGate(ctx: RequestContext): Promise<Gate> {
   return OPEN
 }
 
+const SETTLED: Promise<void> = Promise.resolve()
+
 /** The gate of a password attempt that was let through: a right password ends the account's count (its failures no longer matter). */
 class AccountReset implements Gate {
   constructor(
     private readonly ctx: RequestContext,
     private readonly key: string,
   ) {}
-  async settle(handled: Handled): Promise<void> {
-    if (handled.error !== undefined) return
+  settle(handled: Handled): Promise<void> {
+    if (handled.error !== undefined) return SETTLED
     const { config } = this.ctx
-    await config.serverState.reset(this.key).catch((err: unknown) => {
+    const sync = syncVerbs(config.serverState)
+    if (sync) {
+      sync.reset(this.key)
+      return SETTLED
+    }
+    return config.serverState.reset(this.key).catch((err: unknown) => {
       config.logger.error(new RateLimitUnavailable("The rate-limit store failed to reset an account.", { err }))
     })
   }
