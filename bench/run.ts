@@ -64,7 +64,7 @@ import type { CannonJob, LoadgenCpu } from "./loadgen.js"
 import { benchMachine } from "./machine.js"
 import { type SoakResult, pair, soakApps, soakReport } from "./soak.js"
 import { benchSteps, stepsTable } from "./steps.js"
-import { BENCH_SECRET, BENCH_USER, CSRF_COOKIE, IDP_ENV, IDP_PROVIDER_ID, SESSION_COOKIE } from "./shared.js"
+import { BENCH_SECRET, BENCH_USER, CSRF_COOKIE, IDP_ENV, IDP_KEEP_ALIVE_MS, IDP_PROVIDER_ID, SESSION_COOKIE } from "./shared.js"
 import { type VerifySpec, cookiePair, isBenchSession } from "./verify.js"
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
@@ -745,6 +745,7 @@ async function benchApps(): Promise<Record<Side, SideResult>> {
           client_secret: IDP_CLIENT_SECRET,
           redirect_uris: [`http://127.0.0.1:${ports[side]}/auth/callback/${IDP_PROVIDER_ID}`],
         })),
+        keepAliveTimeoutMs: IDP_KEEP_ALIVE_MS,
       })
       console.error(`\n[oidc-provider] ${idp.issuer} (one client per app)`)
     }

@@ -8,6 +8,13 @@ export const SESSION_COOKIE = "authjs.session-token"
 export const CSRF_COOKIE = "authjs.csrf-token"
 /** The OpenID provider both apps sign in with in the OIDC bench (bench/run.ts starts it; bench/app.ts reads these). */
 export const IDP_PROVIDER_ID = "bench-idp"
+/**
+ * The bench provider's idle-connection timeout, ms: Node's default. With the test provider's 1 s no
+ * client reuses a connection (Node's agent and undici give up one second before the announced timeout),
+ * so every token and discovery request of either app would open a TCP connection of its own.
+ * BENCH_IDP_KEEP_ALIVE_MS=1000 measures that case.
+ */
+export const IDP_KEEP_ALIVE_MS = Number(process.env.BENCH_IDP_KEEP_ALIVE_MS ?? 5_000)
 export const IDP_ENV = { issuer: "BENCH_IDP_ISSUER", clientId: "BENCH_IDP_CLIENT_ID", clientSecret: "BENCH_IDP_CLIENT_SECRET" } as const
 /** Steps bench (BENCH_STEPS=1, authchart only): the TOTP provider, its flow, and the users' secrets. */
 export const TOTP_PROVIDER_ID = "totp"

@@ -8,7 +8,8 @@
  * process.cpuUsage) before and after each phase gives CPU per request. Each step's budget is 2× a session
  * read plus the crypto it has to do (JWE seals and opens, an ES256 signature check; measured here in
  * process). Passkeys are registered and used by a software authenticator in the load generator
- * (bench/webauthn-authenticator.ts). BENCH_STEPS_FLOWS picks flows. `--json` prints JSON.
+ * (bench/webauthn-authenticator.ts). BENCH_STEPS_FLOWS picks flows, BENCH_STEPS_NODE_FLAGS adds node flags to the
+ * app (a CPU profile: `--cpu-prof --cpu-prof-dir=<dir>`). `--json` prints JSON.
  */
 import { generateKeyPairSync, randomBytes, sign, verify } from "node:crypto"
 import { loadavg } from "node:os"
@@ -24,6 +25,8 @@ const ALL_FLOWS: StepFlow[] = ["bare", "session", "csrf", "credentials", "oidc",
 /** BENCH_STEPS_FLOWS=session,oidc runs only those flows (in that order), e.g. for a profile of one flow. */
 const FLOWS = process.env.BENCH_STEPS_FLOWS ? (process.env.BENCH_STEPS_FLOWS.split(",") as StepFlow[]) : ALL_FLOWS
 const IDP_CLIENT = { clientId: "bench-steps", clientSecret: "bench-steps-secret-0123456789abcdef" }
+/** BENCH_STEPS_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof": node flags for the app child (node refuses --cpu-prof in NODE_OPTIONS). */
+const APP_FLAGS = process.env.BENCH_STEPS_NODE_FLAGS?.split(" ").filter(Boolean) ?? []
 
 /** The crypto a step has to do besides the model and the plumbing: JWE seals and opens (session or flow state), ES256 checks. */
 const CRYPTO: Record<string, { seals: number; opens: number; es256?: number; note: string }> = {
@@ -52,6 +55,8 @@ export interface StepRow {
   withinBudget: boolean | null
   crypto: string
   samples: string[]
+  /** The phase on the monotonic clock, µs (to cut a CPU profile of the app by phase). */
+  monoUs: [number, number]
 }
 
 export interface StepsReport {
@@ -109,7 +114,7 @@ export async function benchSteps(): Promise<StepsReport> {
         [IDP_ENV.clientId]: IDP_CLIENT.clientId,
         [IDP_ENV.clientSecret]: IDP_CLIENT.clientSecret,
       }
-      startApp("authchart", port, env).then(
+      startApp("authchart", port, env, APP_FLAGS).then(
         (started) => {
           app = started
           go()
@@ -143,6 +148,7 @@ export async function benchSteps(): Promise<StepsReport> {
         withinBudget: budgetUs === null ? null : us <= budgetUs,
         crypto: crypto?.note ?? "",
         samples: p.samples,
+        monoUs: p.monoUs,
       }
     })
     return {

@@ -275,11 +275,23 @@ describe("oidc harness: issParameter false", () => {
   let as: oauth.AuthorizationServer
 
   beforeAll(async () => {
-    server = await startOidcProvider({ clients: testClients(), issParameter: false })
+    server = await startOidcProvider({ clients: testClients(), issParameter: false, keepAliveTimeoutMs: 5_000 })
     as = await discover(server)
   })
   afterAll(async () => {
     await server?.stop()
+  })
+
+  it("keeps idle connections as long as keepAliveTimeoutMs says (the default provider: 1 s)", async () => {
+    const announced = async (s: OidcServer) =>
+      (await fetch(`${s.issuer}/.well-known/openid-configuration`, { signal: signal() })).headers.get("keep-alive")
+    expect(await announced(server)).toBe("timeout=5")
+    const other = await startOidcProvider({ clients: testClients() })
+    try {
+      expect(await announced(other)).toBe("timeout=1")
+    } finally {
+      await other.stop()
+    }
   })
 
   it("does not advertise or send iss, and the client flow still validates", async () => {

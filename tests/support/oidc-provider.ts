@@ -129,6 +129,13 @@ export interface StartOidcProviderOptions {
    * sign-in asked for `offline_access` with `prompt=consent` (oidc-provider's `issueRefreshToken`).
    */
   rotateRefreshTokens?: boolean
+  /**
+   * How long the provider keeps an idle connection open, ms (Node's `server.keepAliveTimeout`, announced
+   * as `Keep-Alive: timeout=<s>`). Default 1,000, with which clients keep no connection: Node's agent and
+   * undici stop reusing one a second before the announced timeout, so every request connects anew. The
+   * benches pass Node's own default (5,000) so that both apps' clients may reuse their connections.
+   */
+  keepAliveTimeoutMs?: number
 }
 
 export const DEFAULT_ACCOUNTS: readonly TestAccount[] = Object.freeze([
@@ -448,7 +455,7 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
     res.end()
   }
   const server = createServer((req, res) => handler(req, res))
-  server.keepAliveTimeout = 1_000
+  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 1_000
   const sockets = new Set<Socket>()
   server.on("connection", (socket) => {
     sockets.add(socket)
