@@ -77,6 +77,61 @@ const mailbox = await import("authchart/testing").then((kit) => kit.createTestMa
 console.log(JSON.stringify({ logged, signIn: [signIn.status, (await signIn.json()).message], mailbox }))
 `
 
+/**
+ * What importing the main entry points loads: every module URL the ES loader loads (a load hook that
+ * posts each URL to this thread). Then a credentials sign-in and a session read through ExpressAuth over
+ * node:http, and the global \`Response\` touched: whether Node's fetch implementation (undici) was loaded
+ * after the imports, after the sign-in, and after the touch (which must load it: the check is not vacuous).
+ */
+const loadedModulesScript = `
+import { register } from "node:module"
+import { request } from "node:http"
+import { MessageChannel } from "node:worker_threads"
+const { port1, port2 } = new MessageChannel()
+const loaded = []
+port1.on("message", (url) => loaded.push(url))
+register("data:text/javascript," + encodeURIComponent(\`
+let port
+export function initialize(data) { port = data.port }
+export async function load(url, context, next) { port.postMessage(url); return next(url, context) }
+\`), { data: { port: port2 }, transferList: [port2] })
+const undici = () => process.moduleLoadList.some((name) => name.includes("undici"))
+await import("authchart")
+const { ExpressAuth } = await import("authchart/express")
+const sentinel = "data:text/javascript,export{}"
+await import(sentinel)
+while (!loaded.includes(sentinel)) await new Promise((resolve) => setTimeout(resolve, 5))
+port1.close()
+const atImport = undici()
+const modules = loaded.filter((url) => url.includes("/node_modules/")).map((url) => url.slice(url.lastIndexOf("/node_modules/") + 14))
+
+const { default: express } = await import("express")
+const { default: Credentials } = await import("authchart/providers/credentials")
+const app = express()
+const authorize = (credentials) => ({ id: "1", name: String(credentials.username) })
+app.use("/auth", ExpressAuth({ secret: "a-secret-for-the-package-test-0123456789", trustHost: true, providers: [Credentials({ credentials: { username: {} }, authorize })] }))
+const server = app.listen(0, "127.0.0.1")
+await new Promise((resolve) => server.once("listening", resolve))
+const call = (method, path, headers = {}, body) => new Promise((resolve, reject) => {
+  const req = request({ host: "127.0.0.1", port: server.address().port, method, path, headers }, (res) => {
+    let text = ""
+    res.setEncoding("utf8").on("data", (chunk) => (text += chunk)).on("end", () => resolve({ status: res.statusCode, headers: res.headers, text }))
+  })
+  req.on("error", reject)
+  req.end(body)
+})
+const csrf = await call("GET", "/auth/csrf")
+const form = { cookie: csrf.headers["set-cookie"][0].split(";")[0], "content-type": "application/x-www-form-urlencoded" }
+const body = new URLSearchParams({ csrfToken: JSON.parse(csrf.text).csrfToken, username: "Pat" }).toString()
+const signIn = await call("POST", "/auth/callback/credentials", form, body)
+const session = signIn.headers["set-cookie"].find((c) => c.startsWith("authjs.session-token=")).split(";")[0]
+const read = await call("GET", "/auth/session", { cookie: session })
+server.close()
+const afterSignIn = undici()
+void globalThis.Response
+console.log(JSON.stringify({ modules, signIn: [signIn.status, JSON.parse(read.text).user.name], undici: [atImport, afterSignIn, undici()] }))
+`
+
 describe("npm pack", () => {
   it("exposes exactly the public modules, each importable with no optional package installed", () => {
     const compiled = packed.listing
@@ -116,6 +171,35 @@ describe("npm pack", () => {
     expect(packed.listing).toContain("package/dist/cli.js")
     expect(readFileSync(join(packed.pkgDir, "dist/cli.js"), "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true)
     expect(packed.listing.filter((path) => path.startsWith("package/tests/"))).toEqual([])
+  })
+
+  it("importing authchart and authchart/express loads no optional package, none of jose's index, the CLI, inspector or testing kit; a credentials sign-in through Express does not load Node's fetch implementation", () => {
+    packed.link("express")
+    const { modules, signIn, undici } = JSON.parse(packed.runScript("loaded.js", loadedModulesScript)) as {
+      modules: string[]
+      signIn: [number, string]
+      undici: boolean[]
+    }
+    const packages = new Set(
+      modules.map((path) =>
+        path
+          .split("/")
+          .slice(0, path.startsWith("@") ? 2 : 1)
+          .join("/"),
+      ),
+    )
+    expect([...packages].sort()).toEqual(["authchart", "cookie", "jose", "oauth4webapi", "xstate"])
+    // jose by its subpaths (errors; the decrypt of unusual tokens is imported on first use)
+    expect(modules).toContain("jose/dist/webapi/util/errors.js")
+    expect(modules).not.toContain("jose/dist/webapi/index.js")
+    expect(modules).not.toContain("jose/dist/webapi/jwt/decrypt.js")
+    expect(modules).toContain("authchart/dist/integration/express.js")
+    // the provider factories an app imports itself (providers/oauth.js is the runtime's: options merging)
+    const lazy = /^authchart\/dist\/(cli|inspect|testing|adapters|steps|providers\/(?!credentials\.js$|oauth\.js$))/
+    expect(modules.filter((path) => lazy.test(path))).toEqual([])
+    // a credentials sign-in whose authorize never reads its request loads no undici (about 3 MB of RSS)
+    expect(signIn).toEqual([303, "Pat"])
+    expect(undici).toEqual([false, false, true])
   })
 
   it("names a missing optional package: at start-up for a configured provider (its sign-in answers the configuration error), and in the testing kit", () => {

@@ -100,7 +100,12 @@ function realRequest(stand: LazyRequest): Request {
   return state.real
 }
 
-/** One handler for every stand-in (no closures per request): each property is the real request's. */
+/**
+ * One handler for every stand-in (no closures per request): each property is the real request's, and its
+ * prototype is `Request.prototype`, looked up only when asked (`instanceof Request`): the global `Request`
+ * loads Node's fetch implementation (undici, about 3 MB of RSS) the first time it is touched, which a
+ * server whose `authorize` never reads its request need not pay.
+ */
 const lazyRequest: ProxyHandler<LazyRequest> = {
   get(stand, key) {
     const request = realRequest(stand)
@@ -108,6 +113,7 @@ const lazyRequest: ProxyHandler<LazyRequest> = {
     return typeof value === "function" ? value.bind(request) : value
   },
   has: (stand, key) => Reflect.has(realRequest(stand), key),
+  getPrototypeOf: () => Request.prototype,
 }
 
 /**
@@ -118,7 +124,7 @@ const lazyRequest: ProxyHandler<LazyRequest> = {
  */
 export function userRequestFor(fn: (...args: never[]) => unknown, position: number, req: IncomingRequest): Request {
   if (fn.length !== position) return toUserRequest(req)
-  const stand = Object.create(Request.prototype) as LazyRequest
+  const stand = Object.create(null) as LazyRequest
   stand[LAZY] = { req }
   return new Proxy(stand, lazyRequest)
 }

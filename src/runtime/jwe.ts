@@ -7,7 +7,9 @@
  * members, padding or whitespace in a part) goes to `jose` itself through {@link decryptJwtAsync}.
  */
 import { createCipheriv, createDecipheriv, createHmac, timingSafeEqual } from "node:crypto"
-import { errors, jwtDecrypt, type CompactJWEHeaderParameters } from "jose"
+import type { CompactJWEHeaderParameters } from "jose"
+// jose's subpaths, not its index (which loads all of jose: about 1 MB of RSS); its decrypt on first use
+import * as errors from "jose/errors"
 import { type ContentEncryption, type DerivedKey, deriveKey, keyLength } from "./jwe-keys.js"
 import { randomBytes } from "./random.js"
 import { MissingSecret } from "../errors.js"
@@ -268,6 +270,7 @@ export async function decryptJwtAsync(token: string, secrets: readonly string[],
   } catch (error) {
     if (!(error instanceof NeedsSlowPath)) throw error
   }
+  const { jwtDecrypt } = await import("jose/jwt/decrypt")
   let firstError: unknown
   for (let start = 0; start < Math.max(secrets.length, 1); start++) {
     let retry = false

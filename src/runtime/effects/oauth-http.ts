@@ -69,67 +69,72 @@ function decoded(body: Buffer, encoding: string | undefined): Buffer {
  * A web `Response` whose body is already in memory (read whole and bounded above): `text()`, `json()`,
  * `arrayBuffer()` and `clone()` answer from it without a web stream, which would cost more than the
  * rest of reading the answer. Whoever reads `body` (or `blob()`, `formData()`) gets a real `Response`'s
- * stream, and from then on every method is that `Response`'s.
+ * stream, and from then on every method is that `Response`'s. The class is made on first use: `extends
+ * Response` at import would load Node's fetch implementation (undici, about 3 MB of RSS) in every app,
+ * also in one that never calls a provider.
  */
-class ReadResponse extends Response {
-  readonly #text: string | null
-  #used = false
-  #real: Response | undefined
+function defineReadResponse() {
+  return class ReadResponse extends Response {
+    readonly #text: string | null
+    #used = false
+    #real: Response | undefined
 
-  constructor(text: string | null, init: ResponseInit) {
-    super(null, init)
-    this.#text = text
-  }
-
-  #realized(): Response {
-    if (!this.#real) {
-      if (this.#used) throw new TypeError("Body is unusable: Body has already been read")
-      this.#real = new Response(this.#text, { status: this.status, statusText: this.statusText, headers: this.headers })
+    constructor(text: string | null, init: ResponseInit) {
+      super(null, init)
+      this.#text = text
     }
-    return this.#real
-  }
 
-  #take(): string {
-    if (this.#used) throw new TypeError("Body is unusable: Body has already been read")
-    this.#used = true
-    return this.#text ?? ""
-  }
+    #realized(): Response {
+      if (!this.#real) {
+        if (this.#used) throw new TypeError("Body is unusable: Body has already been read")
+        this.#real = new Response(this.#text, { status: this.status, statusText: this.statusText, headers: this.headers })
+      }
+      return this.#real
+    }
 
-  override get body(): Response["body"] {
-    return this.#text === null ? null : this.#realized().body
-  }
+    #take(): string {
+      if (this.#used) throw new TypeError("Body is unusable: Body has already been read")
+      this.#used = true
+      return this.#text ?? ""
+    }
 
-  override get bodyUsed(): boolean {
-    return this.#real ? this.#real.bodyUsed : this.#used
-  }
+    override get body(): Response["body"] {
+      return this.#text === null ? null : this.#realized().body
+    }
 
-  override async text(): Promise<string> {
-    return this.#real ? this.#real.text() : this.#take()
-  }
+    override get bodyUsed(): boolean {
+      return this.#real ? this.#real.bodyUsed : this.#used
+    }
 
-  override async json(): Promise<unknown> {
-    return this.#real ? this.#real.json() : JSON.parse(this.#take())
-  }
+    override async text(): Promise<string> {
+      return this.#real ? this.#real.text() : this.#take()
+    }
 
-  override async arrayBuffer(): Promise<ArrayBuffer> {
-    if (this.#real) return this.#real.arrayBuffer()
-    return new TextEncoder().encode(this.#take()).buffer
-  }
+    override async json(): Promise<unknown> {
+      return this.#real ? this.#real.json() : JSON.parse(this.#take())
+    }
 
-  override blob(): Promise<Blob> {
-    return this.#realized().blob()
-  }
+    override async arrayBuffer(): Promise<ArrayBuffer> {
+      if (this.#real) return this.#real.arrayBuffer()
+      return new TextEncoder().encode(this.#take()).buffer
+    }
 
-  override formData(): Promise<FormData> {
-    return this.#realized().formData()
-  }
+    override blob(): Promise<Blob> {
+      return this.#realized().blob()
+    }
 
-  override clone(): Response {
-    if (this.#real) return this.#real.clone()
-    if (this.#used) throw new TypeError("Response.clone: Body has already been consumed.")
-    return new ReadResponse(this.#text, { status: this.status, statusText: this.statusText, headers: this.headers })
+    override formData(): Promise<FormData> {
+      return this.#realized().formData()
+    }
+
+    override clone(): Response {
+      if (this.#real) return this.#real.clone()
+      if (this.#used) throw new TypeError("Response.clone: Body has already been consumed.")
+      return new ReadResponse(this.#text, { status: this.status, statusText: this.statusText, headers: this.headers })
+    }
   }
 }
+let ReadResponse: ReturnType<typeof defineReadResponse> | undefined
 
 function toResponse(res: IncomingMessage, body: Buffer): Response {
   const headers = new Headers()
@@ -144,6 +149,7 @@ function toResponse(res: IncomingMessage, body: Buffer): Response {
   }
   const status = res.statusCode ?? 0
   const text = NULL_BODY.has(status) ? null : decoded(body, res.headers["content-encoding"]).toString("utf8")
+  ReadResponse ??= defineReadResponse()
   return new ReadResponse(text, { status, statusText: res.statusMessage ?? "", headers })
 }
 

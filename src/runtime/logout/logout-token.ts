@@ -5,7 +5,9 @@
  * discovered issuer, `aud` containing our `client_id`, `iat` within `logout.maxTokenAge`, the
  * back-channel `events` member, `sub` and/or `sid`, no `nonce`, and `jti` used once (server-state port).
  */
-import { type JWTPayload, createRemoteJWKSet, jwtVerify } from "jose"
+import type { JWTPayload } from "jose"
+import { createRemoteJWKSet } from "jose/jwks/remote"
+import { jwtVerify } from "jose/jwt/verify"
 import { BackchannelLogoutError } from "../../errors.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
 import type { RequestContext } from "../context.js"
