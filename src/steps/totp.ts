@@ -54,14 +54,19 @@ export function base32Decode(text: string): Buffer {
   return Buffer.from(out)
 }
 
-/** The HOTP value (RFC 4226) of `counter`, `digits` long. */
-export function hotp(secret: Buffer, counter: number, digits = 6): string {
+/** The HOTP value (RFC 4226) of `counter` as a number below 10^`digits`. */
+function hotpValue(secret: Buffer, counter: number, digits: number): number {
   const message = Buffer.alloc(8)
-  message.writeBigUInt64BE(BigInt(counter))
+  message.writeUInt32BE(Math.floor(counter / 2 ** 32), 0)
+  message.writeUInt32BE(counter >>> 0, 4)
   const mac = createHmac("sha1", secret).update(message).digest()
   const offset = (mac[mac.length - 1] as number) & 0x0f
-  const code = (mac.readUInt32BE(offset) & 0x7fffffff) % 10 ** digits
-  return code.toString().padStart(digits, "0")
+  return (mac.readUInt32BE(offset) & 0x7fffffff) % 10 ** digits
+}
+
+/** The HOTP value (RFC 4226) of `counter`, `digits` long. */
+export function hotp(secret: Buffer, counter: number, digits = 6): string {
+  return hotpValue(secret, counter, digits).toString().padStart(digits, "0")
 }
 
 /** The TOTP time step (RFC 6238, 30 s) of a moment in milliseconds. */
@@ -82,9 +87,13 @@ export function verifyTotp(secret: string, code: string, now = Date.now(), windo
   if (!/^\d{6}$/.test(code)) return null
   const key = base32Decode(secret)
   const current = timeStep(now)
+  const given = Buffer.alloc(4)
+  given.writeUInt32BE(Number(code))
+  const expected = Buffer.alloc(4)
   let match: number | null = null
   for (let step = current - window; step <= current + window; step++) {
-    if (timingSafeEqual(Buffer.from(hotp(key, step)), Buffer.from(code))) match = step
+    expected.writeUInt32BE(hotpValue(key, step, 6))
+    if (timingSafeEqual(expected, given)) match = step
   }
   return match
 }

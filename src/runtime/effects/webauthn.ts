@@ -23,6 +23,7 @@ import { effect } from "./effect.js"
 import { normalizeEmail } from "./email.js"
 import { currentUser } from "../session.js"
 import { isPlainObject } from "../plain-object.js"
+import { randomBytes } from "../random.js"
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server"
 import {
   consumeChallenge,
@@ -43,6 +44,11 @@ export type WebAuthnAction = "register" | "authenticate"
 /** Registering, signed out, with the email of an existing account: what happened and what to do. */
 const ACCOUNT_EXISTS =
   "This email address already has an account. Sign in to it first (with its passkey or another way), then add a passkey."
+/** Bytes of a challenge and of a new user's WebAuthn user handle (the library's own size for both). */
+const CHALLENGE_BYTES = 32
+/** Random bytes from the batched pool (the library would make two `getRandomValues` calls per options). */
+const freshBytes = () => new Uint8Array(randomBytes(CHALLENGE_BYTES))
+
 /** Signing in with an email that has no passkey here. */
 const NO_PASSKEY = "No passkey is registered for this email address. Register one, or sign in another way."
 
@@ -126,6 +132,7 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
   if (decision === "authenticate") {
     const options = await lib.generateAuthenticationOptions({
       ...provider.authenticationOptions,
+      challenge: freshBytes(),
       rpID: rp.id,
       ...(credentials.length > 0 ? { allowCredentials: credentials } : {}),
     })
@@ -134,6 +141,8 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
   if (!email) return { refused: "Missing email" }
   const options = await lib.generateRegistrationOptions({
     ...provider.registrationOptions,
+    challenge: freshBytes(),
+    userID: freshBytes(),
     rpID: rp.id,
     rpName: rp.name,
     userName: email,
