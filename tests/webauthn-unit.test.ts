@@ -364,34 +364,39 @@ describe("passkey assertions checked with node:crypto (webauthn-assertion.ts), b
     expect(verifyAssertion(plain, expected, { publicKey: Buffer.from(es384).toString("base64"), counter: 0 }, decode)).toBeUndefined()
   })
 
-  it("a passkey registered and used through Auth(): signed in, counter stored; a tampered response or an unknown credential is refused", async () => {
+  it("a passkey registered and used through Auth(): signed in, counter stored; a tampered response, another user's passkey than the options listed, or an unknown credential is refused", async () => {
     const adapter = MemoryAdapter()
     const { client, log } = configWith({ adapter })
     const authenticator = new SoftAuthenticator(ORIGIN)
-    const ceremony = async (action: "register" | "authenticate", tweak?: AssertionTweak, edit?: (r: Record<string, unknown>) => void) => {
+    type Answer = { tweak?: AssertionTweak; edit?: (r: Record<string, unknown>) => void; as?: string; email?: string }
+    const ceremony = async (action: "register" | "authenticate", { tweak, edit, as = "pat", email = `${as}@app.test` }: Answer = {}) => {
+      client.jar.cookies.clear()
       const csrfToken = await client.csrf()
-      const res = await client.send(`/auth/webauthn-options/passkey?action=${action}&email=pat@app.test`)
+      const res = await client.send(`/auth/webauthn-options/passkey?action=${action}&email=${email}`)
       const { options } = (await res.json()) as { options: { challenge: string; rp: { id?: string }; rpId?: string } }
-      const response = action === "register" ? authenticator.register("pat", options) : authenticator.authenticate("pat", options, tweak)
+      const response = action === "register" ? authenticator.register(as, options) : authenticator.authenticate(as, options, tweak)
       edit?.(response)
       return client.send("/auth/callback/passkey", { form: { csrfToken, action, data: JSON.stringify(response) } })
     }
+    const refusedWith = (res: Response) => new URL(res.headers.get("location") ?? "").searchParams.get("error")
     expect((await ceremony("register")).headers.get("location")).toBe(ORIGIN)
+    expect((await ceremony("register", { as: "sam" })).headers.get("location")).toBe(ORIGIN)
     for (let i = 0; i < 2; i++) {
-      client.jar.cookies.clear()
       expect((await ceremony("authenticate")).headers.get("location")).toBe(ORIGIN)
       expect(client.jar.get("authjs.session-token")).toBeDefined()
     }
     const [stored] = (await adapter.listAuthenticatorsByUserId?.((await adapter.getUserByEmail?.("pat@app.test"))?.id ?? "")) ?? []
     expect(stored?.counter).toBe(2)
-    client.jar.cookies.clear()
-    const tampered = await ceremony("authenticate", { signature: flip })
-    expect(tampered.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=WebAuthnVerificationError`)
-    client.jar.cookies.clear()
-    const unknown = await ceremony("authenticate", {}, (r) =>
-      Object.assign(r, { id: "AAAAAAAAAAAAAAAAAAAAAA", rawId: "AAAAAAAAAAAAAAAAAAAAAA" }),
-    )
-    expect(unknown.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`)
-    expect(log.errors.map((e) => e.message)).toEqual(["The passkey response could not be verified.", "WebAuthn authenticator not found."])
+    expect(refusedWith(await ceremony("authenticate", { tweak: { signature: flip } }))).toBe("WebAuthnVerificationError")
+    // the options for pat listed pat's passkey only (allowCredentials): sam's is refused
+    expect(refusedWith(await ceremony("authenticate", { as: "sam", email: "pat@app.test" }))).toBe("WebAuthnVerificationError")
+    const unknownId = { id: "AAAAAAAAAAAAAAAAAAAAAA", rawId: "AAAAAAAAAAAAAAAAAAAAAA" }
+    expect(refusedWith(await ceremony("authenticate", { edit: (r) => Object.assign(r, unknownId) }))).toBe("Configuration")
+    expect(log.errors.map((e) => e.message)).toEqual([
+      "The passkey response could not be verified.",
+      "The passkey is not one the sign-in options listed.",
+      "WebAuthn authenticator not found.",
+    ])
+    expect(client.jar.get("authjs.session-token")).toBeUndefined()
   })
 })

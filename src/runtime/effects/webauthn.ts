@@ -10,8 +10,10 @@
  *
  * `webauthnVerify`: the response must answer the options issued (same ceremony, their challenge, once),
  * come from the relying party's origin for its RP ID, and verify user presence (and user verification
- * per provider). Authentication also needs a known credential whose signature counter moves forward
- * (the counter is updated); registration refuses a credential already stored.
+ * per provider). Authentication also needs a known credential, of the user whose passkeys the options
+ * listed when they listed any, whose signature counter moves forward (the counter is updated); it is
+ * checked with node:crypto for the common key types (webauthn-assertion.ts), with the library for the
+ * rest. Registration refuses a credential already stored.
  */
 import { AccountNotLinked, AuthError, FlowStateError, WebAuthnVerificationError } from "../../errors.js"
 import type { FlowUser, Identity } from "../../machines/types.js"
@@ -136,7 +138,9 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
       rpID: rp.id,
       ...(credentials.length > 0 ? { allowCredentials: credentials } : {}),
     })
-    return { options: { action: "authenticate", options }, pending: { action: "authenticate", challenge: options.challenge, user: null } }
+    // the options named the user's passkeys (allowCredentials): the response must come from one of them
+    const user = credentials.length > 0 && userId ? { id: userId } : null
+    return { options: { action: "authenticate", options }, pending: { action: "authenticate", challenge: options.challenge, user } }
   }
   if (!email) return { refused: "Missing email" }
   const options = await lib.generateRegistrationOptions({
@@ -204,15 +208,29 @@ export const webauthnVerify = effect<Identity, VerifyInput>(async (ctx, input) =
     throw new WebAuthnVerificationError(`A "${action}" response does not answer the "${issued.action}" options issued.`)
   }
   if (!(await consumeChallenge(ctx, issued.challenge))) throw new WebAuthnVerificationError("This challenge was already answered.")
-  return action === "authenticate" ? authenticate(ctx, response, issued.challenge) : register(ctx, response, issued.challenge, issued.user)
+  return action === "authenticate"
+    ? authenticate(ctx, response, issued.challenge, issued.user)
+    : register(ctx, response, issued.challenge, issued.user)
 })
 
-async function authenticate(ctx: EffectContext, response: ResponseData, challenge: string): Promise<Identity> {
+/**
+ * Checks an authentication response; `allowedUser` is the user whose passkeys the options listed
+ * (`allowCredentials`, WebAuthn §7.2 step 5), null when they listed none (a discoverable credential).
+ */
+async function authenticate(
+  ctx: EffectContext,
+  response: ResponseData,
+  challenge: string,
+  allowedUser: FlowUser | null,
+): Promise<Identity> {
   const provider = providerOf(ctx)
   const adapter = requireAdapter(ctx)
   const credentialID = toStoredId(response.id)
   const authenticator = await adapter.getAuthenticator(credentialID)
   if (!authenticator) throw new AuthError("WebAuthn authenticator not found.", { credentialID })
+  if (allowedUser?.id !== undefined && authenticator.userId !== allowedUser.id) {
+    throw new WebAuthnVerificationError("The passkey is not one the sign-in options listed.", { credentialID })
+  }
   const rp = relyingParty(ctx, provider)
   const reply = assertShape(response, isAuthenticationResponse)
   const requireUV = uvFor(provider, "authenticate")
