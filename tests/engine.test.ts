@@ -10,6 +10,7 @@ import {
   defineFlow,
   effect,
   type FlowEvent,
+  type GateResult,
   flowBase,
   flowTypes,
   type Identity,
@@ -291,6 +292,24 @@ describe("the direct runner and xstate's actor run the same machine", () => {
         actor.stop()
       }
     }
+  })
+
+  it("one machine, request after request: a transition a guard chooses is chosen again each time, never remembered", async () => {
+    let verdict: GateResult = { allow: true }
+    const provided = scripted(credentialsMachine, { ...tail, authorize: () => identity, signInGate: () => verdict }, [])
+    const ctx = { ...(await contextOf("/auth/probe/two-step")), callbackUrl: `${ORIGIN}/home` }
+    const outputs: unknown[] = []
+    for (const next of [{ allow: true }, { allow: false, redirect: "/elsewhere" }, { allow: true }] as GateResult[]) {
+      verdict = next
+      const run = startDirectRun(provided, { persisted: undefined, input: { provider: "two-step", now: 1 }, ctx, timeout: 5_000 })
+      outputs.push((await run.send(submit))?.output)
+      run.stop()
+    }
+    expect(outputs).toMatchObject([
+      { reply: { url: `${ORIGIN}/home` } },
+      { reply: { url: "/elsewhere" } },
+      { reply: { url: `${ORIGIN}/home` } },
+    ])
   })
 
   it("an effect error the machine does not handle fails the run the same way", async () => {
