@@ -220,6 +220,33 @@ describe("compatibility and transport policy", () => {
     }
   })
 
+  it("discovery is fetched once an hour per config; a newer document is used once the old one expires", async () => {
+    const discoveryUrl = `${server.issuer}/.well-known/openid-configuration`
+    let fetched = 0
+    const fetcher = async (url: string, init: RequestInit) => {
+      if (url !== discoveryUrl) return network(url, init)
+      const document = (await (await network(url, init)).json()) as Record<string, unknown>
+      fetched++
+      // the second document moves the authorization endpoint (a query parameter of its own)
+      if (fetched > 1) document.authorization_endpoint = `${document.authorization_endpoint}?version=2`
+      return Response.json(document)
+    }
+    const { client } = makeClient([oidc("idp", { [customFetch]: fetcher })])
+    const first = (await startSignIn(client, "idp")).location
+    const second = (await startSignIn(client, "idp")).location
+    expect(fetched).toBe(1)
+    expect(new URL(second).searchParams.has("version")).toBe(false)
+    expect(new URL(first).pathname).toBe(new URL(second).pathname)
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 61 * 60 * 1000 })
+    try {
+      const later = (await startSignIn(client, "idp")).location
+      expect(fetched).toBe(2)
+      expect(new URL(later).searchParams.get("version")).toBe("2")
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it("a provider's own fetch is still cut off by the provider timeout", async () => {
     const hang = (url: string, init: RequestInit) =>
       url.endsWith("/token")

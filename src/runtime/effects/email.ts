@@ -8,7 +8,7 @@
  * every secret (and Auth.js' comma-joined list), so a pending link survives a secret rotation. With
  * several email providers the hashed token carries the provider id: a link works only at its own callback.
  */
-import { createHash, randomBytes, randomUUID } from "node:crypto"
+import { createHash, randomUUID } from "node:crypto"
 import { EmailSignInError, MissingAdapter, Verification } from "../../errors.js"
 import type { Identity } from "../../machines/types.js"
 import type { EmailConfig } from "../../providers/email-types.js"
@@ -25,6 +25,7 @@ import { stateKey } from "../server-state.js"
 import { providerConfig } from "../provider-config.js"
 import { isPlainObject } from "../plain-object.js"
 import { newestSecret } from "../jwe.js"
+import { randomBytes } from "../random.js"
 
 const DEFAULT_MAX_AGE_S = 24 * 60 * 60
 
@@ -141,9 +142,8 @@ export const requestLink = effect<{ redirect: string }, { params: Record<string,
   const token = (await provider.generateVerificationToken?.()) ?? randomBytes(32).toString("hex")
   const expires = new Date(ctx.now + (provider.maxAge ?? DEFAULT_MAX_AGE_S) * 1000)
   const url = new URL(`${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`)
-  url.searchParams.set("callbackUrl", ctx.callbackUrl)
-  url.searchParams.set("token", token)
-  url.searchParams.set("email", email)
+  // written once: each `url.searchParams.set` would serialise the whole URL again
+  url.search = new URLSearchParams({ callbackUrl: ctx.callbackUrl, token, email }).toString()
   const stored = { identifier: email, token: hashToken(boundToken(ctx, provider, token), provider.secret ?? newestSecret(ctx.config)) }
   await store.create({ ...stored, expires })
   let request: Request | undefined
@@ -168,8 +168,7 @@ export const requestLink = effect<{ redirect: string }, { params: Record<string,
     throw error
   }
   const next = new URL(`${ctx.authUrl}/verify-request`)
-  next.searchParams.set("provider", provider.id)
-  next.searchParams.set("type", "email")
+  next.search = new URLSearchParams({ provider: provider.id, type: "email" }).toString()
   return { redirect: next.href }
 })
 

@@ -140,11 +140,20 @@ export function discoveryCache(config: object): DiscoveryCache {
  * `end_session_endpoint` and `jwks_uri` come only from here.
  */
 export async function discover(provider: OAuthConfig, cache: DiscoveryCache, now: number): Promise<o.AuthorizationServer> {
+  return (await discovered(provider, cache, now)).server
+}
+
+/** The discovery cache's key of a provider: its issuer, well-known URL and type. */
+function discoveryKey(provider: OAuthConfig & { issuer: string }): string {
+  return `${new URL(provider.issuer).href}|${provider.wellKnown ?? ""}|${provider.type}`
+}
+
+async function discovered(provider: OAuthConfig, cache: DiscoveryCache, now: number): Promise<CacheEntry & { key: string }> {
   if (!provider.issuer) throw new InvalidEndpoints(`The provider "${provider.id}" has no issuer to discover.`)
   const issuer = new URL(provider.issuer)
-  const key = `${issuer.href}|${provider.wellKnown ?? ""}|${provider.type}`
+  const key = discoveryKey({ ...provider, issuer: provider.issuer })
   const hit = cache.get(key)
-  if (hit && hit.until > now) return hit.server
+  if (hit && hit.until > now) return { ...hit, key }
   // discovery is once an hour per config, on the global fetch (where apps and tests may watch it) or the provider's own
   const timeout = provider.timeout ?? DEFAULT_TIMEOUT_MS
   const own = ownFetch(provider)
@@ -158,8 +167,9 @@ export async function discover(provider: OAuthConfig, cache: DiscoveryCache, now
     ? await (own ?? fetch)(provider.wellKnown, { method: "GET", headers: {}, signal: AbortSignal.timeout(timeout), redirect: "manual" })
     : await o.discoveryRequest(issuer, options)
   const server = await o.processDiscoveryResponse(issuer, response)
-  cache.set(key, { server, until: now + DISCOVERY_TTL_MS })
-  return server
+  const entry = { server, until: now + DISCOVERY_TTL_MS }
+  cache.set(key, entry)
+  return { ...entry, key }
 }
 
 /**
@@ -167,20 +177,41 @@ export async function discover(provider: OAuthConfig, cache: DiscoveryCache, now
  * issuer. Without either, `InvalidEndpoints`.
  */
 export async function authorizationServer(provider: OAuthConfig, cache: DiscoveryCache, now: number): Promise<o.AuthorizationServer> {
+  const hit = resolvedServers.get(provider)
+  // the same provider, config and discovery document as last time: the same (frozen) server
+  if (hit && hit.cache === cache && (hit.key === null || (hit.until > now && cache.get(hit.key)?.server === hit.from))) return hit.server
   const authorization = endpoint(provider.authorization).url
   const token = endpoint(provider.token).url
   const userinfo = endpoint(provider.userinfo).url
   const complete = authorization && token && (userinfo || provider.type === "oidc")
-  const discovered = provider.issuer && !complete ? await discover(provider, cache, now) : undefined
-  const server: o.AuthorizationServer = {
-    ...(discovered ?? {}),
-    issuer: discovered?.issuer ?? provider.issuer ?? `urn:authchart:${provider.id}`,
-    authorization_endpoint: authorization?.href ?? discovered?.authorization_endpoint,
-    token_endpoint: token?.href ?? discovered?.token_endpoint,
-    userinfo_endpoint: userinfo?.href ?? discovered?.userinfo_endpoint,
-  }
+  const entry = provider.issuer && !complete ? await discovered(provider, cache, now) : undefined
+  const from = entry?.server
+  const server: o.AuthorizationServer = Object.freeze({
+    ...(from ?? {}),
+    issuer: from?.issuer ?? provider.issuer ?? `urn:authchart:${provider.id}`,
+    authorization_endpoint: authorization?.href ?? from?.authorization_endpoint,
+    token_endpoint: token?.href ?? from?.token_endpoint,
+    userinfo_endpoint: userinfo?.href ?? from?.userinfo_endpoint,
+  })
   if (!server.authorization_endpoint || !server.token_endpoint) {
     throw new InvalidEndpoints(`Provider "${provider.id}" has no authorization or token endpoint.`)
   }
+  resolvedServers.set(provider, { server, cache, key: entry?.key ?? null, from, until: entry?.until ?? Number.POSITIVE_INFINITY })
   return server
 }
+
+/**
+ * The last authorization server built for a provider, with what it was built from: rebuilding it (the
+ * endpoints' URLs, the merge with discovery) is skipped while the discovery document it used is still the
+ * cached, unexpired one. Explicit endpoints alone never change, so such a server lives with its provider.
+ */
+interface ResolvedServer {
+  readonly server: o.AuthorizationServer
+  readonly cache: DiscoveryCache
+  /** The discovery cache key it was built with; null when it was built without discovery. */
+  readonly key: string | null
+  readonly from: o.AuthorizationServer | undefined
+  readonly until: number
+}
+
+const resolvedServers = new WeakMap<OAuthConfig, ResolvedServer>()
