@@ -48,13 +48,26 @@ export function directRunnable(machine: AnyStateMachine): boolean {
   return steppable(machine)
 }
 
-type Outcome = { id: string; event: EventObject }
+/** The event an effect's outcome is: xstate's `xstate.done.actor.<id>` or `xstate.error.actor.<id>`. */
+type EffectOutcome = { type: string; actorId: string; output?: unknown; error?: unknown }
+
+/** An effect in flight: its invoke id, and the event its outcome is once it settled. */
+interface Pending {
+  readonly id: string
+  outcome: EventObject | undefined
+}
 
 /** One request's run on the direct runner. */
 class DirectRun implements MachineRun, StepSink {
   readonly before: AnyMachineSnapshot
-  /** The effects in flight, by invoke id, with their outcome as an event. */
-  private readonly running = new Map<string, Promise<Outcome>>()
+  /** The effects in flight, in the order they started; an effect stopped is no longer here. */
+  private running: Pending[] = []
+  /** Effects in flight that settled and whose outcome the machine has not been sent yet, in order. */
+  private settled: Pending[] = []
+  /** The run waiting for the next outcome, if it is waiting. */
+  private waiter: { resolve(event: EventObject): void; reject(error: unknown): void } | undefined
+  /** Set when the run took longer than its timeout. */
+  private expired: FlowStateError | undefined
 
   constructor(
     private readonly machine: AnyStateMachine,
@@ -73,16 +86,9 @@ class DirectRun implements MachineRun, StepSink {
     let snapshot = stepMachine(this.machine, this.before, event, this, host)
     if (snapshot === this.before) return undefined
     if (resting(snapshot)) return snapshot
-    let timer: NodeJS.Timeout | undefined
-    const { timeout } = this.options
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new FlowStateError(`The sign-in step did not finish within ${timeout} ms.`)), timeout)
-    })
+    const timer = setTimeout(expire, this.options.timeout, this)
     try {
-      while (!resting(snapshot)) {
-        const next = await this.next(deadline)
-        snapshot = stepMachine(this.machine, snapshot, next, this, host)
-      }
+      while (!resting(snapshot)) snapshot = stepMachine(this.machine, snapshot, await this.next(), this, host)
       return snapshot
     } finally {
       clearTimeout(timer)
@@ -94,7 +100,7 @@ class DirectRun implements MachineRun, StepSink {
   }
 
   stop(): void {
-    this.running.clear()
+    this.stopEffects()
   }
 
   startEffect(id: string, start: EffectStarter, input: unknown): void {
@@ -104,32 +110,69 @@ class DirectRun implements MachineRun, StepSink {
     } catch (error) {
       started = Promise.reject(error)
     }
-    this.running.set(
-      id,
-      started.then(
-        (output) => ({ id, event: { type: `xstate.done.actor.${id}`, output, actorId: id } }),
-        (error: unknown) => ({ id, event: { type: `xstate.error.actor.${id}`, error, actorId: id } }),
-      ),
+    const pending: Pending = { id, outcome: undefined }
+    this.running.push(pending)
+    started.then(
+      (output) => this.arrive(pending, { type: `xstate.done.actor.${id}`, output, actorId: id }),
+      (error: unknown) => this.arrive(pending, { type: `xstate.error.actor.${id}`, error, actorId: id }),
     )
   }
 
   stopEffect(id: string): void {
-    this.running.delete(id)
+    this.running = this.running.filter((p) => p.id !== id)
+    this.settled = this.settled.filter((p) => p.id !== id)
   }
 
   stopEffects(): void {
-    this.running.clear()
+    this.running = []
+    this.settled = []
+  }
+
+  /** The run timed out: the wait (now or next) fails with a `FlowStateError`. */
+  timeOut(): void {
+    this.expired = new FlowStateError(`The sign-in step did not finish within ${this.options.timeout} ms.`)
+    const waiter = this.waiter
+    this.waiter = undefined
+    waiter?.reject(this.expired)
+  }
+
+  /** An effect settled: its outcome goes to the waiting run, or waits for it; a stopped effect's reaches nothing. */
+  private arrive(pending: Pending, outcome: EffectOutcome): void {
+    if (!this.running.includes(pending)) return
+    pending.outcome = outcome
+    const waiter = this.waiter
+    if (!waiter) {
+      this.settled.push(pending)
+      return
+    }
+    this.waiter = undefined
+    this.forget(pending)
+    waiter.resolve(outcome)
+  }
+
+  private forget(pending: Pending): void {
+    const at = this.running.indexOf(pending)
+    if (at !== -1) this.running.splice(at, 1)
   }
 
   /** The outcome of the first effect in flight to settle, as the event the machine gets. */
-  private async next(deadline: Promise<never>): Promise<EventObject> {
-    const { running } = this
-    const only = running.size === 1 ? running.values().next().value : undefined
-    if (running.size === 0) throw new FlowStateError("The sign-in step stopped before it rested or ended.")
-    const outcome = await Promise.race(only ? [only, deadline] : [...running.values(), deadline])
-    running.delete(outcome.id)
-    return outcome.event
+  private next(): EventObject | Promise<EventObject> {
+    if (this.expired) throw this.expired
+    const ready = this.settled.shift()
+    if (ready?.outcome) {
+      this.forget(ready)
+      return ready.outcome
+    }
+    if (this.running.length === 0) throw new FlowStateError("The sign-in step stopped before it rested or ended.")
+    return new Promise<EventObject>((resolve, reject) => {
+      this.waiter = { resolve, reject }
+    })
   }
+}
+
+/** The timer of a run that took too long. */
+function expire(run: DirectRun): void {
+  run.timeOut()
 }
 
 function restore(machine: AnyStateMachine, persisted: unknown): unknown {
