@@ -214,6 +214,8 @@ interface LoadResult {
   appCores: number | null
   /** The load generators' own CPU over the run, ms, and per response. */
   loadgenCpuMs: number
+  /** The load generators' CPU over the run as a share of one core (all of them together). */
+  loadgenCores: number | null
   /** The child's event-loop delay during the run, ms. */
   loop?: LoopDelay
 }
@@ -267,6 +269,7 @@ async function cannon(url: string, request: LoadRequest, verify: VerifySpec, dur
     cpuMsPerReq: null,
     appCores: null,
     loadgenCpuMs: sum((p) => p.loadgen.cpuMs),
+    loadgenCores: null,
   }
 }
 
@@ -283,11 +286,12 @@ async function measure(app: App, name: string, request: LoadRequest, verify: Ver
   const usedMs = (after.cpuUs - before.cpuUs) / 1000
   r.cpuMsPerReq = r.total > 0 ? usedMs / r.total : null
   r.appCores = usedMs / (r.durationS * 1000)
+  r.loadgenCores = r.loadgenCpuMs / wallMs
   r.loop = (await rssOf(app)).loop
   const flag = r.bad || r.errors || r.timeouts ? "  <-- PROBLEMS" : ""
   console.error(
     `  ${LABEL[app.side].padEnd(14)} ${name.padEnd(16)} ${r.okPerSec.toFixed(0).padStart(7)} ok req/s  ${((r.cpuMsPerReq ?? 0) * 1000).toFixed(0)} µs app CPU/req  ` +
-      `app ${(100 * r.appCores).toFixed(0)}% of a core, load generator ${((100 * r.loadgenCpuMs) / wallMs).toFixed(0)}%  p99 ${r.p99} ms  ` +
+      `app ${(100 * r.appCores).toFixed(0)}% of a core, load generator ${(100 * r.loadgenCores).toFixed(0)}%  p99 ${r.p99} ms  ` +
       `ok=${r.ok} bad=${r.bad} err=${r.errors} timeouts=${r.timeouts} codes=${JSON.stringify(r.statusCodes)}${flag}`,
   )
   return r
@@ -894,6 +898,9 @@ async function decodeBench(): Promise<{ authchart: DecodeResult; authjs: DecodeR
 function fmtNum(n: number, digits = 0): string {
   return n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 }
+/** "app 98% / load generator 41%" of one core over a measured run. */
+const shares = (r: LoadResult) =>
+  r.appCores === null || r.loadgenCores === null ? "n/a" : `${(100 * r.appCores).toFixed(0)}% / ${(100 * r.loadgenCores).toFixed(0)}%`
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`
 
 async function main(): Promise<void> {
@@ -934,6 +941,8 @@ async function main(): Promise<void> {
   addLoad("GET /auth/session, browser cookie jar", a.sessionJar, b.sessionJar)
   addLoad("GET /protected, browser cookie jar", a.protectedJar, b.protectedJar)
   addLoad("credentials sign-in", a.signin, b.signin)
+  // whether the app, not the load generator, was the bottleneck of the sign-in run (issue 17)
+  rows.push(["credentials sign-in app / load generator CPU, share of a core", shares(a.signin), shares(b.signin), ""])
   if (a.cold.signin && b.cold.signin) {
     rows.push([
       `credentials sign-in req/s, cold (first ${COLD_S} s)`,
@@ -1098,7 +1107,8 @@ async function main(): Promise<void> {
       `INFO  credentials sign-in POST, server CPU: authchart ${us(signIn.authchart.cpuMs)} (floor ${us(signIn.authchart.floorMs)}, ` +
         `${us(signIn.authchart.aboveFloorMs)} above it), @auth/express ${us(signIn.authjs.cpuMs)} (floor ${us(signIn.authjs.floorMs)}, ` +
         `${us(signIn.authjs.aboveFloorMs)} above it); ${signIn.cpuLess.toFixed(2)}× less CPU, ${signIn.signInsPerSec.toFixed(2)}× the sign-ins/s ` +
-        `(the floor: the bare Express JSON route in the same app and run)`,
+        `(the floor: the bare Express JSON route in the same app and run); app / load generator CPU as a share of a core: ` +
+        `authchart ${shares(a.signin)}, @auth/express ${shares(b.signin)} (${LOADGENS} load generator process${LOADGENS > 1 ? "es" : ""})`,
     )
   }
   /** OIDC problems of one side: failed sign-ins (warm-up included), bad sessions, or a failed pre-check. */
