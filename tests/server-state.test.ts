@@ -127,6 +127,12 @@ describe("memoryServerState: bounded", () => {
     expect(syncVerbs(spied)).toBeUndefined()
   })
 
+  it("stateKey encodes every piece, so none can close the owner tag or add a part; plain pieces stay as they are", () => {
+    expect(stateKey("rl", "203.0.113.9", "passwordClient")).toBe("rl:{203.0.113.9}:passwordClient")
+    expect(stateKey("rl", "a}:{b", "x:y", 7)).toBe("rl:{a%7D%3A%7Bb}:x%3Ay:7")
+    expect(stateKey("rl", "2001:db8::/64", "é")).toBe("rl:{2001%3Adb8%3A%3A%2F64}:%C3%A9")
+  })
+
   it("each config has its own memory port by default", async () => {
     const one = memoryServerState()
     const two = memoryServerState()

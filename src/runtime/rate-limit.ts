@@ -64,52 +64,72 @@ function credentialsAccount(ctx: RequestContext): string | undefined {
   return undefined
 }
 
-const NO_RULES: readonly { name: RateLimitRuleName; account?: string }[] = []
+/** The rules a request falls under (names), and the account its per-account rules count. */
+interface Rules {
+  readonly names: readonly RateLimitRuleName[]
+  readonly account?: string
+}
+
+const NO_RULES: Rules = { names: [] }
+/** The rules named per route kind, made once (a request only picks one). */
+const CLIENT = ["client"] as const
+const names = (...extra: RateLimitRuleName[]): { plain: readonly RateLimitRuleName[]; account: readonly RateLimitRuleName[] } => ({
+  plain: [...CLIENT, ...extra],
+  account: [...CLIENT, "accountClient", ...extra],
+})
+const PLAIN = names()
+const BACKCHANNEL = names("backchannelClient")
+const PASSWORD = names("passwordClient")
+const PASSWORD_ACCOUNT = names("passwordClient", "passwordAccount", "passwordAccounts")
+const EMAIL = names("emailClient")
+const EMAIL_ADDRESS = names("emailClient", "emailAddress")
+const WEBAUTHN = names("webauthnClient")
+const OAUTH = names("oauthClient")
 
 /** The rules a request falls under, by route and provider type, before hooks. */
-function rulesFor(ctx: RequestContext): readonly { name: RateLimitRuleName; account?: string }[] {
+function rulesFor(ctx: RequestContext): Rules {
   const { action } = ctx
   const method = ctx.req.method
   if (action === "session" && method === "GET") return NO_RULES
-  const out: { name: RateLimitRuleName; account?: string }[] = [{ name: "client" }]
-  if (method === "POST" && ACCOUNT_ACTIONS.has(action)) out.push({ name: "accountClient" })
+  const managing = method === "POST" && ACCOUNT_ACTIONS.has(action)
+  const pick = (set: { plain: readonly RateLimitRuleName[]; account: readonly RateLimitRuleName[] }, account?: string): Rules =>
+    account === undefined ? { names: managing ? set.account : set.plain } : { names: managing ? set.account : set.plain, account }
   const route: string = action // authchart's own actions are not Auth.js' AuthAction
-  if (route === "backchannel-logout") return [...out, { name: "backchannelClient" }]
+  if (route === "backchannel-logout") return pick(BACKCHANNEL)
   switch (ctx.provider?.type) {
     case "credentials": {
       if (action !== "callback" || method !== "POST" || param(ctx.req, "step") !== undefined) break
       const account = credentialsAccount(ctx)
-      out.push({ name: "passwordClient" })
-      if (account) out.push({ name: "passwordAccount", account }, { name: "passwordAccounts", account })
-      break
+      return account ? pick(PASSWORD_ACCOUNT, account) : pick(PASSWORD)
     }
     case "email": {
       if (action !== "signin" || method !== "POST") break
       const email = ctx.req.body?.email
-      out.push({ name: "emailClient" })
-      if (typeof email === "string" && email.trim() !== "") out.push({ name: "emailAddress", account: email })
-      break
+      return typeof email === "string" && email.trim() !== "" ? pick(EMAIL_ADDRESS, email) : pick(EMAIL)
     }
     case "webauthn":
-      if (action === "webauthn-options" || action === "callback") out.push({ name: "webauthnClient" })
+      if (action === "webauthn-options" || action === "callback") return pick(WEBAUTHN)
       break
     case "oauth":
     case "oidc":
-      if (action === "signin") out.push({ name: "oauthClient" })
+      if (action === "signin") return pick(OAUTH)
       break
   }
-  return out
+  return pick(PLAIN)
 }
+
+/** The rules that count an account (the others count the client). */
+const ACCOUNT_RULES: ReadonlySet<RateLimitRuleName> = new Set(["passwordAccount", "passwordAccounts", "emailAddress"])
 
 /** The checks of this request: rules in force, not skipped by the hook, with a client where one is needed. */
 function checksFor(ctx: RequestContext, limits: ResolvedRateLimit): readonly Check[] {
-  const rules = rulesFor(ctx)
-  if (rules.length === 0) return NO_CHECKS
+  const { names: ruleNames, account } = rulesFor(ctx)
+  if (ruleNames.length === 0) return NO_CHECKS
   const ip = ctx.req.clientIp ? clientKey(ctx.req.clientIp) : undefined
   const checks: Check[] = []
-  let hashedFor: string | undefined
-  let accountHashed: string | undefined
-  for (const { name, account } of rules) {
+  // the account rules of one request name the same account: hashed once, when one counts it
+  let hashed: string | undefined
+  for (const name of ruleNames) {
     const rule = limits.rules.get(name)
     if (!rule) continue
     let client = ip
@@ -125,12 +145,7 @@ function checksFor(ctx: RequestContext, limits: ResolvedRateLimit): readonly Che
       if (limits.skip?.(seen)) continue
       client = limits.key?.(seen) ?? ip
     }
-    // the account rules of one request name the same account: hashed once
-    if (account !== undefined && account !== hashedFor) {
-      hashedFor = account
-      accountHashed = accountHash(account, ctx.config.secrets[0])
-    }
-    const hashed = account === undefined ? undefined : accountHashed
+    if (account !== undefined && hashed === undefined && ACCOUNT_RULES.has(name)) hashed = accountHash(account, ctx.config.secrets[0])
     if (name === "passwordAccount" || name === "emailAddress") {
       checks.push({ name, rule, key: stateKey("rl", hashed as string, name), client, account: hashed })
     } else if (client !== undefined) {

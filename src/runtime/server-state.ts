@@ -79,7 +79,12 @@ export interface ServerState {
   setIfLocked(lockKey: string, owner: string, key: string, value: string, ttlMs: number): Promise<boolean>
 }
 
-const part = (value: string | number) => encodeURIComponent(String(value))
+/** What `encodeURIComponent` leaves as it is: such a piece is used without a copy. */
+const UNRESERVED = /^[A-Za-z0-9\-_.!~*'()]*$/
+const part = (value: string | number) => {
+  const text = String(value)
+  return UNRESERVED.test(text) ? text : encodeURIComponent(text)
+}
 
 /**
  * A port key: `kind:{owner}:part…`, every piece URI-encoded (so no piece can close the hash tag early or
