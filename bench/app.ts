@@ -23,7 +23,6 @@ import {
   PASSKEY_PROVIDER_ID,
   TOTP_FLOW_ID,
   TOTP_PROVIDER_ID,
-  benchTotpSecret,
 } from "./shared.js"
 
 type Side = "authchart" | "authjs"
@@ -53,17 +52,25 @@ async function load(side: Side): Promise<Lib> {
 /**
  * BENCH_STEPS=1 (authchart only): a memory adapter (JWT sessions kept), an email provider whose links
  * are kept in memory for the runner, a credentials provider `totp` whose users `totp-*` answer a TOTP
- * step (secret from bench/shared.ts) on its own flow, and a passkey provider (WebAuthn enabled).
+ * step (secret from bench/totp-secret.ts) on its own flow, and a passkey provider (WebAuthn enabled).
  */
 async function stepsConfig(): Promise<{ config: object; providers: unknown[]; mail: Map<string, string> }> {
-  const [{ MemoryAdapter }, { default: Credentials }, { credentialsFlow, extendFlow }, { totpStep }, { default: Passkey }] =
-    await Promise.all([
-      import("../src/adapters/memory.js"),
-      import("../src/providers/credentials.js"),
-      import("../src/index.js"),
-      import("../src/steps/totp.js"),
-      import("../src/providers/passkey.js"),
-    ])
+  const [
+    { MemoryAdapter },
+    { default: Credentials },
+    { credentialsFlow, extendFlow },
+    { totpStep },
+    { default: Passkey },
+    { benchTotpSecret },
+  ] = await Promise.all([
+    import("../src/adapters/memory.js"),
+    import("../src/providers/credentials.js"),
+    import("../src/index.js"),
+    import("../src/steps/totp.js"),
+    import("../src/providers/passkey.js"),
+    // not in ./shared.js: the @auth/express app must load nothing of authchart's
+    import("./totp-secret.js"),
+  ])
   const mail = new Map<string, string>()
   const secrets = new Map<string, string>()
   const secretFor = async (user: { id?: string }) => {

@@ -25,8 +25,8 @@ import {
   PASSKEY_PROVIDER_ID,
   SESSION_COOKIE,
   TOTP_PROVIDER_ID,
-  benchTotpSecret,
 } from "./shared.js"
+import { benchTotpSecret } from "./totp-secret.js"
 import { type VerifySpec, verifier } from "./verify.js"
 import { SoftAuthenticator } from "./webauthn-authenticator.js"
 

@@ -1,6 +1,7 @@
-/** Constants shared by the bench app (child) and the runner. */
-import { createHash } from "node:crypto"
-import { base32Encode } from "../src/steps/totp.js"
+/**
+ * Constants shared by the bench app (child) and the runner. Nothing of authchart's own is imported here:
+ * the @auth/express app loads this file too (the TOTP secrets are in bench/totp-secret.ts).
+ */
 
 export const BENCH_SECRET = "bench-secret-0123456789abcdef0123456789abcdef"
 export const BENCH_USER = { id: "1", name: "Bench", email: "bench@example.test" }
@@ -22,8 +23,3 @@ export const TOTP_FLOW_ID = "credentials-totp"
 export const EMAIL_PROVIDER_ID = "email"
 /** Steps bench: the passkey provider (the load generator answers with bench/webauthn-authenticator.ts). */
 export const PASSKEY_PROVIDER_ID = "passkey"
-/** A TOTP user's secret, derived from the user id so the load generator knows it too. */
-export async function benchTotpSecret(userId: string): Promise<string> {
-  // the app calls this for every new TOTP user: no import() per call (the TOTP step would carry its cost)
-  return base32Encode(createHash("sha1").update(`bench-totp:${userId}`).digest())
-}
