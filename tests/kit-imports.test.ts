@@ -22,6 +22,7 @@ const builtIn = [
   "src/runtime/effects/oauth-http.ts",
   "src/runtime/effects/webauthn.ts",
   "src/runtime/effects/webauthn-support.ts",
+  "src/runtime/effects/webauthn-assertion.ts",
   "src/runtime/effects/redirect-proxy.ts",
 ]
 const own = (target: string) => builtIn.includes(target)

@@ -12,7 +12,7 @@ import { AWAITING_INPUT, type Identity } from "../src/machines/types.js"
 import Passkey from "../src/providers/passkey.js"
 import WebAuthn from "../src/providers/webauthn.js"
 import { decideCeremony } from "../src/runtime/effects/webauthn.js"
-import { type CoseDecoder, verifyAssertion } from "../src/runtime/effects/webauthn-assertion.js"
+import { verifyAssertion } from "../src/runtime/effects/webauthn-assertion.js"
 import { decodeCredentialPublicKey, isoCBOR } from "@simplewebauthn/server/helpers"
 import { type AssertionTweak, SoftAuthenticator, type SoftKeyType } from "../bench/webauthn-authenticator.js"
 import { renderSignIn } from "../src/runtime/pages/index.js"
@@ -313,7 +313,7 @@ describe("passkey assertions checked with node:crypto (webauthn-assertion.ts), b
     const counter = c.stored ?? 0
     let fast: boolean | undefined
     try {
-      fast = verifyAssertion(response, expected, { publicKey: stored, counter }, decodeCredentialPublicKey as CoseDecoder)?.verified
+      fast = verifyAssertion(response, expected, { publicKey: stored, counter }, decodeCredentialPublicKey)?.verified
     } catch {
       fast = false
     }
@@ -349,7 +349,7 @@ describe("passkey assertions checked with node:crypto (webauthn-assertion.ts), b
       { challenge: "c", rpId },
       { flags: FLAG_UP | FLAG_UV | FLAG_ED, extraAuthData: Buffer.from([0xa0]) },
     )
-    const decode = decodeCredentialPublicKey as CoseDecoder
+    const decode = decodeCredentialPublicKey
     expect(verifyAssertion(withExtensions as never, expected, { publicKey: stored, counter: 0 }, decode)).toBeUndefined()
     const es384 = isoCBOR.encode(
       new Map<number, number | Uint8Array>([

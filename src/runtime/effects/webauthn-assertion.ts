@@ -12,7 +12,7 @@
  */
 import { type KeyObject, createHash, createPublicKey, timingSafeEqual, verify } from "node:crypto"
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server"
-import type { WebAuthnVerifyOptions } from "../../providers/webauthn-types.js"
+import { isPlainObject } from "../plain-object.js"
 
 /** What the response must match, as the library's `expected*` options (one origin, one RP ID). */
 export interface AssertionExpectation {
@@ -34,8 +34,8 @@ export interface AssertionResult {
   newCounter: number
 }
 
-/** Decodes a COSE key (the library's `decodeCredentialPublicKey`): called once per stored key. */
-export type CoseDecoder = (cose: Uint8Array) => Map<number, unknown>
+/** Decodes a COSE key (the library's `decodeCredentialPublicKey`, a `Map`): called once per stored key. */
+export type CoseDecoder = (cose: Uint8Array<ArrayBuffer>) => unknown
 
 type Check = (data: Buffer, signature: Buffer) => boolean
 
@@ -61,7 +61,7 @@ const HONOURED = new Set<string>(["requireUserVerification", "requireUserPresenc
  * Whether this path may verify for a provider: not when its `verifyAuthenticationOptions` carry an
  * option the library would act on and this path does not (from untyped configs).
  */
-export function handlesOptions(options: WebAuthnVerifyOptions | undefined): boolean {
+export function handlesOptions(options: object | undefined): boolean {
   return options === undefined || Object.keys(options).every((key) => HONOURED.has(key))
 }
 
@@ -78,9 +78,10 @@ function rpIdHash(rpId: string): Buffer {
 /** An ASN.1 DER length at `at`: [length, where the content starts], or null. */
 function derLength(der: Buffer, at: number): [number, number] | null {
   const first = der[at]
+  const second = der[at + 1]
   if (first === undefined) return null
   if (first < 0x80) return [first, at + 1]
-  if (first === 0x81 && der[at + 1] !== undefined) return [der[at + 1] as number, at + 2]
+  if (first === 0x81 && second !== undefined) return [second, at + 2]
   return null
 }
 
@@ -89,7 +90,7 @@ function derInteger(der: Buffer, at: number, size: number): [Buffer, number] {
   const length = der[at] === 0x02 ? derLength(der, at + 1) : null
   if (!length || length[1] + length[0] > der.length) throw new Error("Invalid ECDSA signature encoding")
   let bytes = der.subarray(length[1], length[1] + length[0])
-  if (bytes.length === size + 1 && bytes[0] === 0 && ((bytes[1] as number) & 0x80) === 0x80) bytes = bytes.subarray(1)
+  if (bytes.length === size + 1 && bytes[0] === 0 && ((bytes[1] ?? 0) & 0x80) === 0x80) bytes = bytes.subarray(1)
   if (bytes.length > size) throw new Error(`Invalid signature component length ${bytes.length}, expected ${size}`)
   const out = Buffer.alloc(size)
   bytes.copy(out, size - bytes.length)
@@ -109,7 +110,7 @@ export function ecdsaRaw(der: Buffer): Buffer {
 const b64u = (value: unknown): string | undefined => (value instanceof Uint8Array ? Buffer.from(value).toString("base64url") : undefined)
 
 /** The signature check of a COSE key, or null when it is a kind left to the library. */
-function checkOf(cose: Map<number, unknown>): Check | null {
+function checkOf(cose: Map<unknown, unknown>): Check | null {
   const kty = cose.get(1)
   const alg = cose.get(3)
   if (kty === 2 && alg === -7 && cose.get(-1) === 1) {
@@ -140,11 +141,13 @@ function storedCheck(publicKey: string, decode: CoseDecoder): Check | null {
   let check = checks.get(publicKey)
   if (check !== undefined) return check
   try {
-    check = checkOf(decode(Buffer.from(publicKey, "base64")))
+    const cose = decode(new Uint8Array(Buffer.from(publicKey, "base64")))
+    check = cose instanceof Map ? checkOf(cose) : null
   } catch {
     check = null // a key the library decodes or refuses with its own error
   }
-  if (checks.size >= ASSERTION_KEY_CACHE) checks.delete(checks.keys().next().value as string)
+  const oldest = checks.keys().next()
+  if (checks.size >= ASSERTION_KEY_CACHE && !oldest.done) checks.delete(oldest.value)
   checks.set(publicKey, check)
   return check
 }
@@ -155,18 +158,8 @@ function sameString(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right)
 }
 
-/** clientDataJSON's fields as the library reads them. */
-interface ClientData {
-  type?: unknown
-  challenge?: unknown
-  origin?: unknown
-  crossOrigin?: unknown
-  topOrigin?: unknown
-  tokenBinding?: unknown
-}
-
 /** The client data checks (§7.2 steps 11–14 and the cross-origin rules the library applies). */
-function checkClientData(client: ClientData, expected: AssertionExpectation): void {
+function checkClientData(client: Record<string, unknown>, expected: AssertionExpectation): void {
   if (client.type !== "webauthn.get") throw new Error(`Unexpected authentication response type: ${String(client.type)}`)
   if (typeof client.challenge !== "string" || !sameString(client.challenge, expected.challenge)) {
     throw new Error(`Unexpected authentication response challenge "${String(client.challenge)}", expected "${expected.challenge}"`)
@@ -184,7 +177,7 @@ function checkClientData(client: ClientData, expected: AssertionExpectation): vo
 function checkTokenBinding(tokenBinding: unknown): void {
   if (!tokenBinding) return
   if (typeof tokenBinding !== "object") throw new Error("ClientDataJSON tokenBinding was not an object")
-  const status = (tokenBinding as { status?: unknown }).status
+  const status = isPlainObject(tokenBinding) ? tokenBinding.status : undefined
   if (status !== "present" && status !== "supported" && status !== "notSupported") {
     throw new Error(`Unexpected tokenBinding status ${String(status)}`)
   }
@@ -210,7 +203,8 @@ export function verifyAssertion(
   if (response.id !== response.rawId) throw new Error("Credential ID was not base64url-encoded")
   if (response.type !== "public-key") throw new Error(`Unexpected credential type ${String(response.type)}, expected "public-key"`)
   const clientDataJSON = Buffer.from(reply.clientDataJSON, "base64url")
-  const client = JSON.parse(clientDataJSON.toString("utf8")) as ClientData
+  const client: unknown = JSON.parse(clientDataJSON.toString("utf8"))
+  if (!isPlainObject(client)) throw new Error("Credential response clientDataJSON was not a JSON object")
   checkClientData(client, expected)
   if (!isBase64Url(reply.authenticatorData)) throw new Error("Credential response authenticatorData was not a base64url string")
   if (!isBase64Url(reply.signature)) throw new Error("Credential response signature was not a base64url string")
@@ -218,7 +212,7 @@ export function verifyAssertion(
   checkTokenBinding(client.tokenBinding)
   const authData = Buffer.from(reply.authenticatorData, "base64url")
   if (authData.length < PLAIN_AUTH_DATA) throw new Error(`Authenticator data was ${authData.length} bytes, expected at least 37 bytes`)
-  const flags = authData[32] as number
+  const flags = authData.readUInt8(32)
   if (flags & (FLAG_AT | FLAG_ED)) return undefined
   if (authData.length > PLAIN_AUTH_DATA) throw new Error("Leftover bytes detected while parsing authenticator data")
   if (!timingSafeEqual(authData.subarray(0, 32), rpIdHash(expected.rpId))) throw new Error("Unexpected RP ID hash")

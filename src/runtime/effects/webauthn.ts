@@ -15,6 +15,7 @@
  * checked with node:crypto for the common key types (webauthn-assertion.ts), with the library for the
  * rest. Registration refuses a credential already stored.
  */
+import { randomBytes } from "node:crypto"
 import { AccountNotLinked, AuthError, FlowStateError, WebAuthnVerificationError } from "../../errors.js"
 import type { FlowUser, Identity } from "../../machines/types.js"
 import type { WebAuthnOptionsResult, WebAuthnPending } from "../../machines/webauthn.js"
@@ -25,7 +26,6 @@ import { effect } from "./effect.js"
 import { normalizeEmail } from "./email.js"
 import { currentUser } from "../session.js"
 import { isPlainObject } from "../plain-object.js"
-import { randomBytes } from "../random.js"
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server"
 import {
   consumeChallenge,
@@ -48,7 +48,7 @@ const ACCOUNT_EXISTS =
   "This email address already has an account. Sign in to it first (with its passkey or another way), then add a passkey."
 /** Bytes of a challenge and of a new user's WebAuthn user handle (the library's own size for both). */
 const CHALLENGE_BYTES = 32
-/** Random bytes from the batched pool (the library would make two `getRandomValues` calls per options). */
+/** Random bytes made synchronously (the library would await WebCrypto's `getRandomValues` for each). */
 const freshBytes = () => new Uint8Array(randomBytes(CHALLENGE_BYTES))
 
 /** Signing in with an email that has no passkey here. */
@@ -240,7 +240,8 @@ async function authenticate(
     if (handlesOptions(provider.verifyAuthenticationOptions)) {
       const expected = { challenge, origin: rp.origin, rpId: rp.id, requireUserVerification: requireUV }
       const stored = { publicKey: authenticator.credentialPublicKey, counter: authenticator.counter }
-      verification = verifyAssertion(reply, expected, stored, (await simpleWebAuthnHelpers()).decodeCredentialPublicKey as CoseDecoder)
+      const decode: CoseDecoder = (await simpleWebAuthnHelpers()).decodeCredentialPublicKey
+      verification = verifyAssertion(reply, expected, stored, decode)
     }
     if (!verification) {
       const lib = await simpleWebAuthn()
