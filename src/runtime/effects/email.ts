@@ -8,7 +8,7 @@
  * every secret (and Auth.js' comma-joined list), so a pending link survives a secret rotation. With
  * several email providers the hashed token carries the provider id: a link works only at its own callback.
  */
-import { createHash, randomUUID } from "node:crypto"
+import { createHash, randomBytes, randomUUID } from "node:crypto"
 import { EmailSignInError, MissingAdapter, Verification } from "../../errors.js"
 import type { Identity } from "../../machines/types.js"
 import type { EmailConfig } from "../../providers/email-types.js"
@@ -25,7 +25,6 @@ import { stateKey } from "../server-state.js"
 import { providerConfig } from "../provider-config.js"
 import { isPlainObject } from "../plain-object.js"
 import { newestSecret } from "../jwe.js"
-import { randomBytes } from "../random.js"
 
 const DEFAULT_MAX_AGE_S = 24 * 60 * 60
 

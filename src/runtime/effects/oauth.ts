@@ -4,7 +4,7 @@
  * OIDC); `finishAuthorization` validates the callback (state, RFC 9207 `iss`), redeems the code, checks
  * the ID token (nonce, iss, aud), reads userinfo where needed and maps the profile to a user.
  */
-import { createHash, timingSafeEqual } from "node:crypto"
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import * as o from "oauth4webapi"
 import {
   AuthError,
@@ -24,7 +24,6 @@ import { authorizationServer, clientOf, discoveryCache, endpoint, httpOptions } 
 import { effect } from "./effect.js"
 import { proxyOf, sealProxyState } from "./redirect-proxy.js"
 import { providerConfig } from "../provider-config.js"
-import { randomBytes } from "../random.js"
 
 /** Authorization parameters a sign-in request may add (RFC 9700: never redirect_uri, client_id, …). */
 const ALLOWED_PARAMS = new Set(["prompt", "login_hint", "ui_locales", "acr_values", "max_age", "scope", "display", "hd"])
@@ -103,7 +102,7 @@ export const startAuthorization = effect<AuthorizationStart, { params: Record<st
   if (provider.type === "oidc" && !query.has("scope")) query.set("scope", "openid profile email")
   const redirectUri = redirectUriOf(ctx, provider)
   const ownCallback = `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`
-  const random = randomBytes(96) // one draw from the pool for state, code verifier and nonce: 32 bytes each
+  const random = randomBytes(96) // one draw for state, code verifier and nonce: 32 bytes each (node:crypto: the pool is not in the kit)
   const state = redirectUri === ownCallback ? randomToken(random, 0) : sealProxyState(ctx, ownCallback)
   const codeVerifier = randomToken(random, 1)
   const nonce = checksOf(provider).nonce ? randomToken(random, 2) : null
