@@ -23,6 +23,7 @@ const builtIn = [
   "src/runtime/effects/webauthn.ts",
   "src/runtime/effects/webauthn-support.ts",
   "src/runtime/effects/webauthn-assertion.ts",
+  "src/runtime/effects/webauthn-response.ts",
   "src/runtime/effects/redirect-proxy.ts",
 ]
 const own = (target: string) => builtIn.includes(target)

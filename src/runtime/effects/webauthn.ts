@@ -25,8 +25,6 @@ import type { EffectContext } from "../flow.js"
 import { effect } from "./effect.js"
 import { normalizeEmail } from "./email.js"
 import { currentUser } from "../session.js"
-import { isPlainObject } from "../plain-object.js"
-import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server"
 import {
   consumeChallenge,
   providerOf,
@@ -40,6 +38,7 @@ import {
   transportList,
 } from "./webauthn-support.js"
 import { type CoseDecoder, handlesOptions, verifyAssertion } from "./webauthn-assertion.js"
+import { assertShape, isAuthenticationResponse, isRegistrationResponse, parseResponse, type ResponseData } from "./webauthn-response.js"
 
 export type WebAuthnAction = "register" | "authenticate"
 
@@ -160,41 +159,6 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
 interface VerifyInput {
   params: Record<string, unknown>
   pending: WebAuthnPending | null
-}
-
-/** The browser's response as JSON, with a string `id`. */
-type ResponseData = Record<string, unknown> & { id: string }
-
-/** The `data` field: the browser's response as JSON, with a string `id`. */
-function parseResponse(data: unknown): ResponseData {
-  let parsed: unknown
-  try {
-    parsed = typeof data === "string" ? JSON.parse(data) : undefined
-  } catch {
-    parsed = undefined
-  }
-  if (!isPlainObject(parsed) || typeof parsed.id !== "string") throw new AuthError("Invalid WebAuthn response.")
-  return { ...parsed, id: parsed.id }
-}
-
-/** Whether a response has the fields of a credential's JSON (what `@simplewebauthn/server` then checks in depth). */
-function isCredentialJson(value: Record<string, unknown>, fields: readonly string[]): boolean {
-  const { response } = value
-  return (
-    typeof value.rawId === "string" &&
-    value.type === "public-key" &&
-    isPlainObject(value.clientExtensionResults) &&
-    isPlainObject(response) &&
-    fields.every((field) => typeof response[field] === "string")
-  )
-}
-
-function isAuthenticationResponse(value: ResponseData): value is ResponseData & AuthenticationResponseJSON {
-  return isCredentialJson(value, ["clientDataJSON", "authenticatorData", "signature"])
-}
-
-function isRegistrationResponse(value: ResponseData): value is ResponseData & RegistrationResponseJSON {
-  return isCredentialJson(value, ["clientDataJSON", "attestationObject"])
 }
 
 /** Verifies the browser's response against the issued options; answers who signed in or registered. */
@@ -325,10 +289,4 @@ function uvFor(provider: WebAuthnConfig, action: WebAuthnAction): boolean {
         provider.verifyRegistrationOptions?.requireUserVerification,
         provider.registrationOptions?.authenticatorSelection?.userVerification,
       )
-}
-
-/** The response when it has the expected shape; otherwise the verification fails as the library's would. */
-function assertShape<T>(response: ResponseData, is: (value: ResponseData) => value is ResponseData & T): T {
-  if (is(response)) return response
-  throw new WebAuthnVerificationError("The passkey response could not be verified.", { credentialID: response.id })
 }
