@@ -7,7 +7,16 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { type AuthConfig, defineStep, emailFlow, extendFlow, oauthFlow } from "../src/index.js"
 import { MemoryAdapter } from "../src/adapters/memory.js"
 import Nodemailer from "../src/providers/nodemailer.js"
-import { base32Encode, createTotpEnrollment, hotp, totpCode, totpStep, verifyTotp } from "../src/steps/totp.js"
+import {
+  USED_CODES_SWEEP_AT,
+  base32Encode,
+  createTotpEnrollment,
+  hotp,
+  memoryUsedCodes,
+  totpCode,
+  totpStep,
+  verifyTotp,
+} from "../src/steps/totp.js"
 import { appConfig, users } from "./fixtures/credentials-with-totp.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, tamperJwe } from "./helpers.js"
 import { type OidcServer, startOidcProvider } from "./support/oidc-provider.js"
@@ -43,6 +52,21 @@ describe("TOTP core (RFC 6238)", () => {
     expect(verifyTotp(secret, totpCode(secret, now + 30_000), now)).not.toBeNull()
     expect(verifyTotp(secret, totpCode(secret, now - 90_000), now)).toBeNull()
     expect(verifyTotp(secret, "12345", now)).toBeNull()
+  })
+
+  it("the deprecated in-process registry refuses a used step and forgets only users whose last step is stale", async () => {
+    const used = memoryUsedCodes()
+    const step = 60_000_000
+    expect(await used.claim("fresh", step)).toBe(true)
+    expect(await used.claim("fresh", step)).toBe(false)
+    expect(await used.claim("fresh", step - 1)).toBe(false)
+    expect(await used.claim("stale", step - 500)).toBe(true)
+    for (let i = 2; i < USED_CODES_SWEEP_AT; i++) expect(await used.claim(`filler-${i}`, step)).toBe(true)
+    // full: the next new user sweeps; the stale entry goes, every recent one stays and still blocks
+    expect(await used.claim("newcomer", step)).toBe(true)
+    expect(await used.claim("stale", step - 500)).toBe(true)
+    expect(await used.claim("fresh", step)).toBe(false)
+    expect(await used.claim("filler-2", step)).toBe(false)
   })
 
   it("enrolment gives a secret, an otpauth:// URI and a QR code SVG", async () => {

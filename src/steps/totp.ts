@@ -149,10 +149,25 @@ export function memoryUsedCodes(): UsedCodes {
     claim(userKey, step) {
       const last = used.get(userKey)
       if (last !== undefined && step <= last) return false
+      if (last === undefined && used.size >= USED_CODES_SWEEP_AT) forgetStale(used, step)
       used.set(userKey, step)
       return true
     },
   }
+}
+
+/** How many users {@link memoryUsedCodes} holds before it forgets the ones whose last step is stale. */
+export const USED_CODES_SWEEP_AT = 10_000
+/**
+ * Steps back from a claim beyond which a remembered step can no longer block a code. A matched step is
+ * within `window` of its now, so a later one is at least `step - 2 × window`: this holds for any window
+ * up to 60 steps (30 minutes either side).
+ */
+const STALE_STEPS = 121
+
+/** Drops every user whose last used step is too old to match a code now (`step` is a step just matched). */
+function forgetStale(used: Map<string, number>, step: number): void {
+  for (const [key, last] of used) if (last < step - STALE_STEPS) used.delete(key)
 }
 
 export interface TotpStepOptions {
