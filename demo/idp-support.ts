@@ -47,13 +47,19 @@ export async function loadProvider(): Promise<ProviderConstructor> {
   return ((await import(specifier)) as { default: ProviderConstructor }).default
 }
 
-export function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+/** A request's body as text. */
+export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     req.on("data", (chunk: Buffer) => chunks.push(chunk))
-    req.on("end", () => resolve(new URLSearchParams(Buffer.concat(chunks).toString("utf8"))))
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
     req.on("error", reject)
   })
+}
+
+/** A posted form's fields. */
+export async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  return new URLSearchParams(await readBody(req))
 }
 
 /**
@@ -68,46 +74,77 @@ export function withoutSessionCookie(req: IncomingMessage): void {
   else delete req.headers.cookie
 }
 
-/** A per-IdP in-memory adapter (oidc-provider's bundled one is process-global and warns). */
+interface StoredEntry {
+  payload: Record<string, unknown>
+  expiresAt: number | undefined
+}
+
+/**
+ * A per-server in-memory adapter for oidc-provider (the contract of its example adapter; its bundled one
+ * is process-global and warns). Expired entries are dropped when read. Shared with the tests' provider.
+ */
 export function memoryAdapter(): new (model: string) => object {
-  const store = new Map<string, { payload: Record<string, unknown>; expiresAt: number | undefined }>()
-  const byGrant = new Map<string, Set<string>>()
-  const sessionByUid = new Map<string, string>()
-  return class DemoMemoryAdapter {
+  const store = new Map<string, StoredEntry>()
+  const grantIndex = new Map<string, Set<string>>()
+  const sessionUidIndex = new Map<string, string>()
+  const userCodeIndex = new Map<string, string>()
+  const grantable = new Set(["AccessToken", "AuthorizationCode", "RefreshToken", "DeviceCode", "BackchannelAuthenticationRequest"])
+
+  const live = (key: string): StoredEntry | undefined => {
+    const entry = store.get(key)
+    if (entry && entry.expiresAt !== undefined && entry.expiresAt <= Date.now()) {
+      store.delete(key)
+      return undefined
+    }
+    return entry
+  }
+
+  return class MemoryOidcAdapter {
     constructor(private readonly model: string) {}
+
     private key(id: string): string {
       return `${this.model}:${id}`
     }
+
     async upsert(id: string, payload: Record<string, unknown>, expiresIn?: number): Promise<void> {
       const key = this.key(id)
       store.set(key, { payload: { ...payload }, expiresAt: expiresIn ? Date.now() + expiresIn * 1000 : undefined })
-      if (this.model === "Session" && typeof payload.uid === "string") sessionByUid.set(payload.uid, id)
-      if (typeof payload.grantId === "string") byGrant.set(payload.grantId, (byGrant.get(payload.grantId) ?? new Set()).add(key))
+      if (this.model === "Session" && typeof payload.uid === "string") sessionUidIndex.set(payload.uid, id)
+      if (typeof payload.userCode === "string") userCodeIndex.set(payload.userCode, id)
+      if (grantable.has(this.model) && typeof payload.grantId === "string") {
+        const keys = grantIndex.get(payload.grantId) ?? new Set<string>()
+        keys.add(key)
+        grantIndex.set(payload.grantId, keys)
+      }
     }
+
     async find(id: string): Promise<Record<string, unknown> | undefined> {
-      const key = this.key(id)
-      const entry = store.get(key)
-      if (entry?.expiresAt !== undefined && entry.expiresAt <= Date.now()) store.delete(key)
-      else if (entry) return { ...entry.payload }
-      return undefined
+      const entry = live(this.key(id))
+      return entry ? { ...entry.payload } : undefined
     }
+
     async findByUid(uid: string): Promise<Record<string, unknown> | undefined> {
-      const id = sessionByUid.get(uid)
+      const id = sessionUidIndex.get(uid)
       return id === undefined ? undefined : this.find(id)
     }
-    async findByUserCode(): Promise<undefined> {
-      return undefined
+
+    async findByUserCode(userCode: string): Promise<Record<string, unknown> | undefined> {
+      const id = userCodeIndex.get(userCode)
+      return id === undefined ? undefined : this.find(id)
     }
+
     async consume(id: string): Promise<void> {
-      const entry = store.get(this.key(id))
+      const entry = live(this.key(id))
       if (entry) entry.payload.consumed = Math.floor(Date.now() / 1000)
     }
+
     async destroy(id: string): Promise<void> {
       store.delete(this.key(id))
     }
+
     async revokeByGrantId(grantId: string): Promise<void> {
-      for (const key of byGrant.get(grantId) ?? []) store.delete(key)
-      byGrant.delete(grantId)
+      for (const key of grantIndex.get(grantId) ?? []) store.delete(key)
+      grantIndex.delete(grantId)
     }
   }
 }

@@ -21,6 +21,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 import { SignJWT, exportJWK, generateKeyPair, importJWK } from "jose"
 import type { JWK } from "jose"
+import { memoryAdapter, readBody } from "../../demo/idp-support.js"
 
 // ---------------------------------------------------------------------------------------------------
 // Public API
@@ -246,92 +247,8 @@ function getSigningJwks(): Promise<{ keys: JWK[] }> {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Per-server in-memory adapter (same contract as oidc-provider's example adapter)
-// ---------------------------------------------------------------------------------------------------
-
-interface StoredEntry {
-  payload: Record<string, unknown>
-  expiresAt: number | undefined
-}
-
-function createMemoryAdapter() {
-  const store = new Map<string, StoredEntry>()
-  const grantIndex = new Map<string, Set<string>>()
-  const sessionUidIndex = new Map<string, string>()
-  const userCodeIndex = new Map<string, string>()
-  const grantable = new Set(["AccessToken", "AuthorizationCode", "RefreshToken", "DeviceCode", "BackchannelAuthenticationRequest"])
-
-  const live = (key: string): StoredEntry | undefined => {
-    const entry = store.get(key)
-    if (entry && entry.expiresAt !== undefined && entry.expiresAt <= Date.now()) {
-      store.delete(key)
-      return undefined
-    }
-    return entry
-  }
-
-  return class TestMemoryAdapter {
-    constructor(private readonly model: string) {}
-
-    private key(id: string): string {
-      return `${this.model}:${id}`
-    }
-
-    async upsert(id: string, payload: Record<string, unknown>, expiresIn?: number): Promise<void> {
-      const key = this.key(id)
-      store.set(key, { payload: { ...payload }, expiresAt: expiresIn ? Date.now() + expiresIn * 1000 : undefined })
-      if (this.model === "Session" && typeof payload.uid === "string") sessionUidIndex.set(payload.uid, id)
-      if (typeof payload.userCode === "string") userCodeIndex.set(payload.userCode, id)
-      if (grantable.has(this.model) && typeof payload.grantId === "string") {
-        const keys = grantIndex.get(payload.grantId) ?? new Set<string>()
-        keys.add(key)
-        grantIndex.set(payload.grantId, keys)
-      }
-    }
-
-    async find(id: string): Promise<Record<string, unknown> | undefined> {
-      const entry = live(this.key(id))
-      return entry ? { ...entry.payload } : undefined
-    }
-
-    async findByUid(uid: string): Promise<Record<string, unknown> | undefined> {
-      const id = sessionUidIndex.get(uid)
-      return id === undefined ? undefined : this.find(id)
-    }
-
-    async findByUserCode(userCode: string): Promise<Record<string, unknown> | undefined> {
-      const id = userCodeIndex.get(userCode)
-      return id === undefined ? undefined : this.find(id)
-    }
-
-    async consume(id: string): Promise<void> {
-      const entry = live(this.key(id))
-      if (entry) entry.payload.consumed = Math.floor(Date.now() / 1000)
-    }
-
-    async destroy(id: string): Promise<void> {
-      store.delete(this.key(id))
-    }
-
-    async revokeByGrantId(grantId: string): Promise<void> {
-      for (const key of grantIndex.get(grantId) ?? []) store.delete(key)
-      grantIndex.delete(grantId)
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------
 // Small helpers
 // ---------------------------------------------------------------------------------------------------
-
-function readRawBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    req.on("data", (chunk: Buffer) => chunks.push(chunk))
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
-  })
-}
 
 function flattenBody(body: Record<string, unknown> | undefined): Record<string, string> {
   const out: Record<string, string> = {}
@@ -471,7 +388,7 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
   const findAccountBySub = (sub: string) => accounts.find((a) => a.sub === sub)
 
   const provider = new Provider(issuer, {
-    adapter: createMemoryAdapter(),
+    adapter: memoryAdapter(),
     clients: options.clients.map((client) => ({
       client_id: client.client_id,
       ...(client.client_secret !== undefined ? { client_secret: client.client_secret } : {}),
@@ -601,7 +518,7 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
       }
       return
     }
-    const body = Object.fromEntries(new URLSearchParams(await readRawBody(ctx.req)))
+    const body = Object.fromEntries(new URLSearchParams(await readBody(ctx.req)))
     countGrant(body)
     tokenRequests.lastBody = body
     tokenRequests.lastAuth = classifyAuth(authorization, body)
@@ -669,7 +586,7 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
       ctx.status = 405
       return
     }
-    const form = new URLSearchParams(await readRawBody(ctx.req))
+    const form = new URLSearchParams(await readBody(ctx.req))
     let result: Record<string, unknown>
     if (form.get("decision") === "deny") {
       result = { error: "access_denied", error_description: "denied by test" }
