@@ -88,10 +88,10 @@ function derLength(der: Buffer, at: number): [number, number] | null {
 /** One DER INTEGER at `at` as `size` unsigned big-endian bytes (the library's normalisation). */
 function derInteger(der: Buffer, at: number, size: number): [Buffer, number] {
   const length = der[at] === 0x02 ? derLength(der, at + 1) : null
-  if (!length || length[1] + length[0] > der.length) throw new Error("Invalid ECDSA signature encoding")
+  if (!length || length[1] + length[0] > der.length) throw new Error("The ECDSA signature is not a DER SEQUENCE of two INTEGERs")
   let bytes = der.subarray(length[1], length[1] + length[0])
   if (bytes.length === size + 1 && bytes[0] === 0 && ((bytes[1] ?? 0) & 0x80) === 0x80) bytes = bytes.subarray(1)
-  if (bytes.length > size) throw new Error(`Invalid signature component length ${bytes.length}, expected ${size}`)
+  if (bytes.length > size) throw new Error(`An ECDSA signature integer has ${bytes.length} bytes; P-256 allows ${size}`)
   const out = Buffer.alloc(size)
   bytes.copy(out, size - bytes.length)
   return [out, length[1] + length[0]]
@@ -100,10 +100,10 @@ function derInteger(der: Buffer, at: number, size: number): [Buffer, number] {
 /** A WebAuthn ECDSA signature (DER `SEQUENCE { r, s }`) as r ‖ s, 32 bytes each (P-256). */
 export function ecdsaRaw(der: Buffer): Buffer {
   const outer = der[0] === 0x30 ? derLength(der, 1) : null
-  if (!outer || outer[1] + outer[0] !== der.length) throw new Error("Invalid ECDSA signature encoding")
+  if (!outer || outer[1] + outer[0] !== der.length) throw new Error("The ECDSA signature is not a DER SEQUENCE of two INTEGERs")
   const [r, next] = derInteger(der, outer[1], 32)
   const [s, end] = derInteger(der, next, 32)
-  if (end !== der.length) throw new Error("Invalid ECDSA signature encoding")
+  if (end !== der.length) throw new Error("The ECDSA signature is not a DER SEQUENCE of two INTEGERs")
   return Buffer.concat([r, s])
 }
 
@@ -160,26 +160,26 @@ function sameString(a: string, b: string): boolean {
 
 /** The client data checks (§7.2 steps 11–14 and the cross-origin rules the library applies). */
 function checkClientData(client: Record<string, unknown>, expected: AssertionExpectation): void {
-  if (client.type !== "webauthn.get") throw new Error(`Unexpected authentication response type: ${String(client.type)}`)
+  if (client.type !== "webauthn.get") throw new Error("clientDataJSON.type is not webauthn.get")
   if (typeof client.challenge !== "string" || !sameString(client.challenge, expected.challenge)) {
-    throw new Error(`Unexpected authentication response challenge "${String(client.challenge)}", expected "${expected.challenge}"`)
+    throw new Error("clientDataJSON.challenge is not the challenge these options issued")
   }
   // no expected top origin is configured: a cross-origin response naming its top origin is refused
   if (client.crossOrigin && client.topOrigin) {
-    throw new Error(`Detected cross-origin authentication response from top origin of "${String(client.topOrigin)}"`)
+    throw new Error("A cross-origin response names a top origin, and none is expected")
   }
-  if (!client.crossOrigin && client.topOrigin) throw new Error(`Unexpected top origin of "${String(client.topOrigin)}"`)
+  if (!client.crossOrigin && client.topOrigin) throw new Error("A same-origin response names a top origin")
   if (client.origin !== expected.origin) {
-    throw new Error(`Unexpected authentication response origin "${String(client.origin)}", expected "${expected.origin}"`)
+    throw new Error("clientDataJSON.origin is not the relying party's origin")
   }
 }
 
 function checkTokenBinding(tokenBinding: unknown): void {
   if (!tokenBinding) return
-  if (typeof tokenBinding !== "object") throw new Error("ClientDataJSON tokenBinding was not an object")
+  if (typeof tokenBinding !== "object") throw new Error("clientDataJSON.tokenBinding is not an object")
   const status = isPlainObject(tokenBinding) ? tokenBinding.status : undefined
   if (status !== "present" && status !== "supported" && status !== "notSupported") {
-    throw new Error(`Unexpected tokenBinding status ${String(status)}`)
+    throw new Error("clientDataJSON.tokenBinding.status is not present, supported or notSupported")
   }
 }
 
@@ -187,7 +187,7 @@ const isBase64Url = (value: string) => BASE64URL.test(value.replace(/=/g, ""))
 
 /**
  * Verifies an assertion for `credential`; `undefined` when the key or the authenticator data is a kind
- * this path leaves to the library. Throws with the library's reason when a check fails; answers
+ * this path leaves to the library. Throws, saying which check failed, when one does; answers
  * `verified: false` when only the signature does not hold (as the library does).
  */
 export function verifyAssertion(
@@ -199,30 +199,32 @@ export function verifyAssertion(
   const check = storedCheck(credential.publicKey, decode)
   if (!check) return undefined
   const reply = response.response
-  if (!response.id) throw new Error("Missing credential ID")
-  if (response.id !== response.rawId) throw new Error("Credential ID was not base64url-encoded")
-  if (response.type !== "public-key") throw new Error(`Unexpected credential type ${String(response.type)}, expected "public-key"`)
+  if (!response.id) throw new Error("The response has no credential id")
+  if (response.id !== response.rawId) throw new Error("The response's id and rawId differ")
+  if (response.type !== "public-key") throw new Error("The response's type is not public-key")
   const clientDataJSON = Buffer.from(reply.clientDataJSON, "base64url")
   const client: unknown = JSON.parse(clientDataJSON.toString("utf8"))
-  if (!isPlainObject(client)) throw new Error("Credential response clientDataJSON was not a JSON object")
+  if (!isPlainObject(client)) throw new Error("clientDataJSON does not hold a JSON object")
   checkClientData(client, expected)
-  if (!isBase64Url(reply.authenticatorData)) throw new Error("Credential response authenticatorData was not a base64url string")
-  if (!isBase64Url(reply.signature)) throw new Error("Credential response signature was not a base64url string")
-  if (reply.userHandle && typeof reply.userHandle !== "string") throw new Error("Credential response userHandle was not a string")
+  if (!isBase64Url(reply.authenticatorData)) throw new Error("authenticatorData is not base64url")
+  if (!isBase64Url(reply.signature)) throw new Error("The signature is not base64url")
+  if (reply.userHandle && typeof reply.userHandle !== "string") throw new Error("userHandle is not a string")
   checkTokenBinding(client.tokenBinding)
   const authData = Buffer.from(reply.authenticatorData, "base64url")
-  if (authData.length < PLAIN_AUTH_DATA) throw new Error(`Authenticator data was ${authData.length} bytes, expected at least 37 bytes`)
+  if (authData.length < PLAIN_AUTH_DATA)
+    throw new Error(`authenticatorData has ${authData.length} bytes, fewer than the 37 of its fixed part`)
   const flags = authData.readUInt8(32)
   if (flags & (FLAG_AT | FLAG_ED)) return undefined
-  if (authData.length > PLAIN_AUTH_DATA) throw new Error("Leftover bytes detected while parsing authenticator data")
-  if (!timingSafeEqual(authData.subarray(0, 32), rpIdHash(expected.rpId))) throw new Error("Unexpected RP ID hash")
-  if (!(flags & FLAG_UP)) throw new Error("User not present during authentication")
+  if (authData.length > PLAIN_AUTH_DATA) throw new Error("authenticatorData has bytes after its fixed part and no flag announces them")
+  if (!timingSafeEqual(authData.subarray(0, 32), rpIdHash(expected.rpId)))
+    throw new Error("authenticatorData's rpIdHash is not SHA-256 of the RP ID")
+  if (!(flags & FLAG_UP)) throw new Error("The authenticator did not report user presence (UP)")
   if (expected.requireUserVerification && !(flags & FLAG_UV)) {
-    throw new Error("User verification required, but user could not be verified")
+    throw new Error("User verification is required and the authenticator did not report it (UV)")
   }
   const counter = authData.readUInt32BE(33)
   if ((counter > 0 || credential.counter > 0) && counter <= credential.counter) {
-    throw new Error(`Response counter value ${counter} was lower than expected ${credential.counter}`)
+    throw new Error(`The signature counter did not move forward (${counter} after ${credential.counter})`)
   }
   const signed = Buffer.concat([authData, createHash("sha256").update(clientDataJSON).digest()])
   return { verified: check(signed, Buffer.from(reply.signature, "base64url")), newCounter: counter }
