@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { AuthConfig } from "../src/index.js"
 import Nodemailer from "../src/providers/nodemailer.js"
 import { cookieFlowStore } from "../src/runtime/store.js"
-import { memoryServerState } from "../src/runtime/server-state.js"
+import { memoryServerState } from "../src/runtime/server-state-memory.js"
 import { RedisFlowStore, failFastRedisOptions } from "../src/stores/redis.js"
 import {
   FLOW_COOKIE,

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FlowStoreUnavailable } from "../src/errors.js"
-import { type ServerState, type SyncVerbs, memoryServerState, stateKey, syncVerbs } from "../src/runtime/server-state.js"
+import { type ServerState, stateKey } from "../src/runtime/server-state.js"
+import { type SyncVerbs, memoryServerState, syncVerbs } from "../src/runtime/server-state-memory.js"
 import { RedisServerState } from "../src/stores/redis.js"
 import { runServerStateConformance } from "./server-state-conformance.js"
 import { type RedisServer, type TestRedisClient, connectClient, startRedis } from "./support/redis-server.js"

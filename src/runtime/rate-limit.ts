@@ -12,7 +12,8 @@ import { accountHash, clientKey } from "./rate-limit-client.js"
 import type { ResolvedRateLimit } from "./rate-limit-rules.js"
 import { refusal } from "./rate-limit-respond.js"
 import { errorResponse } from "./respond.js"
-import { type SyncVerbs, stateKey, syncVerbs } from "./server-state.js"
+import { stateKey } from "./server-state.js"
+import { type SyncVerbs, syncVerbs } from "./server-state-memory.js"
 
 /** One rule to count for this request. */
 interface Check {

@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { AuthConfig, FlowStore, ServerState } from "../../src/index.js"
-import { memoryServerState } from "../../src/runtime/server-state.js"
+import { memoryServerState } from "../../src/runtime/server-state-memory.js"
 import { cookieFlowStore } from "../../src/runtime/store.js"
 import { totpCode } from "../../src/steps/totp.js"
 import { RedisFlowStore, RedisServerState } from "../../src/stores/redis.js"

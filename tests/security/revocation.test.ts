@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from "vitest"
 import { MemoryAdapter } from "../../src/adapters/memory.js"
 import type { Adapter } from "../../src/adapters/types.js"
 import { type AuthConfig, revokeSessions } from "../../src/index.js"
-import { memoryServerState } from "../../src/runtime/server-state.js"
+import { memoryServerState } from "../../src/runtime/server-state-memory.js"
 import { AuthClient } from "../helpers.js"
 import { SECRET, SESSION_COOKIE, browser, people, sessionOf, signInAs as signIn } from "./support.js"
 
