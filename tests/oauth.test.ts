@@ -10,6 +10,7 @@ import Apple from "../src/providers/apple.js"
 import Google from "../src/providers/google.js"
 import Okta from "../src/providers/okta.js"
 import { pkceChallenge } from "../src/runtime/effects/oauth.js"
+import { unsealEnvelope } from "../src/runtime/store.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, setCookies, tamperJwe } from "./helpers.js"
 import { type OidcServer, closedPort, startOidcProvider } from "./support/oidc-provider.js"
 
@@ -95,7 +96,10 @@ describe("sign-in against a real OpenID provider", () => {
     expect(authz.searchParams.get("redirect_uri")).toBe(`${ORIGIN}/auth/callback/idp`)
     expect(authz.searchParams.get("scope")).toBe("openid profile email")
     expect(location).not.toContain("code_verifier")
-    expect(client.jar.get(flowCookie("idp"))).toBeTruthy()
+    // the flow cookie keeps the checks, not the authorization URL the sign-in POST answered with
+    const envelope = await unsealEnvelope(client.jar.get(flowCookie("idp")) ?? "", [SECRET], flowCookie("idp"))
+    expect(envelope.snapshot).toMatchObject({ context: { reply: null, pending: { state: authz.searchParams.get("state") } } })
+    expect(JSON.stringify(envelope)).not.toContain(authz.searchParams.get("code_challenge"))
 
     const res = await deliver(client, await server.authorize(location))
     expect(res.status).toBe(302)

@@ -20,6 +20,7 @@ import type { FlowDefinition, FlowRoute } from "./flow.js"
 import { type Outcome, respondFlow } from "./flow-respond.js"
 import { stateName, xstateObserver } from "./inspect.js"
 import { directRunnable, startDirectRun } from "./machine-run.js"
+import { isPlainObject } from "./plain-object.js"
 import { errorResponse } from "./respond.js"
 import type { MachineRun, RunOptions } from "./run-common.js"
 import { ENVELOPE_VERSION, type FlowEnvelope, type FlowStoreIO, claimEnvelope, envelopeNonce } from "./store.js"
@@ -158,10 +159,22 @@ export async function runMachine(
     const state = stateName(after.value)
     if (after.status === "done") return { status: "ended", state, output: after.output as FlowOutput }
     if (after.status === "error") throw after.error
-    return { status: "resting", state, snapshot: run.persist(after), context: after.context as FlowContext }
+    return { status: "resting", state, snapshot: withoutRedirect(run.persist(after)), context: after.context as FlowContext }
   } finally {
     run.stop()
   }
+}
+
+/**
+ * The persisted snapshot without a redirect reply: the redirect answers the request that made it and
+ * is not read again (the next step sets its own reply; a page reply stays, a reload shows the page
+ * again). An OAuth flow's redirect is its authorization URL, a quarter of the sealed flow cookie.
+ */
+function withoutRedirect(persisted: unknown): unknown {
+  if (!isPlainObject(persisted) || !isPlainObject(persisted.context)) return persisted
+  const { context } = persisted
+  if (!isPlainObject(context.reply) || context.reply.type !== "redirect") return persisted
+  return { ...persisted, context: { ...context, reply: null } }
 }
 
 /** The flow's state cleared; a store that cannot clear is logged, the answer goes on. */
