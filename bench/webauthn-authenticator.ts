@@ -17,6 +17,28 @@ const AAGUID = Buffer.alloc(16)
 /** The key the authenticator signs with: COSE algorithms ES256 (-7), EdDSA (-8), RS256 (-257). */
 export type SoftKeyType = "es256" | "ed25519" | "rs256"
 
+/** What a test changes in a registration response (each field replaces what the authenticator would send). */
+export interface RegistrationTweak {
+  flags?: number
+  counter?: number
+  rpId?: string
+  /** Fields of clientDataJSON to set (undefined removes one). */
+  clientData?: Record<string, unknown>
+  /** The client data's bytes as sent, from the JSON the authenticator made. */
+  clientDataBytes?: (json: Buffer) => Buffer
+  /** The attestation statement format and statement (default "none" and an empty map). */
+  fmt?: string
+  attStmt?: Map<string, unknown>
+  /** The COSE key's bytes as sent, from its encoding. */
+  cose?: (encoded: Uint8Array) => Uint8Array
+  credentialId?: Buffer
+  /** Bytes appended to the authenticator data. */
+  extraAuthData?: Buffer
+  /** The attestation object's bytes as sent, from its encoding. */
+  attestationObject?: (encoded: Uint8Array) => Uint8Array
+  transports?: string[]
+}
+
 /** What a test changes in an assertion: signed as changed, unless `signature` replaces the signature. */
 export interface AssertionTweak {
   flags?: number
@@ -24,6 +46,8 @@ export interface AssertionTweak {
   rpId?: string
   /** Fields of clientDataJSON to set (undefined removes one). */
   clientData?: Record<string, unknown>
+  /** The client data's bytes as sent and signed, from the JSON the authenticator made. */
+  clientDataBytes?: (json: Buffer) => Buffer
   /** Bytes appended to the authenticator data. */
   extraAuthData?: Buffer
   signature?: (signature: Buffer) => Buffer
@@ -103,33 +127,40 @@ export class SoftAuthenticator {
     return Buffer.from(JSON.stringify({ type, challenge, origin: this.origin, crossOrigin: false, ...extra }))
   }
 
-  /** The registration response (JSON) to `options` (PublicKeyCredentialCreationOptionsJSON) for `user`. */
-  register(user: string, options: { challenge: string; rp: { id?: string } }): Record<string, unknown> {
-    const rpId = options.rp.id ?? new URL(this.origin).hostname
-    const credential = { id: randomBytes(16), counter: 0 }
+  /**
+   * The registration response (JSON) to `options` (PublicKeyCredentialCreationOptionsJSON) for `user`,
+   * a "none" attestation; `tweak` makes it answer wrongly or in another form.
+   */
+  register(user: string, options: { challenge: string; rp: { id?: string } }, tweak: RegistrationTweak = {}): Record<string, unknown> {
+    const rpId = tweak.rpId ?? options.rp.id ?? new URL(this.origin).hostname
+    const credential = { id: tweak.credentialId ?? randomBytes(16), counter: tweak.counter ?? 0 }
     this.byUser.set(user, credential)
     const idLength = Buffer.alloc(2)
     idLength.writeUInt16BE(credential.id.length)
+    const counter = Buffer.alloc(4)
+    counter.writeUInt32BE(credential.counter)
     const authData = Buffer.concat([
       sha256(rpId),
-      Buffer.from([FLAG_UP | FLAG_UV | FLAG_AT]),
-      Buffer.alloc(4),
+      Buffer.from([tweak.flags ?? FLAG_UP | FLAG_UV | FLAG_AT]),
+      counter,
       AAGUID,
       idLength,
       credential.id,
-      this.cose,
+      tweak.cose ? tweak.cose(this.cose) : this.cose,
+      tweak.extraAuthData ?? Buffer.alloc(0),
     ])
     const attestationObject = isoCBOR.encode(
-      new Map<string, string | Map<string, string> | Uint8Array>([
-        ["fmt", "none"],
-        ["attStmt", new Map<string, string>()],
+      new Map<string, unknown>([
+        ["fmt", tweak.fmt ?? "none"],
+        ["attStmt", tweak.attStmt ?? new Map<string, string>()],
         ["authData", authData],
-      ]),
+      ]) as Parameters<typeof isoCBOR.encode>[0],
     )
+    const clientData = this.clientData("webauthn.create", options.challenge, tweak.clientData)
     return credentialJson(credential, {
-      clientDataJSON: b64u(this.clientData("webauthn.create", options.challenge)),
-      attestationObject: b64u(attestationObject),
-      transports: ["internal"],
+      clientDataJSON: b64u(tweak.clientDataBytes ? tweak.clientDataBytes(clientData) : clientData),
+      attestationObject: b64u(tweak.attestationObject ? tweak.attestationObject(attestationObject) : attestationObject),
+      transports: tweak.transports ?? ["internal"],
     })
   }
 
@@ -149,7 +180,8 @@ export class SoftAuthenticator {
       counter,
       tweak.extraAuthData ?? Buffer.alloc(0),
     ])
-    const clientData = this.clientData("webauthn.get", options.challenge, tweak.clientData)
+    const json = this.clientData("webauthn.get", options.challenge, tweak.clientData)
+    const clientData = tweak.clientDataBytes ? tweak.clientDataBytes(json) : json
     const signed = Buffer.concat([authData, sha256(clientData)])
     const signature = sign(this.keyType === "ed25519" ? null : "sha256", signed, this.keys.privateKey)
     return credentialJson(credential, {

@@ -7,12 +7,26 @@
  *
  * Handled: keys the default registration accepts, EC2 P-256 with ES256 (-7), OKP Ed25519 with EdDSA
  * (-8) and RSA with RS256 (-257), and authenticator data without attested credential data or
- * extensions (an assertion carries neither unless the relying party asked for extensions). Anything
- * else answers `undefined` and the caller verifies with the library.
+ * extensions (an assertion carries neither unless the relying party asked for extensions), with client
+ * data in unpadded base64url holding a JSON object. Anything else answers `undefined` and the caller
+ * verifies with the library.
  */
 import { type KeyObject, createHash, createPublicKey, timingSafeEqual, verify } from "node:crypto"
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server"
-import { isPlainObject } from "../plain-object.js"
+import { type CoseKey, readCoseKey } from "./webauthn-cbor.js"
+import {
+  AUTH_DATA_FIXED,
+  FLAG_AT,
+  FLAG_ED,
+  FLAG_UP,
+  FLAG_UV,
+  backupState,
+  checkTokenBinding,
+  isBase64Url,
+  readClientData,
+  rpIdHash,
+  sameString,
+} from "./webauthn-client-data.js"
 
 /** What the response must match, as the library's `expected*` options (one origin, one RP ID). */
 export interface AssertionExpectation {
@@ -34,25 +48,12 @@ export interface AssertionResult {
   newCounter: number
 }
 
-/** Decodes a COSE key (the library's `decodeCredentialPublicKey`, a `Map`): called once per stored key. */
-export type CoseDecoder = (cose: Uint8Array<ArrayBuffer>) => unknown
-
 type Check = (data: Buffer, signature: Buffer) => boolean
-
-const FLAG_UP = 0x01
-const FLAG_UV = 0x04
-const FLAG_AT = 0x40
-const FLAG_ED = 0x80
-/** rpIdHash (32) + flags (1) + signCount (4): authenticator data without AT or ED. */
-const PLAIN_AUTH_DATA = 37
-const BASE64URL = /^[A-Za-z0-9_-]*$/
 
 /** Stored keys already made into checks (null: a key this file leaves to the library), oldest out. */
 const checks = new Map<string, Check | null>()
 /** How many stored keys {@link checks} keeps. */
 export const ASSERTION_KEY_CACHE = 1024
-
-const rpIdHashes = new Map<string, Buffer>()
 
 /** The options a provider may give `verifyAuthenticationResponse` that this path honours. */
 const HONOURED = new Set<string>(["requireUserVerification", "requireUserPresence", "supportedAlgorithmIDs"])
@@ -63,16 +64,6 @@ const HONOURED = new Set<string>(["requireUserVerification", "requireUserPresenc
  */
 export function handlesOptions(options: object | undefined): boolean {
   return options === undefined || Object.keys(options).every((key) => HONOURED.has(key))
-}
-
-function rpIdHash(rpId: string): Buffer {
-  let hash = rpIdHashes.get(rpId)
-  if (!hash) {
-    if (rpIdHashes.size >= 64) rpIdHashes.clear()
-    hash = createHash("sha256").update(rpId).digest()
-    rpIdHashes.set(rpId, hash)
-  }
-  return hash
 }
 
 /** An ASN.1 DER length at `at`: [length, where the content starts], or null. */
@@ -110,7 +101,7 @@ export function ecdsaRaw(der: Buffer): Buffer {
 const b64u = (value: unknown): string | undefined => (value instanceof Uint8Array ? Buffer.from(value).toString("base64url") : undefined)
 
 /** The signature check of a COSE key, or null when it is a kind left to the library. */
-function checkOf(cose: Map<unknown, unknown>): Check | null {
+function checkOf(cose: CoseKey): Check | null {
   const kty = cose.get(1)
   const alg = cose.get(3)
   if (kty === 2 && alg === -7 && cose.get(-1) === 1) {
@@ -136,26 +127,24 @@ function checkOf(cose: Map<unknown, unknown>): Check | null {
   return null
 }
 
-/** The check of a stored key, made on first use and kept (null: left to the library). */
-function storedCheck(publicKey: string, decode: CoseDecoder): Check | null {
+/**
+ * The check of a stored key, made on first use and kept (null: left to the library, which decodes
+ * keys stored in another CBOR form, or refuses them, its own way).
+ */
+function storedCheck(publicKey: string): Check | null {
   let check = checks.get(publicKey)
   if (check !== undefined) return check
+  const bytes = Buffer.from(publicKey, "base64")
+  const cose = readCoseKey(bytes, 0)
   try {
-    const cose = decode(new Uint8Array(Buffer.from(publicKey, "base64")))
-    check = cose instanceof Map ? checkOf(cose) : null
+    check = cose && cose.end === bytes.length ? checkOf(cose.key) : null
   } catch {
-    check = null // a key the library decodes or refuses with its own error
+    check = null // a key node:crypto refuses: the library's verdict
   }
   const oldest = checks.keys().next()
   if (checks.size >= ASSERTION_KEY_CACHE && !oldest.done) checks.delete(oldest.value)
   checks.set(publicKey, check)
   return check
-}
-
-function sameString(a: string, b: string): boolean {
-  const left = Buffer.from(a)
-  const right = Buffer.from(b)
-  return left.length === right.length && timingSafeEqual(left, right)
 }
 
 /** The client data checks (§7.2 steps 11–14 and the cross-origin rules the library applies). */
@@ -174,16 +163,8 @@ function checkClientData(client: Record<string, unknown>, expected: AssertionExp
   }
 }
 
-function checkTokenBinding(tokenBinding: unknown): void {
-  if (!tokenBinding) return
-  if (typeof tokenBinding !== "object") throw new Error("clientDataJSON.tokenBinding is not an object")
-  const status = isPlainObject(tokenBinding) ? tokenBinding.status : undefined
-  if (status !== "present" && status !== "supported" && status !== "notSupported") {
-    throw new Error("clientDataJSON.tokenBinding.status is not present, supported or notSupported")
-  }
-}
-
-const isBase64Url = (value: string) => BASE64URL.test(value.replace(/=/g, ""))
+/** The token binding statuses the library accepts in a sign-in's client data. */
+const TOKEN_BINDING = ["present", "supported", "notSupported"]
 
 /**
  * Verifies an assertion for `credential`; `undefined` when the key or the authenticator data is a kind
@@ -194,28 +175,27 @@ export function verifyAssertion(
   response: AuthenticationResponseJSON,
   expected: AssertionExpectation,
   credential: StoredCredential,
-  decode: CoseDecoder,
 ): AssertionResult | undefined {
-  const check = storedCheck(credential.publicKey, decode)
+  const check = storedCheck(credential.publicKey)
   if (!check) return undefined
   const reply = response.response
   if (!response.id) throw new Error("The response has no credential id")
   if (response.id !== response.rawId) throw new Error("The response's id and rawId differ")
   if (response.type !== "public-key") throw new Error("The response's type is not public-key")
-  const clientDataJSON = Buffer.from(reply.clientDataJSON, "base64url")
-  const client: unknown = JSON.parse(clientDataJSON.toString("utf8"))
-  if (!isPlainObject(client)) throw new Error("clientDataJSON does not hold a JSON object")
+  const clientData = readClientData(reply.clientDataJSON)
+  if (!clientData) return undefined
+  const { bytes: clientDataJSON, client } = clientData
   checkClientData(client, expected)
   if (!isBase64Url(reply.authenticatorData)) throw new Error("authenticatorData is not base64url")
   if (!isBase64Url(reply.signature)) throw new Error("The signature is not base64url")
   if (reply.userHandle && typeof reply.userHandle !== "string") throw new Error("userHandle is not a string")
-  checkTokenBinding(client.tokenBinding)
+  checkTokenBinding(client.tokenBinding, TOKEN_BINDING)
   const authData = Buffer.from(reply.authenticatorData, "base64url")
-  if (authData.length < PLAIN_AUTH_DATA)
+  if (authData.length < AUTH_DATA_FIXED)
     throw new Error(`authenticatorData has ${authData.length} bytes, fewer than the 37 of its fixed part`)
   const flags = authData.readUInt8(32)
   if (flags & (FLAG_AT | FLAG_ED)) return undefined
-  if (authData.length > PLAIN_AUTH_DATA) throw new Error("authenticatorData has bytes after its fixed part and no flag announces them")
+  if (authData.length > AUTH_DATA_FIXED) throw new Error("authenticatorData has bytes after its fixed part and no flag announces them")
   if (!timingSafeEqual(authData.subarray(0, 32), rpIdHash(expected.rpId)))
     throw new Error("authenticatorData's rpIdHash is not SHA-256 of the RP ID")
   if (!(flags & FLAG_UP)) throw new Error("The authenticator did not report user presence (UP)")
@@ -226,6 +206,7 @@ export function verifyAssertion(
   if ((counter > 0 || credential.counter > 0) && counter <= credential.counter) {
     throw new Error(`The signature counter did not move forward (${counter} after ${credential.counter})`)
   }
+  backupState(flags)
   const signed = Buffer.concat([authData, createHash("sha256").update(clientDataJSON).digest()])
   return { verified: check(signed, Buffer.from(reply.signature, "base64url")), newCounter: counter }
 }

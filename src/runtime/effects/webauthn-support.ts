@@ -11,13 +11,11 @@ import { adapterOf } from "../adapter.js"
 import { stateKey } from "../server-state.js"
 
 type SimpleWebAuthnServer = typeof import("@simplewebauthn/server")
-type SimpleWebAuthnHelpers = typeof import("@simplewebauthn/server/helpers")
 
 /** How long an issued challenge may be answered: the flow's lifetime (5 minutes). */
 export const CHALLENGE_TTL_S = 5 * 60
 
 let loading: Promise<SimpleWebAuthnServer> | undefined
-let loadingHelpers: Promise<SimpleWebAuthnHelpers> | undefined
 
 /** The error of a missing peer, naming the package. */
 function missingPeer(error: unknown): Error {
@@ -37,15 +35,6 @@ export function simpleWebAuthn(): Promise<SimpleWebAuthnServer> {
   return loading
 }
 
-/** `@simplewebauthn/server/helpers` (its CBOR decoding of stored keys), imported once. */
-export function simpleWebAuthnHelpers(): Promise<SimpleWebAuthnHelpers> {
-  loadingHelpers ??= import("@simplewebauthn/server/helpers").catch((error: unknown) => {
-    loadingHelpers = undefined
-    throw missingPeer(error)
-  })
-  return loadingHelpers
-}
-
 export function providerOf(ctx: RequestContext): WebAuthnConfig {
   const config = ctx.provider?.config
   if (config?.type !== "webauthn") throw new AuthError("Provider must be WebAuthn.")
@@ -60,11 +49,18 @@ export function requireAdapter(ctx: RequestContext): SafeAdapter {
 
 const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value)
 
+/** Each provider's relying party for the auth URL it was last worked out for. */
+const relyingParties = new WeakMap<WebAuthnConfig, { authUrl: string; rp: Readonly<RelayingParty> }>()
+
 /** The provider's relying party; by default the auth URL's hostname (RP ID), host (name) and origin. */
-export function relyingParty(ctx: RequestContext, provider: WebAuthnConfig): RelayingParty {
+export function relyingParty(ctx: RequestContext, provider: WebAuthnConfig): Readonly<RelayingParty> {
+  const known = relyingParties.get(provider)
+  if (known?.authUrl === ctx.authUrl) return known.rp
   const url = new URL(ctx.authUrl)
-  const rp = provider.relayingParty
-  return { id: first(rp?.id) ?? url.hostname, name: first(rp?.name) ?? url.host, origin: first(rp?.origin) ?? url.origin }
+  const given = provider.relayingParty
+  const rp = { id: first(given?.id) ?? url.hostname, name: first(given?.name) ?? url.host, origin: first(given?.origin) ?? url.origin }
+  relyingParties.set(provider, { authUrl: ctx.authUrl, rp })
+  return rp
 }
 
 /** Standard base64 (with padding) of base64 or base64url input: the form Auth.js stores ids in. */

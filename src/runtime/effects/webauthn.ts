@@ -19,26 +19,15 @@ import { randomBytes } from "node:crypto"
 import { AccountNotLinked, AuthError, FlowStateError, WebAuthnVerificationError } from "../../errors.js"
 import type { FlowUser, Identity } from "../../machines/types.js"
 import type { WebAuthnOptionsResult, WebAuthnPending } from "../../machines/webauthn.js"
-import type { WebAuthnConfig, WebAuthnUserInfo } from "../../providers/webauthn-types.js"
+import type { WebAuthnUserInfo } from "../../providers/webauthn-types.js"
 import type { SafeAdapter } from "../adapter.js"
 import type { EffectContext } from "../flow.js"
 import { effect } from "./effect.js"
 import { normalizeEmail } from "./email.js"
 import { currentUser } from "../session.js"
-import {
-  consumeChallenge,
-  providerOf,
-  relyingParty,
-  requireAdapter,
-  requireUserVerification,
-  simpleWebAuthn,
-  simpleWebAuthnHelpers,
-  toJsonId,
-  toStoredId,
-  transportList,
-} from "./webauthn-support.js"
-import { type CoseDecoder, handlesOptions, verifyAssertion } from "./webauthn-assertion.js"
-import { assertShape, isAuthenticationResponse, isRegistrationResponse, parseResponse, type ResponseData } from "./webauthn-response.js"
+import { consumeChallenge, providerOf, relyingParty, requireAdapter, simpleWebAuthn, toJsonId, transportList } from "./webauthn-support.js"
+import { parseResponse } from "./webauthn-response.js"
+import { authenticate, register } from "./webauthn-verify.js"
 
 export type WebAuthnAction = "register" | "authenticate"
 
@@ -176,117 +165,3 @@ export const webauthnVerify = effect<Identity, VerifyInput>(async (ctx, input) =
     ? authenticate(ctx, response, issued.challenge, issued.user)
     : register(ctx, response, issued.challenge, issued.user)
 })
-
-/**
- * Checks an authentication response; `allowedUser` is the user whose passkeys the options listed
- * (`allowCredentials`, WebAuthn §7.2 step 5), null when they listed none (a discoverable credential).
- */
-async function authenticate(
-  ctx: EffectContext,
-  response: ResponseData,
-  challenge: string,
-  allowedUser: FlowUser | null,
-): Promise<Identity> {
-  const provider = providerOf(ctx)
-  const adapter = requireAdapter(ctx)
-  const credentialID = toStoredId(response.id)
-  const authenticator = await adapter.getAuthenticator(credentialID)
-  if (!authenticator) throw new AuthError("WebAuthn authenticator not found.", { credentialID })
-  if (allowedUser?.id !== undefined && authenticator.userId !== allowedUser.id) {
-    throw new WebAuthnVerificationError("The passkey is not one the sign-in options listed.", { credentialID })
-  }
-  const rp = relyingParty(ctx, provider)
-  const reply = assertShape(response, isAuthenticationResponse)
-  const requireUV = uvFor(provider, "authenticate")
-  let verification: { verified: boolean; newCounter: number } | undefined
-  try {
-    // node:crypto for the keys it handles (webauthn-assertion.ts), the library for any other
-    if (handlesOptions(provider.verifyAuthenticationOptions)) {
-      const expected = { challenge, origin: rp.origin, rpId: rp.id, requireUserVerification: requireUV }
-      const stored = { publicKey: authenticator.credentialPublicKey, counter: authenticator.counter }
-      const decode: CoseDecoder = (await simpleWebAuthnHelpers()).decodeCredentialPublicKey
-      verification = verifyAssertion(reply, expected, stored, decode)
-    }
-    if (!verification) {
-      const lib = await simpleWebAuthn()
-      const checked = await lib.verifyAuthenticationResponse({
-        ...provider.verifyAuthenticationOptions,
-        requireUserVerification: requireUV,
-        response: reply,
-        expectedChallenge: challenge,
-        expectedOrigin: rp.origin,
-        expectedRPID: rp.id,
-        credential: {
-          id: toJsonId(authenticator.credentialID),
-          publicKey: new Uint8Array(Buffer.from(authenticator.credentialPublicKey, "base64")),
-          counter: authenticator.counter,
-          ...(authenticator.transports ? { transports: transportList(authenticator.transports) } : {}),
-        },
-      })
-      verification = { verified: checked.verified, newCounter: checked.authenticationInfo.newCounter }
-    }
-  } catch (err) {
-    throw new WebAuthnVerificationError("The passkey response could not be verified.", { err, credentialID })
-  }
-  if (!verification.verified) throw new WebAuthnVerificationError("The passkey response could not be verified.")
-  await adapter.updateAuthenticatorCounter(authenticator.credentialID, verification.newCounter)
-  const account = await adapter.getAccount(authenticator.providerAccountId, provider.id)
-  if (!account) throw new AuthError("WebAuthn account not found.", { credentialID })
-  const user = await adapter.getUser(account.userId)
-  if (!user) throw new AuthError("WebAuthn user not found.", { credentialID })
-  return { user: { ...user }, account: { ...account } }
-}
-
-async function register(ctx: EffectContext, response: ResponseData, challenge: string, user: FlowUser | null): Promise<Identity> {
-  const provider = providerOf(ctx)
-  const adapter = requireAdapter(ctx)
-  if (!user?.email) throw new AuthError("Missing user registration data.")
-  const lib = await simpleWebAuthn()
-  const rp = relyingParty(ctx, provider)
-  const reply = assertShape(response, isRegistrationResponse)
-  let verification: Awaited<ReturnType<typeof lib.verifyRegistrationResponse>>
-  try {
-    verification = await lib.verifyRegistrationResponse({
-      ...provider.verifyRegistrationOptions,
-      requireUserVerification: uvFor(provider, "register"),
-      response: reply,
-      expectedChallenge: challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.id,
-    })
-  } catch (err) {
-    throw new WebAuthnVerificationError("The passkey registration could not be verified.", { err })
-  }
-  if (!verification.verified) throw new WebAuthnVerificationError("The passkey registration could not be verified.")
-  const { credential, credentialBackedUp, credentialDeviceType } = verification.registrationInfo
-  const credentialID = toStoredId(credential.id)
-  if (await adapter.getAuthenticator(credentialID)) {
-    throw new WebAuthnVerificationError("This passkey is already registered.", { credentialID })
-  }
-  const transports = reply.response.transports ?? credential.transports
-  return {
-    user,
-    account: { providerAccountId: credentialID, provider: provider.id, type: "webauthn" },
-    authenticator: {
-      credentialID,
-      providerAccountId: credentialID,
-      credentialPublicKey: Buffer.from(credential.publicKey).toString("base64"),
-      counter: credential.counter,
-      credentialBackedUp,
-      credentialDeviceType,
-      transports: transports && transports.length > 0 ? transports.join(",") : null,
-    },
-  }
-}
-
-function uvFor(provider: WebAuthnConfig, action: WebAuthnAction): boolean {
-  return action === "authenticate"
-    ? requireUserVerification(
-        provider.verifyAuthenticationOptions?.requireUserVerification,
-        provider.authenticationOptions?.userVerification,
-      )
-    : requireUserVerification(
-        provider.verifyRegistrationOptions?.requireUserVerification,
-        provider.registrationOptions?.authenticatorSelection?.userVerification,
-      )
-}

@@ -1,0 +1,161 @@
+/**
+ * The passkey verify POSTs (register, then authenticate) in a tight loop through `handleRequest` (in
+ * process, no HTTP), with the steps bench's passkey config (NODE_ENV=production, memory adapter, JWT
+ * sessions, `Passkey()`, rate limits on with maxima never reached). Each round takes B fresh users:
+ * their options requests and the software authenticator's answers (bench/webauthn-authenticator.ts)
+ * are made outside the measured part, then the B register POSTs are measured, then the same for the
+ * authenticate POSTs. `node --import tsx bench/passkey-loop.ts`, with MODE:
+ * - `cpu` (default): CPU µs per POST (`process.cpuUsage`), ROUNDS rounds of B (7 × 1,000), best and median.
+ * - `alloc`: bytes allocated per POST; run with `--expose-gc --min-semi-space-size=256
+ *   --max-semi-space-size=256` so no scavenge runs while it counts.
+ * - `heap`: a sampling heap profile of the measured POSTs (garbage included), one per action, written to
+ *   OUT_DIR as passkey-<action>.heapprofile.
+ * - `prof`: a CPU profile of the measured POSTs only (the inspector's profiler, started and stopped
+ *   around them), one per action, written to OUT_DIR (default /tmp) as passkey-<action>.cpuprofile.
+ * Compare two checkouts by running it in each, alternating; report ratios, not absolute figures.
+ */
+import { handleRequest } from "../src/runtime/auth.js"
+import { resolvedFor } from "../src/runtime/config.js"
+import { parseCookies } from "../src/runtime/cookies.js"
+import type { IncomingRequest, ResponseInternal } from "../src/runtime/context.js"
+import { MemoryAdapter } from "../src/adapters/memory.js"
+import Passkey from "../src/providers/passkey.js"
+import type { AuthConfig } from "../src/types.js"
+import { BENCH_SECRET, PASSKEY_PROVIDER_ID } from "./shared.js"
+import { SoftAuthenticator } from "./webauthn-authenticator.js"
+
+process.env.NODE_ENV = "production"
+const base = "http://127.0.0.1:3000"
+const authConfig: AuthConfig = {
+  secret: BENCH_SECRET,
+  trustHost: true,
+  adapter: MemoryAdapter(),
+  session: { strategy: "jwt" },
+  experimental: { enableWebAuthn: true },
+  rateLimit: process.env.RL === "0" ? false : { rules: { client: { max: 1e9 }, webauthnClient: { max: 1e9 } } },
+  providers: [Passkey({ id: PASSKEY_PROVIDER_ID })],
+}
+const config = resolvedFor(authConfig)
+const authenticator = new SoftAuthenticator(base)
+
+type Action = "register" | "authenticate"
+interface Prepared {
+  request: IncomingRequest
+}
+
+function request(method: "GET" | "POST", url: URL, cookie: string, body?: Record<string, string>): IncomingRequest {
+  const headers: Record<string, string> = { host: "127.0.0.1:3000", cookie }
+  if (body) headers["content-type"] = "application/x-www-form-urlencoded"
+  return {
+    method,
+    url,
+    headers: { get: (name: string) => headers[name] ?? null },
+    cookies: parseCookies(cookie),
+    body,
+    headerEntries: () => Object.entries(headers),
+    clientIp: "127.0.0.1",
+  }
+}
+
+const jar = (response: ResponseInternal) => (response.cookies ?? []).map((c) => `${c.name}=${c.value}`).join("; ")
+
+let users = 0
+/** B users' verify POSTs for `action`, their options requested and answered (not measured). */
+async function prepare(action: Action, emails: string[]): Promise<Prepared[]> {
+  const out: Prepared[] = []
+  for (const email of emails) {
+    const query = new URLSearchParams({ action, email })
+    const got = await handleRequest(request("GET", new URL(`${base}/auth/webauthn-options/${PASSKEY_PROVIDER_ID}?${query}`), ""), config)
+    const answer = got.response.body as { action: string; options: { challenge: string; rp: { id?: string }; rpId?: string } }
+    if (answer?.action !== action) throw new Error(`options: ${JSON.stringify(got.response)}`)
+    const data = action === "register" ? authenticator.register(email, answer.options) : authenticator.authenticate(email, answer.options)
+    const body = { action, data: JSON.stringify(data) }
+    out.push({ request: request("POST", new URL(`${base}/auth/callback/${PASSKEY_PROVIDER_ID}`), jar(got.response), body) })
+  }
+  return out
+}
+
+async function post(p: Prepared): Promise<void> {
+  const h = await handleRequest(p.request, config)
+  if (!h.response.cookies?.some((c) => c.name.includes("session-token"))) throw new Error(`no session: ${JSON.stringify(h.response)}`)
+}
+
+/** One round: B registrations then B sign-ins; CPU µs per POST of each. */
+async function round(b: number, measure: (action: Action, run: () => Promise<void>) => Promise<void>): Promise<void> {
+  const emails = Array.from({ length: b }, () => `p${users++}@bench.test`)
+  for (const action of ["register", "authenticate"] as const) {
+    const prepared = await prepare(action, emails)
+    await measure(action, async () => {
+      for (const p of prepared) await post(p)
+    })
+  }
+}
+
+/** MODE=prof or heap: the last round's profile of each action's POSTs, written to OUT_DIR. */
+async function profile(mode: "prof" | "heap", b: number, rounds: number): Promise<void> {
+  const { Session } = await import("node:inspector/promises")
+  const { writeFileSync } = await import("node:fs")
+  const session = new Session()
+  session.connect()
+  const kind = mode === "prof" ? "Profiler" : "HeapProfiler"
+  await session.post(`${kind}.enable`)
+  if (mode === "prof") await session.post("Profiler.setSamplingInterval", { interval: 100 })
+  const last: Partial<Record<Action, unknown>> = {}
+  for (let r = 0; r < rounds; r++) {
+    await round(b, async (action, run) => {
+      if (mode === "prof") await session.post("Profiler.start")
+      else {
+        const sampling = { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }
+        await session.post("HeapProfiler.startSampling", sampling)
+      }
+      await run()
+      last[action] =
+        mode === "prof" ? (await session.post("Profiler.stop")).profile : (await session.post("HeapProfiler.stopSampling")).profile
+    })
+  }
+  const ext = mode === "prof" ? "cpuprofile" : "heapprofile"
+  for (const [action, data] of Object.entries(last)) {
+    writeFileSync(`${process.env.OUT_DIR ?? "/tmp"}/passkey-${action}.${ext}`, JSON.stringify(data))
+  }
+}
+
+async function main() {
+  const mode = process.env.MODE ?? "cpu"
+  const b = Number(process.env.B ?? 1000)
+  const rounds = Number(process.env.ROUNDS ?? 7)
+  await round(Math.min(b, 500), async (_, run) => run()) // warm-up
+  if (mode === "prof" || mode === "heap") {
+    await profile(mode, b, rounds)
+    return
+  }
+  const results: Record<Action, number[]> = { register: [], authenticate: [] }
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (mode === "alloc" && !gc) throw new Error("MODE=alloc needs --expose-gc")
+  for (let r = 0; r < rounds; r++) {
+    await round(b, async (action, run) => {
+      if (mode === "alloc") {
+        gc?.()
+        const before = process.memoryUsage().heapUsed
+        await run()
+        results[action].push((process.memoryUsage().heapUsed - before) / b)
+        return
+      }
+      const before = process.cpuUsage()
+      await run()
+      const used = process.cpuUsage(before)
+      results[action].push((used.user + used.system) / b)
+    })
+  }
+  const unit = mode === "alloc" ? "bytes" : "cpu µs"
+  for (const action of ["register", "authenticate"] as const) {
+    const sorted = [...results[action]].sort((x, y) => x - y)
+    const fmt = (x: number | undefined) => (x ?? Number.NaN).toFixed(mode === "alloc" ? 0 : 1)
+    console.log(
+      `${unit}/POST ${action}: best ${fmt(sorted[0])} median ${fmt(sorted[Math.floor(sorted.length / 2)])} (${sorted.map(fmt).join(" ")})`,
+    )
+  }
+}
+main().catch((e: unknown) => {
+  console.error(e)
+  process.exit(1)
+})
