@@ -16,6 +16,7 @@ import { verifyAssertion } from "../src/runtime/effects/webauthn-assertion.js"
 import { isoCBOR } from "@simplewebauthn/server/helpers"
 import { type AssertionTweak, SoftAuthenticator, type SoftKeyType } from "../bench/webauthn-authenticator.js"
 import { renderSignIn } from "../src/runtime/pages/index.js"
+import { unsealEnvelope } from "../src/runtime/store.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger } from "./helpers.js"
 
 function configWith(extra: Partial<AuthConfig>) {
@@ -139,7 +140,14 @@ describe("options requests", () => {
     expect(body.action).toBe("register")
     expect(body.options.rp).toEqual({ id: "app.test", name: "app.test" })
     expect(body.options.user).toMatchObject({ name: "pat@corp.test", displayName: "Pat Doe" })
-    expect(client.jar.get("authchart.flow.passkey")).toBeDefined()
+    // the flow cookie keeps the challenge and the user, not the options it answered with
+    const sealed = client.jar.get("authchart.flow.passkey") ?? ""
+    const envelope = await unsealEnvelope(sealed, [SECRET], "authchart.flow.passkey")
+    const challenge = (body.options as { challenge?: string }).challenge
+    expect(envelope.snapshot).toMatchObject({
+      context: { reply: null, pending: { action: "register", challenge, user: { email: "pat@corp.test", name: "Pat Doe" } } },
+    })
+    expect(JSON.stringify(envelope)).not.toContain("pubKeyCredParams")
   })
 
   it("no action and an unknown email: registration, as Auth.js infers it", async () => {

@@ -166,14 +166,15 @@ export async function runMachine(
 }
 
 /**
- * The persisted snapshot without a redirect reply: the redirect answers the request that made it and
+ * The persisted snapshot without a redirect or JSON reply: either answers the request that made it and
  * is not read again (the next step sets its own reply; a page reply stays, a reload shows the page
- * again). An OAuth flow's redirect is its authorization URL, a quarter of the sealed flow cookie.
+ * again). An OAuth flow's redirect is its authorization URL, a quarter of the sealed flow cookie; a
+ * passkey flow's JSON is the WebAuthn options, a third of its cookie.
  */
 function withoutRedirect(persisted: unknown): unknown {
   if (!isPlainObject(persisted) || !isPlainObject(persisted.context)) return persisted
   const { context } = persisted
-  if (!isPlainObject(context.reply) || context.reply.type !== "redirect") return persisted
+  if (!isPlainObject(context.reply) || (context.reply.type !== "redirect" && context.reply.type !== "json")) return persisted
   return { ...persisted, context: { ...context, reply: null } }
 }
 
