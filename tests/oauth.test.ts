@@ -377,8 +377,10 @@ describe("bad input ends in the documented error, flow state cleared, no session
     expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual(["InvalidCheck"])
   })
 
-  it("nonce mismatch → InvalidCheck", async () => {
+  it("nonce mismatch → InvalidCheck, also on a provider's later sign-ins (the token request's fast path)", async () => {
     const { client, log } = makeClient([oidc("idp")])
+    expect((await signInVia(client, "idp")).res.headers.get("location")).toBe(`${ORIGIN}/dashboard`)
+    client.jar.cookies.delete("authjs.session-token")
     const { location } = await startSignIn(client, "idp")
     const tampered = new URL(location)
     tampered.searchParams.set("nonce", "another-nonce-value-0123456789")

@@ -13,6 +13,7 @@
 import { Agent as HttpAgent, type IncomingMessage, type OutgoingHttpHeaders, request as httpRequest } from "node:http"
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib"
+import { answerResponse } from "./oauth-response.js"
 
 /** The largest answer read from a provider's endpoint: token, userinfo and error answers are a few kB. */
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -66,91 +67,25 @@ function decoded(body: Buffer, encoding: string | undefined): Buffer {
 }
 
 /**
- * A web `Response` whose body is already in memory (read whole and bounded above): `text()`, `json()`,
- * `arrayBuffer()` and `clone()` answer from it without a web stream, which would cost more than the
- * rest of reading the answer. Whoever reads `body` (or `blob()`, `formData()`) gets a real `Response`'s
- * stream, and from then on every method is that `Response`'s. The class is made on first use: `extends
- * Response` at import would load Node's fetch implementation (undici, about 3 MB of RSS) in every app,
- * also in one that never calls a provider.
+ * A provider's answer as read off the wire: status, the raw header lines, and the body decoded
+ * (`content-encoding` undone) as UTF-8 text; null for a status that has no body.
  */
-function defineReadResponse() {
-  return class ReadResponse extends Response {
-    readonly #text: string | null
-    #used = false
-    #real: Response | undefined
-
-    constructor(text: string | null, init: ResponseInit) {
-      super(null, init)
-      this.#text = text
-    }
-
-    #realized(): Response {
-      if (!this.#real) {
-        if (this.#used) throw new TypeError("Body is unusable: Body has already been read")
-        this.#real = new Response(this.#text, { status: this.status, statusText: this.statusText, headers: this.headers })
-      }
-      return this.#real
-    }
-
-    #take(): string {
-      if (this.#used) throw new TypeError("Body is unusable: Body has already been read")
-      this.#used = true
-      return this.#text ?? ""
-    }
-
-    override get body(): Response["body"] {
-      return this.#text === null ? null : this.#realized().body
-    }
-
-    override get bodyUsed(): boolean {
-      return this.#real ? this.#real.bodyUsed : this.#used
-    }
-
-    override async text(): Promise<string> {
-      return this.#real ? this.#real.text() : this.#take()
-    }
-
-    override async json(): Promise<unknown> {
-      return this.#real ? this.#real.json() : JSON.parse(this.#take())
-    }
-
-    override async arrayBuffer(): Promise<ArrayBuffer> {
-      if (this.#real) return this.#real.arrayBuffer()
-      return new TextEncoder().encode(this.#take()).buffer
-    }
-
-    override blob(): Promise<Blob> {
-      return this.#realized().blob()
-    }
-
-    override formData(): Promise<FormData> {
-      return this.#realized().formData()
-    }
-
-    override clone(): Response {
-      if (this.#real) return this.#real.clone()
-      if (this.#used) throw new TypeError("Response.clone: Body has already been consumed.")
-      return new ReadResponse(this.#text, { status: this.status, statusText: this.statusText, headers: this.headers })
-    }
-  }
+export interface ProviderAnswer {
+  readonly status: number
+  readonly statusText: string
+  /** Name, value, name, value, … as received (`IncomingMessage.rawHeaders`). */
+  readonly rawHeaders: readonly string[]
+  readonly text: string | null
 }
-let ReadResponse: ReturnType<typeof defineReadResponse> | undefined
 
-function toResponse(res: IncomingMessage, body: Buffer): Response {
-  const headers = new Headers()
-  const raw = res.rawHeaders
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i]
-    const value = raw[i + 1]
-    const lower = name?.toLowerCase()
-    // the body handed on is decoded: its length and coding are no longer the wire's
-    if (name === undefined || value === undefined || lower === "content-encoding" || lower === "content-length") continue
-    headers.append(name, value)
-  }
+function answerOf(res: IncomingMessage, body: Buffer): ProviderAnswer {
   const status = res.statusCode ?? 0
-  const text = NULL_BODY.has(status) ? null : decoded(body, res.headers["content-encoding"]).toString("utf8")
-  ReadResponse ??= defineReadResponse()
-  return new ReadResponse(text, { status, statusText: res.statusMessage ?? "", headers })
+  return {
+    status,
+    statusText: res.statusMessage ?? "",
+    rawHeaders: res.rawHeaders,
+    text: NULL_BODY.has(status) ? null : decoded(body, res.headers["content-encoding"]).toString("utf8"),
+  }
 }
 
 /**
@@ -159,16 +94,32 @@ function toResponse(res: IncomingMessage, body: Buffer): Response {
  * @example o.authorizationCodeGrantRequest(as, client, auth, params, redirectUri, verifier, { [o.customFetch]: providerFetch(10_000) })
  */
 export function providerFetch(timeoutMs: number): (url: string, init: ProviderRequest) => Promise<Response> {
-  return (url, init) => send(new URL(url), init, timeoutMs)
+  return (url, init) => providerRequest(url, init, timeoutMs).then(answerResponse)
 }
 
-function send(url: URL, init: ProviderRequest, timeoutMs: number): Promise<Response> {
+/**
+ * One request to a provider on the kept-alive node:http(s) client, answered whole within `timeoutMs`
+ * (else `ProviderHttpError` `ETIMEDOUT`; network failures reject with Node's own error): what
+ * {@link providerFetch} answers, before it becomes a web `Response`.
+ * @example const answer = await providerRequest(tokenEndpoint, { method: "POST", headers, body }, 10_000)
+ */
+export function providerRequest(href: string, init: ProviderRequest, timeoutMs: number): Promise<ProviderAnswer> {
+  let url: URL
+  try {
+    url = new URL(href)
+  } catch (err) {
+    return Promise.reject(err)
+  }
+  return send(url, init, timeoutMs)
+}
+
+function send(url: URL, init: ProviderRequest, timeoutMs: number): Promise<ProviderAnswer> {
   if (url.protocol !== "https:" && url.protocol !== "http:") return Promise.reject(new TypeError(`Not an HTTP URL: ${url.protocol}`))
   const body = init.body === undefined || init.body === null ? undefined : String(init.body)
   const headers: OutgoingHttpHeaders = { ...init.headers }
   if (body !== undefined) headers["content-length"] = Buffer.byteLength(body)
   const https = url.protocol === "https:"
-  return new Promise<Response>((resolve, reject) => {
+  return new Promise<ProviderAnswer>((resolve, reject) => {
     const req = (https ? httpsRequest : httpRequest)(url, {
       method: init.method,
       headers,
@@ -209,16 +160,16 @@ function send(url: URL, init: ProviderRequest, timeoutMs: number): Promise<Respo
       })
       res.on("end", () => {
         if (settled) return
-        let response: Response
+        let answer: ProviderAnswer
         try {
-          response = toResponse(res, (chunks.length === 1 ? chunks[0] : undefined) ?? Buffer.concat(chunks, size))
+          answer = answerOf(res, (chunks.length === 1 ? chunks[0] : undefined) ?? Buffer.concat(chunks, size))
         } catch (err) {
           return fail(err instanceof Error ? err : new Error(String(err)))
         }
         settled = true
         clearTimeout(deadline)
         init.signal?.removeEventListener("abort", onAbort)
-        resolve(response)
+        resolve(answer)
       })
     })
     req.end(body)

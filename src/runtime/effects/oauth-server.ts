@@ -71,6 +71,14 @@ function globalFetchChanged(): boolean {
   return typeof dispatcher === "object" && dispatcher !== null && dispatcher.constructor.name !== "Agent"
 }
 
+/**
+ * Whether requests to this provider go out on the node:http client (oauth-http.ts): the provider brings
+ * no fetch of its own and the application left the global `fetch` as it was.
+ */
+export function onOwnClient(provider: OAuthConfig): boolean {
+  return ownFetch(provider) === undefined && !globalFetchChanged()
+}
+
 /** `fetch` with the provider's deadline added to whatever signal the caller gave. */
 function bounded(fetcher: ProviderFetch, timeoutMs: number): ProviderFetch {
   return (url, init) => {

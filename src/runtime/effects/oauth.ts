@@ -22,6 +22,7 @@ import type { Profile, TokenSet, User } from "../../types.js"
 import type { EffectContext } from "../flow.js"
 import { authorizationServer, clientOf, discoveryCache, endpoint, httpOptions } from "./oauth-server.js"
 import { effect } from "./effect.js"
+import { asAuthError, redeemCode } from "./oauth-token.js"
 import { proxyOf, sealProxyState } from "./redirect-proxy.js"
 import { providerConfig } from "../provider-config.js"
 
@@ -117,9 +118,13 @@ export const startAuthorization = effect<AuthorizationStart, { params: Record<st
   return { url: url.href, pending: { state, codeVerifier, nonce, redirectUri, issuer: server.issuer } }
 })
 
-async function readProfile(provider: OAuthConfig, server: o.AuthorizationServer, tokens: o.TokenEndpointResponse): Promise<Profile> {
+async function readProfile(
+  provider: OAuthConfig,
+  server: o.AuthorizationServer,
+  tokens: o.TokenEndpointResponse,
+  claims: o.IDToken | undefined,
+): Promise<Profile> {
   const { client } = clientOf(provider)
-  const claims = o.getValidatedIdTokenClaims(tokens)
   const userinfo = endpoint(provider.userinfo)
   if (typeof provider.userinfo === "object" && provider.userinfo.request) {
     const context = { tokens: { ...tokens }, provider: { id: provider.id, userinfo: { url: userinfo.url?.href } } }
@@ -200,29 +205,14 @@ export const finishAuthorization = effect<Identity, { params: Record<string, unk
       const server = await authorizationServer(provider, cache, ctx.now)
       if (server.issuer !== pending.issuer) throw new InvalidCheck("The provider's issuer changed during sign-in.")
       if (!provider.issuer) params.delete("iss")
-      const { client, auth } = clientOf(provider)
-      const validated = o.validateAuthResponse(server, client, params, pending.state)
+      const { client } = clientOf(provider)
+      const callback = o.validateAuthResponse(server, client, params, pending.state)
       if (!server.token_endpoint) throw new CallbackRouteError(`The provider "${provider.id}" has no token endpoint.`)
-      const http = httpOptions(provider, new URL(server.token_endpoint))
-      const response = await o.authorizationCodeGrantRequest(
-        server,
-        client,
-        auth,
-        validated,
-        pending.redirectUri,
-        pending.codeVerifier,
-        http,
-      )
-      // a provider whose token answer strays from the spec mends it first (Auth.js' `token.conform`, e.g. Twitch)
-      const conform = typeof provider.token === "object" ? provider.token.conform : undefined
-      const answer = conform ? ((await conform(response.clone())) ?? response) : response
-      const tokens = await o.processAuthorizationCodeResponse(server, client, answer, {
-        expectedNonce: pending.nonce ?? o.expectNoNonce,
-        requireIdToken: provider.type === "oidc",
-      })
+      const { redirectUri, codeVerifier, nonce } = pending
+      const { tokens, claims } = await redeemCode({ provider, server, callback, redirectUri, codeVerifier, nonce })
       const tokenSet: TokenSet = { ...tokens }
       if (typeof tokens.expires_in === "number") tokenSet.expires_at = Math.floor(ctx.now / 1000) + tokens.expires_in
-      const profile = await readProfile(provider, server, tokens)
+      const profile = await readProfile(provider, server, tokens, claims)
       const appleUser = input.params.user
       if (typeof appleUser === "string") {
         try {
@@ -233,26 +223,10 @@ export const finishAuthorization = effect<Identity, { params: Record<string, unk
       }
       const identity = await identityOf(provider, profile, tokenSet)
       // the provider's session, for back-channel logout by `sid` (Back-Channel Logout 1.0 §2.4)
-      const sid = o.getValidatedIdTokenClaims(tokens)?.sid
+      const sid = claims?.sid
       return typeof sid === "string" && sid !== "" ? { ...identity, sid } : identity
     } catch (err) {
       throw asAuthError(err, provider.id)
     }
   },
 )
-
-/** oauth4webapi's failures as authchart errors: check failures are InvalidCheck, the rest CallbackRouteError. */
-function asAuthError(err: unknown, provider: string): AuthError {
-  if (err instanceof AuthError) return err
-  if (err instanceof o.AuthorizationResponseError) {
-    return new OAuthCallbackError("The provider returned an error.", { err, provider, error: err.error })
-  }
-  if (err instanceof o.ResponseBodyError) {
-    return new CallbackRouteError("The token endpoint refused the code.", { err, provider, error: err.error, status: err.status })
-  }
-  const code = err instanceof Error && "code" in err ? err.code : undefined
-  if (code === o.JWT_CLAIM_COMPARISON || code === o.JSON_ATTRIBUTE_COMPARISON || code === o.INVALID_RESPONSE) {
-    return new InvalidCheck("The provider's response failed a check.", { err, provider })
-  }
-  return new CallbackRouteError("The OAuth callback failed.", { err, provider })
-}

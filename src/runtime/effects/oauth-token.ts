@@ -1,0 +1,120 @@
+/**
+ * Redeeming the authorization code (RFC 6749 §4.1.3, OpenID Connect Core §3.1.3): the token request and
+ * the checks of its answer. oauth4webapi makes a provider's first token request; later requests to the
+ * same token endpoint are sent in the very form that one had (its headers, its body's fields in order,
+ * with this sign-in's code, redirect URI and PKCE verifier) straight on the node:http client, and the
+ * common answer is judged by `acceptTokenAnswer` (oauth-token-check.ts) without a web `Response`. Every
+ * other answer, a provider with its own fetch, an application that replaced `fetch`, and a provider
+ * that mends its answers (`token.conform`) go through oauth4webapi as before.
+ */
+import * as o from "oauth4webapi"
+import { AuthError, CallbackRouteError, InvalidCheck, OAuthCallbackError } from "../../errors.js"
+import type { OAuthConfig } from "../../providers/oauth-types.js"
+import { type ProviderAnswer, type ProviderRequest, providerRequest } from "./oauth-http.js"
+import { answerResponse } from "./oauth-response.js"
+import { DEFAULT_TIMEOUT_MS, clientOf, httpOptions, onOwnClient } from "./oauth-server.js"
+import { type Redeemed, acceptTokenAnswer } from "./oauth-token-check.js"
+
+/** One sign-in's code exchange: the provider, its server, the validated callback and the kept checks. */
+export interface CodeExchange {
+  readonly provider: OAuthConfig
+  readonly server: o.AuthorizationServer
+  /** The callback's parameters as `o.validateAuthResponse` returned them. */
+  readonly callback: URLSearchParams
+  readonly redirectUri: string
+  readonly codeVerifier: string
+  readonly nonce: string | null
+}
+
+/** The body fields that change per sign-in; the others (grant type, client credentials) are the provider's. */
+const PER_SIGN_IN = new Set(["code", "redirect_uri", "code_verifier"])
+
+/** A provider's token request as oauth4webapi made it. */
+interface RequestForm {
+  /** The `token_endpoint` it was made for, and the URL it went to. */
+  readonly endpoint: string
+  readonly href: string
+  readonly headers: Readonly<Record<string, string>>
+  /** The body's fields in order; null where each sign-in puts its own value. */
+  readonly fields: readonly (readonly [string, string | null])[]
+}
+
+const forms = new WeakMap<OAuthConfig, RequestForm>()
+
+function remember(provider: OAuthConfig, endpoint: string, href: string, init: ProviderRequest): void {
+  const { body } = init
+  if (!(body instanceof URLSearchParams)) return
+  const fields = [...body].map(([key, value]) => [key, PER_SIGN_IN.has(key) ? null : value] as const)
+  forms.set(provider, { endpoint, href, headers: { ...init.headers }, fields })
+}
+
+function bodyOf(form: RequestForm, exchange: CodeExchange, code: string): string {
+  const own: Record<string, string> = { code, redirect_uri: exchange.redirectUri, code_verifier: exchange.codeVerifier }
+  return new URLSearchParams(form.fields.map(([key, value]) => [key, value ?? own[key] ?? ""])).toString()
+}
+
+/**
+ * Sends the token request and checks the answer: the tokens and the ID token's claims, or oauth4webapi's
+ * error for an answer it refuses.
+ * @example const { tokens, claims } = await redeemCode({ provider, server, callback, redirectUri, codeVerifier, nonce })
+ */
+export async function redeemCode(exchange: CodeExchange): Promise<Redeemed> {
+  const { provider, server } = exchange
+  const { client, auth } = clientOf(provider)
+  const expect = { server, client, nonce: exchange.nonce, requireIdToken: provider.type === "oidc" }
+  const conform = typeof provider.token === "object" ? provider.token.conform : undefined
+  const own = conform === undefined && onOwnClient(provider)
+  const timeout = provider.timeout ?? DEFAULT_TIMEOUT_MS
+  const judge = async (response: Response): Promise<Redeemed> => {
+    // a provider whose token answer strays from the spec mends it first (Auth.js' `token.conform`, e.g. Twitch)
+    const mended = conform ? ((await conform(response.clone())) ?? response) : response
+    const tokens = await o.processAuthorizationCodeResponse(server, client, mended, {
+      expectedNonce: exchange.nonce ?? o.expectNoNonce,
+      requireIdToken: expect.requireIdToken,
+    })
+    return { tokens, claims: o.getValidatedIdTokenClaims(tokens) }
+  }
+  const form = own ? forms.get(provider) : undefined
+  const code = exchange.callback.getAll("code")
+  if (form && form.endpoint === server.token_endpoint && code.length === 1 && code[0]) {
+    const body = bodyOf(form, exchange, code[0])
+    const answer = await providerRequest(form.href, { method: "POST", headers: form.headers, body }, timeout)
+    return acceptTokenAnswer(answer, expect) ?? judge(answerResponse(answer))
+  }
+  const http = httpOptions(provider, server.token_endpoint ? new URL(server.token_endpoint) : undefined)
+  const endpoint = server.token_endpoint ?? ""
+  let first: ProviderAnswer | undefined
+  // the first request on our client: oauth4webapi's, kept as the form of the next ones
+  const send = async (href: string, init: ProviderRequest): Promise<Response> => {
+    first = await providerRequest(href, init, timeout)
+    remember(provider, endpoint, href, init)
+    return answerResponse(first)
+  }
+  const { callback, redirectUri, codeVerifier } = exchange
+  const response = await o.authorizationCodeGrantRequest(server, client, auth, callback, redirectUri, codeVerifier, {
+    ...http,
+    ...(own ? { [o.customFetch]: send } : {}),
+  })
+  return (first && acceptTokenAnswer(first, expect)) ?? judge(response)
+}
+
+/**
+ * A callback's failure as an authchart error: oauth4webapi's check failures are `InvalidCheck`, an error
+ * the provider answered is `OAuthCallbackError` (authorization) or `CallbackRouteError` (token), the rest
+ * `CallbackRouteError`.
+ * @example throw asAuthError(err, provider.id)
+ */
+export function asAuthError(err: unknown, provider: string): AuthError {
+  if (err instanceof AuthError) return err
+  if (err instanceof o.AuthorizationResponseError) {
+    return new OAuthCallbackError("The provider returned an error.", { err, provider, error: err.error })
+  }
+  if (err instanceof o.ResponseBodyError) {
+    return new CallbackRouteError("The token endpoint refused the code.", { err, provider, error: err.error, status: err.status })
+  }
+  const code = err instanceof Error && "code" in err ? err.code : undefined
+  if (code === o.JWT_CLAIM_COMPARISON || code === o.JSON_ATTRIBUTE_COMPARISON || code === o.INVALID_RESPONSE) {
+    return new InvalidCheck("The provider's response failed a check.", { err, provider })
+  }
+  return new CallbackRouteError("The OAuth callback failed.", { err, provider })
+}
