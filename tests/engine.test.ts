@@ -23,6 +23,7 @@ import { directRunnable, startDirectRun } from "../src/runtime/machine-run.js"
 import type { AuthConfig, FlowEnvelope } from "../src/index.js"
 import { eventParams, loadFlow, persistFlow, runMachine, storeIO } from "../src/runtime/engine.js"
 import { respondFlow } from "../src/runtime/flow-respond.js"
+import { callbackUrlNow, defaultRedirect, resolveCallbackUrl } from "../src/runtime/callback-url.js"
 import { confirmFlow, confirmMachine } from "./support/confirm-flow.js"
 import { AuthClient, ORIGIN, SECRET } from "./helpers.js"
 
@@ -31,7 +32,12 @@ const start = flow.routes[0] as (typeof flow.routes)[number]
 const step = flow.routes[1] as (typeof flow.routes)[number]
 
 /** The context the runtime builds for `path` (a probe row on `/probe/two-step` captures it). */
-async function contextOf(path: string, form?: Record<string, string>, cookie?: string): Promise<RequestContext> {
+async function contextOf(
+  path: string,
+  form?: Record<string, string>,
+  cookie?: string,
+  extra: Partial<AuthConfig> = {},
+): Promise<RequestContext> {
   let captured: RequestContext | undefined
   const probe = async (ctx: RequestContext) => {
     captured = ctx
@@ -47,6 +53,7 @@ async function contextOf(path: string, form?: Record<string, string>, cookie?: s
       { method: "GET", action: "probe", provider: true, handle: probe },
       { method: "POST", action: "probe", provider: true, handle: probe },
     ],
+    ...extra,
   }
   const client = new AuthClient(config)
   await client.send(path, { ...(form ? { form } : {}), ...(cookie ? { headers: { cookie } } : {}) })
@@ -71,6 +78,35 @@ describe("load → run → persist → respond", () => {
     expect(loaded.callback.url).toBe(`${ORIGIN}/home`)
     expect(loaded.keptUrl).toBe(`${ORIGIN}/home`)
     expect(loaded.flowId).toMatch(/^[0-9a-f-]{36}$/)
+  })
+
+  it.each([
+    ["/home", undefined],
+    [`${ORIGIN}/deep/page?x=1#y`, undefined],
+    ["https://evil.example/steal", undefined],
+    ["//evil.example/steal", undefined],
+    ["/\\evil.example", undefined],
+    ["javascript:alert(1)", undefined],
+    ["not a url", undefined],
+    [undefined, `authjs.callback-url=${encodeURIComponent(`${ORIGIN}/from-cookie`)}`],
+    [undefined, `authjs.callback-url=${encodeURIComponent("https://evil.example/")}`],
+    [undefined, undefined],
+  ])("a start's callback URL (%s, cookie %s): the built-in redirect callback, answered at once, gives what the general path gives", async (callbackUrl, cookie) => {
+    const form = { password: "pw", ...(callbackUrl === undefined ? {} : { callbackUrl }) }
+    const builtIn = await contextOf("/auth/probe/two-step", form, cookie)
+    // the same callback given by the app: resolved on the general (awaited) path
+    const own = await contextOf("/auth/probe/two-step", form, cookie, { callbacks: { redirect: (p) => defaultRedirect(p) } })
+    expect(callbackUrlNow(own)).toBeUndefined()
+    const fast = callbackUrlNow(builtIn)
+    expect(fast).toEqual(await resolveCallbackUrl(own))
+    expect(await resolveCallbackUrl(builtIn)).toEqual(fast)
+    // loadFlow takes the fast path (no promise) only with the built-in callback, with the same result
+    const loading = loadFlow(builtIn, flow, start, storeIO(builtIn, flow))
+    expect(loading).not.toBeInstanceOf(Promise)
+    const general = loadFlow(own, flow, start, storeIO(own, flow))
+    expect(general).toBeInstanceOf(Promise)
+    const [a, b] = [await loading, await general]
+    expect({ ...a, flowId: "" }).toEqual({ ...b, flowId: "" })
   })
 
   it("a resume without the flow's state is FlowStateError at load", async () => {

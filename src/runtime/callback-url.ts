@@ -13,6 +13,17 @@ export interface CallbackUrl {
   readonly cookie?: OutCookie
 }
 
+/** The default redirect callback: same-origin URLs and paths only, everything else goes to the site. */
+export function defaultRedirect({ url, baseUrl }: { url: string; baseUrl: string }): string {
+  if (url.startsWith("/")) return `${baseUrl}${url}`
+  try {
+    if (new URL(url).origin === baseUrl) return url
+  } catch {
+    // not an absolute URL: fall back to the site
+  }
+  return baseUrl
+}
+
 /** `value` normalised (no raw backslashes reach a Location header) when it is an http(s) URL. */
 function httpUrl(value: string): string | undefined {
   try {
@@ -25,16 +36,41 @@ function httpUrl(value: string): string | undefined {
 
 /** Resolves the callback URL of a request (async: the redirect callback may be). */
 export async function resolveCallbackUrl(ctx: RequestContext): Promise<CallbackUrl> {
+  const now = callbackUrlNow(ctx)
+  if (now) return now
+  const { fromCookie, wanted } = wantedUrl(ctx)
+  return withCookie(ctx, fromCookie, wanted ? await redirectTo(ctx, wanted) : ctx.origin)
+}
+
+/**
+ * {@link resolveCallbackUrl} answered at once when the redirect callback is the built-in one (it is
+ * synchronous); undefined when the app's own callback must be asked.
+ */
+export function callbackUrlNow(ctx: RequestContext): CallbackUrl | undefined {
+  if (ctx.config.customRedirect) return undefined
+  const { fromCookie, wanted } = wantedUrl(ctx)
+  return withCookie(ctx, fromCookie, wanted ? checked(ctx, defaultRedirect({ url: wanted, baseUrl: ctx.origin })) : ctx.origin)
+}
+
+/** The callback URL the request names (`callbackUrl` of the body or query), else its cookie's. */
+function wantedUrl(ctx: RequestContext): { fromCookie: string | undefined; wanted: string | undefined } {
+  const fromCookie = ctx.req.cookies[ctx.cookies.callbackUrl.name]
+  return { fromCookie, wanted: param(ctx.req, "callbackUrl") ?? fromCookie }
+}
+
+/** The resolved URL, with the cookie to set when it differs from the one the request carried. */
+function withCookie(ctx: RequestContext, fromCookie: string | undefined, url: string): CallbackUrl {
   const { name, options } = ctx.cookies.callbackUrl
-  const fromCookie = ctx.req.cookies[name]
-  const wanted = param(ctx.req, "callbackUrl") ?? fromCookie
-  const url = wanted ? await redirectTo(ctx, wanted) : ctx.origin
   return url === fromCookie ? { url } : { url, cookie: { name, value: url, options } }
 }
 
 /** Sends `url` through the redirect callback, falling back to the site. */
 export async function redirectTo(ctx: RequestContext, url: string): Promise<string> {
-  const resolved = await ctx.config.callbacks.redirect({ url, baseUrl: ctx.origin })
+  return checked(ctx, await ctx.config.callbacks.redirect({ url, baseUrl: ctx.origin }))
+}
+
+/** What the redirect callback answered, when it is the site or an http(s) URL; else the site. */
+function checked(ctx: RequestContext, resolved: unknown): string {
   if (resolved === ctx.origin) return resolved
   return (typeof resolved === "string" && httpUrl(resolved)) || ctx.origin
 }

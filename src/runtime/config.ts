@@ -4,6 +4,7 @@
  * Nothing here changes per request, and the user's object is never mutated.
  */
 import { type AuthError, InvalidProvider } from "../errors.js"
+import { defaultRedirect } from "./callback-url.js"
 import type { Adapter } from "../adapters/types.js"
 import type {
   AuthConfig,
@@ -117,17 +118,6 @@ export interface ResolvedConfig {
   readonly accounts: Readonly<NonNullable<AuthConfig["accounts"]>>
   /** The configuration error every request answers with, or null. Logged once at resolve time. */
   readonly configError: AuthError | null
-}
-
-/** The default redirect callback: same-origin URLs and paths only, everything else goes to the site. */
-export function defaultRedirect({ url, baseUrl }: { url: string; baseUrl: string }): string {
-  if (url.startsWith("/")) return `${baseUrl}${url}`
-  try {
-    if (new URL(url).origin === baseUrl) return url
-  } catch {
-    // not an absolute URL: fall back to the site
-  }
-  return baseUrl
 }
 
 function normalizeBasePath(path: string | undefined): string {

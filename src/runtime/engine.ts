@@ -10,7 +10,7 @@ import type { AnyMachineSnapshot, AnyStateMachine, InspectionEvent } from "xstat
 import { AuthError, FlowStateError } from "../errors.js"
 import type { FlowContext } from "../machines/setup.js"
 import { AWAITING_INPUT, type FlowOutput, type Reply } from "../machines/types.js"
-import { type CallbackUrl, resolveCallbackUrl } from "./callback-url.js"
+import { type CallbackUrl, callbackUrlNow, resolveCallbackUrl } from "./callback-url.js"
 import { type Handled, type RequestContext, param } from "./context.js"
 import type { OutCookie } from "./cookies.js"
 import { startActorRun } from "./actor-run.js"
@@ -87,17 +87,27 @@ function sameOrigin(url: string | undefined, origin: string): string | undefined
  * load: a start has no envelope; a resume needs one, of this flow and provider, this machine version,
  * not expired, and claimed once in the server-state port. The callback URL is the envelope's when the
  * flow's start named one, else this request's (Auth.js' passkey client names it with the response).
+ * A start whose callback URL is known at once (the built-in redirect callback) is loaded without a promise.
  */
-export async function loadFlow(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute, io: FlowStoreIO): Promise<Loaded> {
-  let envelope: FlowEnvelope | null = null
-  if (!route.start) {
-    envelope = await ctx.config.flowStore.load(io)
-    if (!envelope) throw new FlowStateError("No sign-in is in progress (or it was already used).")
-    checkEnvelope(envelope, flow, ctx)
-    await claimEnvelope(envelope, ctx.config.serverState, ctx.now)
-  }
-  const kept = sameOrigin(envelope?.callbackUrl, ctx.origin)
-  const callback = kept ? { url: kept } : await resolveCallbackUrl(ctx)
+export function loadFlow(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute, io: FlowStoreIO): Loaded | Promise<Loaded> {
+  if (!route.start) return resumeFlow(ctx, flow, io)
+  const now = callbackUrlNow(ctx)
+  return now
+    ? loadedWith(ctx, null, undefined, now)
+    : resolveCallbackUrl(ctx).then((callback) => loadedWith(ctx, null, undefined, callback))
+}
+
+async function resumeFlow(ctx: RequestContext, flow: FlowDefinition, io: FlowStoreIO): Promise<Loaded> {
+  const envelope = await ctx.config.flowStore.load(io)
+  if (!envelope) throw new FlowStateError("No sign-in is in progress (or it was already used).")
+  checkEnvelope(envelope, flow, ctx)
+  await claimEnvelope(envelope, ctx.config.serverState, ctx.now)
+  const kept = sameOrigin(envelope.callbackUrl, ctx.origin)
+  const callback = kept ? { url: kept } : (callbackUrlNow(ctx) ?? (await resolveCallbackUrl(ctx)))
+  return loadedWith(ctx, envelope, kept, callback)
+}
+
+function loadedWith(ctx: RequestContext, envelope: FlowEnvelope | null, kept: string | undefined, callback: CallbackUrl): Loaded {
   const named = param(ctx.req, "callbackUrl") !== undefined
   return { envelope, flowId: envelope?.flowId ?? randomUUID(), callback, keptUrl: kept ?? (named ? callback.url : undefined) }
 }
@@ -200,16 +210,27 @@ export function expiryOf(ctx: RequestContext, flow: FlowDefinition, loaded: Load
 
 /**
  * persist: a resting flow is saved in the flow store (a fresh nonce, so it resumes once; the callback URL
- * in the envelope); an ended one is cleared when the request carried its state. Returns the cookies to set.
+ * in the envelope); an ended one is cleared when the request carried its state. Returns the cookies to set
+ * (at once when there is nothing to save or clear).
  */
-export async function persistFlow(
+export function persistFlow(
   ctx: RequestContext,
   flow: FlowDefinition,
   loaded: Loaded,
   outcome: Outcome,
   io: FlowStoreIO,
-): Promise<OutCookie[]> {
+): OutCookie[] | Promise<OutCookie[]> {
   if (outcome.status === "ended") return hasState(ctx, io) ? clearFlow(ctx, io) : []
+  return saveFlow(ctx, flow, loaded, outcome, io)
+}
+
+async function saveFlow(
+  ctx: RequestContext,
+  flow: FlowDefinition,
+  loaded: Loaded,
+  outcome: Extract<Outcome, { status: "resting" }>,
+  io: FlowStoreIO,
+): Promise<OutCookie[]> {
   const envelope: FlowEnvelope = {
     v: ENVELOPE_VERSION,
     flow: flow.id,
@@ -235,11 +256,13 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
   let flowId = "unknown"
   const base = () => ({ flowId, flow: flow.id, provider: ctx.providerId as string })
   try {
-    const loaded = await loadFlow(ctx, flow, route, io)
+    const loading = loadFlow(ctx, flow, route, io)
+    const loaded = loading instanceof Promise ? await loading : loading
     flowId = loaded.flowId
     emit?.({ ...base(), at: Date.now(), type: "request", method: ctx.req.method, action: ctx.action, event: route.event })
     const outcome = await runMachine(ctx, flow, route, loaded, emit || raw ? xstateObserver(emit, raw, base) : undefined)
-    const cookies = await persistFlow(ctx, flow, loaded, outcome, io)
+    const persisted = persistFlow(ctx, flow, loaded, outcome, io)
+    const cookies = Array.isArray(persisted) ? persisted : await persisted
     if (outcome.status === "ended") {
       const { output } = outcome
       const errorType = output.ok ? undefined : output.error instanceof AuthError ? output.error.type : "Error"

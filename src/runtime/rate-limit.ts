@@ -29,14 +29,14 @@ interface Check {
 
 type Outcome = { check: Check; count: number; resetAt: number } | { check: Check; failed: unknown } | null
 
-/** What the gate decided: a refusal, or a hook to run once the request was handled. */
+/** What the gate decided: a refusal, or a hook to run once the request was handled (a promise only when it waits for the port). */
 export interface Gate {
   readonly refused?: Handled
-  settle(handled: Handled): Promise<void>
+  settle(handled: Handled): undefined | Promise<void>
 }
 
 /** The gate of a request no rule counts, or one let through with nothing to do afterwards. */
-export const OPEN: Gate = { settle: async () => {} }
+export const OPEN: Gate = { settle: () => undefined }
 const NO_CHECKS: readonly Check[] = []
 /** The session and account management endpoints a client may POST to only so often. */
 const ACCOUNT_ACTIONS: ReadonlySet<string> = new Set(["revoke-session", "revoke-other-sessions", "unlink-account"])
@@ -210,22 +210,32 @@ async function lockedOut(ctx: RequestContext, check: Check, retryAfter: number):
 /**
  * Counts the request under every rule that applies. Refuses (with the longest wait) when one is over
  * its maximum; when the port fails, refuses if a failed rule fails closed, else lets the request through.
+ * With the in-memory port's synchronous verbs the gate is decided at once (no promise), unless a lockout
+ * is announced (its event handler may be async).
  */
-export async function rateLimitGate(ctx: RequestContext): Promise<Gate> {
+export function rateLimitGate(ctx: RequestContext): Gate | Promise<Gate> {
   const limits = ctx.config.rateLimit
   if (!limits) return OPEN
   const checks = checksFor(ctx, limits)
   if (checks.length === 0) return OPEN
   const sync = syncVerbs(ctx.config.serverState)
-  let outcomes: Outcome[]
-  if (sync) {
-    outcomes = []
-    for (const check of checks) outcomes.push(evaluateNow(sync, check))
-  } else {
+  if (!sync) {
     const pending: Promise<Outcome>[] = []
     for (const check of checks) pending.push(evaluate(ctx, check))
-    outcomes = await Promise.all(pending)
+    return Promise.all(pending).then((outcomes) => decide(ctx, limits, checks, outcomes))
   }
+  const outcomes: Outcome[] = []
+  for (const check of checks) outcomes.push(evaluateNow(sync, check))
+  return decide(ctx, limits, checks, outcomes)
+}
+
+/** The gate the counted outcomes make (see {@link rateLimitGate}); a promise only when lockouts are announced. */
+function decide(
+  ctx: RequestContext,
+  limits: ResolvedRateLimit,
+  checks: readonly Check[],
+  outcomes: readonly Outcome[],
+): Gate | Promise<Gate> {
   let failed: Extract<Outcome, { failed: unknown }>[] | undefined
   for (const outcome of outcomes) if (outcome !== null && "failed" in outcome) (failed ??= []).push(outcome)
   if (failed) {
@@ -238,18 +248,25 @@ export async function rateLimitGate(ctx: RequestContext): Promise<Gate> {
     ctx.config.logger.error(error)
   }
   let worst: { check: Check; retryAfter: number } | undefined
+  let lockouts: { check: Check; retryAfter: number }[] | undefined
   for (const outcome of outcomes) {
     if (outcome === null || "failed" in outcome || outcome.count <= outcome.check.rule.max) continue
     const retryAfter = Math.min(outcome.check.rule.window, Math.max(1, Math.ceil((outcome.resetAt - Date.now()) / 1000)))
-    if (outcome.count === outcome.check.rule.max + 1) await lockedOut(ctx, outcome.check, retryAfter)
+    if (outcome.count === outcome.check.rule.max + 1) (lockouts ??= []).push({ check: outcome.check, retryAfter })
     if (!worst || retryAfter > worst.retryAfter) worst = { check: outcome.check, retryAfter }
   }
-  if (worst) return { refused: refusal(ctx, worst.check.name, worst.check.rule, worst.retryAfter), settle: OPEN.settle }
+  if (worst) {
+    const gate: Gate = { refused: refusal(ctx, worst.check.name, worst.check.rule, worst.retryAfter), settle: OPEN.settle }
+    return lockouts ? announce(ctx, lockouts).then(() => gate) : gate
+  }
   for (const check of checks) if (check.name === "passwordAccount") return new AccountReset(ctx, check.key)
   return OPEN
 }
 
-const SETTLED: Promise<void> = Promise.resolve()
+/** Announces each lockout, one after the other, in the order the rules were counted. */
+async function announce(ctx: RequestContext, lockouts: readonly { check: Check; retryAfter: number }[]): Promise<void> {
+  for (const { check, retryAfter } of lockouts) await lockedOut(ctx, check, retryAfter)
+}
 
 /** The gate of a password attempt that was let through: a right password ends the account's count (its failures no longer matter). */
 class AccountReset implements Gate {
@@ -257,13 +274,13 @@ class AccountReset implements Gate {
     private readonly ctx: RequestContext,
     private readonly key: string,
   ) {}
-  settle(handled: Handled): Promise<void> {
-    if (handled.error !== undefined) return SETTLED
+  settle(handled: Handled): undefined | Promise<void> {
+    if (handled.error !== undefined) return undefined
     const { config } = this.ctx
     const sync = syncVerbs(config.serverState)
     if (sync) {
       sync.reset(this.key)
-      return SETTLED
+      return undefined
     }
     return config.serverState.reset(this.key).catch((err: unknown) => {
       config.logger.error(new RateLimitUnavailable("The rate-limit store failed to reset an account.", { err }))

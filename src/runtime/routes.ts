@@ -87,7 +87,8 @@ export const routes: readonly Route[] = [
 /** Runs the row for a request; a valid action with no row is `UnknownAction` (→ error page). */
 export async function route(ctx: RequestContext): Promise<Handled> {
   const row = ctx.config.routing.find(ctx)
-  const gate = await rateLimitGate(ctx)
+  const gated = rateLimitGate(ctx)
+  const gate = gated instanceof Promise ? await gated : gated
   if (gate.refused) return gate.refused
   let handled: Handled
   try {
@@ -96,6 +97,7 @@ export async function route(ctx: RequestContext): Promise<Handled> {
   } catch (err) {
     handled = errorResponse(ctx, err)
   }
-  if (gate !== OPEN) await gate.settle(handled)
+  const settled = gate === OPEN ? undefined : gate.settle(handled)
+  if (settled) await settled
   return handled
 }

@@ -21,6 +21,11 @@ import { carrySessionId, jwtSessionId, withNewSessionId } from "./session-ref.js
 import { sessionIssued, sessionEnded } from "./session-lifecycle.js"
 import { sessionTokenError } from "./tokens/record.js"
 
+interface Encoded {
+  readonly value: string
+  readonly exp: number
+}
+
 interface Decoded {
   readonly payload: JWT
   /** The JSON that was encrypted (re-serialised on jose's slow path), to tell whether `jwt` changed it. */
@@ -61,16 +66,17 @@ function verifiedTokens(config: object): Map<string, { plaintext: string; exp: n
   return cache
 }
 
-/** Encodes a session token with fresh `iat`, `exp`, `jti`; returns it with its expiry. */
-async function encodeToken(ctx: RequestContext, token: JWT, salt: string): Promise<{ value: string; exp: number }> {
+/**
+ * Encodes a session token with fresh `iat`, `exp`, `jti`; returns it with its expiry (at once with the
+ * built-in encoding, a promise with the config's `jwt.encode`).
+ */
+function encodeToken(ctx: RequestContext, token: JWT, salt: string): Encoded | Promise<Encoded> {
   const { config } = ctx
   const maxAge = config.jwt.maxAge
   const iat = Math.floor(ctx.now / 1000)
   const exp = iat + maxAge
-  if (config.jwt.encode) {
-    const value = await config.jwt.encode({ token, salt, secret: [...config.secrets], maxAge })
-    return { value, exp }
-  }
+  const { encode } = config.jwt
+  if (encode) return Promise.resolve(encode({ token, salt, secret: [...config.secrets], maxAge })).then((value) => ({ value, exp }))
   const [newest] = config.secrets
   const claims = { ...token, iat, exp, jti: uuidv7(ctx.now) }
   return { value: encryptJwt(claims, deriveKey(newest as string, salt, "A256CBC-HS512")), exp }
@@ -168,7 +174,8 @@ export const jwtStrategy: SessionStrategy = {
     if (!token) return clearSession(ctx)
     const { name } = ctx.cookies.sessionToken
     const kept = withNewSessionId(keepIdToken(ctx, token, account))
-    const encoded = await encodeToken(ctx, kept, name)
+    const encoding = encodeToken(ctx, kept, name)
+    const encoded = encoding instanceof Promise ? await encoding : encoding
     if (typeof kept.sub === "string" && kept.sub !== "") await sessionIssued(ctx, kept.sub, jwtSessionId(kept) as string, subject)
     return sessionCookies(ctx, encoded.value, encoded.exp)
   },
