@@ -418,4 +418,28 @@ describe("passkey assertions checked with node:crypto (webauthn-assertion.ts), b
     ])
     expect(client.jar.get("authjs.session-token")).toBeUndefined()
   })
+
+  it("a passkey used while another user is signed in: AccountNotLinked, that user stays signed in", async () => {
+    const adapter = MemoryAdapter()
+    const { client, log } = configWith({ adapter })
+    const authenticator = new SoftAuthenticator(ORIGIN)
+    const ceremony = async (action: "register" | "authenticate") => {
+      const csrfToken = await client.csrf()
+      const res = await client.send(`/auth/webauthn-options/passkey?action=${action}&email=pat@app.test`)
+      const { options } = (await res.json()) as { options: { challenge: string; rp: { id?: string }; rpId?: string } }
+      const response = action === "register" ? authenticator.register("pat", options) : authenticator.authenticate("pat", options)
+      return client.send("/auth/callback/passkey", { form: { csrfToken, action, data: JSON.stringify(response) } })
+    }
+    expect((await ceremony("register")).headers.get("location")).toBe(ORIGIN)
+    // sam, signed in some other way, has no passkey: the sign-in options list none, so pat's may answer
+    const sam = await adapter.createUser({ id: "sam", email: "sam@app.test", emailVerified: null })
+    const session = "sam-session-token"
+    await adapter.createSession({ sessionToken: session, userId: sam.id, expires: new Date(Date.now() + 3_600_000) })
+    client.jar.cookies.clear()
+    client.jar.cookies.set("authjs.session-token", session)
+    const refused = await ceremony("authenticate")
+    expect(refused.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=AccountNotLinked`)
+    expect(client.jar.get("authjs.session-token")).toBe(session)
+    expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual(["AccountNotLinked"])
+  })
 })

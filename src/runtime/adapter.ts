@@ -29,10 +29,15 @@ const cache = new WeakMap<object, SafeAdapter>()
 export function safeAdapter(adapter: Adapter, logger: LoggerInstance): SafeAdapter {
   const hit = cache.get(adapter)
   if (hit) return hit
+  // one wrapper per method name, made on first use (not a closure per call)
+  const methods = new Map<string, (...args: unknown[]) => Promise<unknown>>()
   const wrapped = new Proxy({} as SafeAdapter, {
     get(_, name: string) {
-      return async (...args: unknown[]) => {
-        logger.debug(`adapter_${name}`, { args })
+      let call = methods.get(name)
+      if (call) return call
+      const line = `adapter_${String(name)}`
+      call = async (...args: unknown[]) => {
+        logger.debug(line, { args })
         const method = (adapter as Record<string, unknown>)[name]
         if (typeof method !== "function") throw new AdapterError(`The adapter has no method ${name}.`)
         try {
@@ -41,6 +46,8 @@ export function safeAdapter(adapter: Adapter, logger: LoggerInstance): SafeAdapt
           throw new AdapterError(`The adapter's ${name} failed.`, { err, method: name })
         }
       }
+      methods.set(name, call)
+      return call
     },
   })
   cache.set(adapter, wrapped)

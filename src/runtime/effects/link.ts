@@ -6,7 +6,8 @@
  * `OAuthAccountNotLinked` unless the provider allows dangerous linking; otherwise a user is created.
  * Credentials: the user `authorize` returned is created in the adapter when it is not there yet, so
  * database sessions work for credentials too. WebAuthn: like OAuth with `AccountNotLinked`, and the
- * registered passkey stored once its user is known.
+ * registered passkey stored once its user is known; a passkey sign-in's account and user are those the
+ * verify step looked up.
  */
 import { effect } from "./effect.js"
 import type { EffectContext } from "../flow.js"
@@ -126,6 +127,17 @@ async function linkProviderAccountOnce(
   return { ...rest, user: asFlowUser(user), account: linked, isNewUser }
 }
 
+/**
+ * A passkey sign-in: the verify step found the passkey's account and its user (`getAccount`, then
+ * `getUser`), so there is nothing to look up or link again; a signed-in user other than the passkey's
+ * is `AccountNotLinked`, as for any known account.
+ */
+async function passkeySignIn(ctx: EffectContext, adapter: SafeAdapter, identity: Identity): Promise<Identity> {
+  const signedIn = await currentUser(ctx, adapter)
+  if (signedIn && signedIn.id !== identity.user.id) throw new AccountNotLinked("The account is already associated with another user.")
+  return { ...identity, isNewUser: false }
+}
+
 /** Credentials under database sessions: the user `authorize` returned, created when the adapter lacks it. */
 async function ensureCredentialsUser(adapter: SafeAdapter, identity: Identity, id: string): Promise<Identity> {
   const existing = await adapter.getUser(id)
@@ -194,6 +206,9 @@ export const linkIdentity = effect<Identity, Identity>(async (ctx, input) => {
     case "email":
       return linkEmail(ctx, adapter, input, account)
     case "webauthn":
+      if (!input.authenticator && account.userId !== undefined && account.userId === input.user.id) {
+        return passkeySignIn(ctx, adapter, input)
+      }
       return linkProviderAccount(ctx, adapter, input, { ...account, type: account.type }, WEBAUTHN_RULES)
     default:
       return input
