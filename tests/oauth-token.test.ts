@@ -251,4 +251,14 @@ describe("the token request: later sign-ins send the form of oauth4webapi's firs
     expect(seen[2]?.headers).toEqual(seen[0]?.headers)
     expect(seen[0]?.headers).toMatchObject({ authorization: `Basic ${btoa("c+1:s%3A1")}`, accept: "application/json" })
   })
+
+  it("a provider whose client settings changed gets a new form from oauth4webapi", async () => {
+    const tokenServer = { issuer: provider.issuer ?? "", token_endpoint: `${provider.issuer}/token` }
+    const callback = o.validateAuthResponse(tokenServer, { client_id: "c 1" }, new URLSearchParams({ code: "code 4" }), o.expectNoState)
+    provider.clientSecret = "s:2"
+    provider.client = { token_endpoint_auth_method: "client_secret_post" }
+    await redeemCode({ provider, server: tokenServer, callback, redirectUri: "https://app.test/cb/4", codeVerifier: "v4", nonce: null })
+    expect(seen.at(-1)?.headers.authorization).toBeUndefined()
+    expect(new URLSearchParams(seen.at(-1)?.body).get("client_secret")).toBe("s:2")
+  })
 })

@@ -31,8 +31,8 @@ const PER_SIGN_IN = new Set(["code", "redirect_uri", "code_verifier"])
 
 /** A provider's token request as oauth4webapi made it. */
 interface RequestForm {
-  /** The `token_endpoint` it was made for, and the URL it went to. */
-  readonly endpoint: string
+  /** What it was made from: the `token_endpoint` and the provider's client settings (see `madeFrom`). */
+  readonly from: string
   readonly href: string
   readonly headers: Readonly<Record<string, string>>
   /** The body's fields in order; null where each sign-in puts its own value. */
@@ -41,11 +41,17 @@ interface RequestForm {
 
 const forms = new WeakMap<OAuthConfig, RequestForm>()
 
-function remember(provider: OAuthConfig, endpoint: string, href: string, init: ProviderRequest): void {
+/** What a provider's token request is made from: a form made from anything else is not used. */
+function madeFrom(provider: OAuthConfig, endpoint: string | undefined): string {
+  const { clientId, clientSecret, client, allowInsecureRequests } = provider
+  return JSON.stringify([endpoint, clientId, clientSecret, client?.token_endpoint_auth_method, allowInsecureRequests])
+}
+
+function remember(provider: OAuthConfig, from: string, href: string, init: ProviderRequest): void {
   const { body } = init
   if (!(body instanceof URLSearchParams)) return
   const fields = [...body].map(([key, value]) => [key, PER_SIGN_IN.has(key) ? null : value] as const)
-  forms.set(provider, { endpoint, href, headers: { ...init.headers }, fields })
+  forms.set(provider, { from, href, headers: { ...init.headers }, fields })
 }
 
 function bodyOf(form: RequestForm, exchange: CodeExchange, code: string): string {
@@ -75,19 +81,19 @@ export async function redeemCode(exchange: CodeExchange): Promise<Redeemed> {
     return { tokens, claims: o.getValidatedIdTokenClaims(tokens) }
   }
   const form = own ? forms.get(provider) : undefined
+  const from = madeFrom(provider, server.token_endpoint)
   const code = exchange.callback.getAll("code")
-  if (form && form.endpoint === server.token_endpoint && code.length === 1 && code[0]) {
+  if (form && form.from === from && code.length === 1 && code[0]) {
     const body = bodyOf(form, exchange, code[0])
     const answer = await providerRequest(form.href, { method: "POST", headers: form.headers, body }, timeout)
     return acceptTokenAnswer(answer, expect) ?? judge(answerResponse(answer))
   }
   const http = httpOptions(provider, server.token_endpoint ? new URL(server.token_endpoint) : undefined)
-  const endpoint = server.token_endpoint ?? ""
   let first: ProviderAnswer | undefined
   // the first request on our client: oauth4webapi's, kept as the form of the next ones
   const send = async (href: string, init: ProviderRequest): Promise<Response> => {
     first = await providerRequest(href, init, timeout)
-    remember(provider, endpoint, href, init)
+    remember(provider, from, href, init)
     return answerResponse(first)
   }
   const { callback, redirectUri, codeVerifier } = exchange
