@@ -5,6 +5,7 @@
 import { describe, expect, it, vi } from "vitest"
 import { Auth, CredentialsSignin, raw, skipCSRFCheck } from "../src/index.js"
 import type { AuthConfig } from "../src/index.js"
+import { decode } from "../src/jwt.js"
 import Credentials from "../src/providers/credentials.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, setCookies, tamperJwe } from "./helpers.js"
 
@@ -389,26 +390,51 @@ describe("credentials failures", () => {
     expect(client.jar.get("authjs.csrf-token")).not.toContain(token)
   })
 
-  it("signIn callback false → AccessDenied; throw → AccessDenied; string → redirect", async () => {
+  /** A callback's answer given at once, as a promise, or as a thenable that is not a promise: each is waited for alike. */
+  const answered = <T>(how: "at once" | "promise" | "thenable", value: T): T | PromiseLike<T> =>
+    how === "at once" ? value : how === "promise" ? Promise.resolve(value) : { then: (resolve) => Promise.resolve(value).then(resolve) }
+
+  it.each([
+    "at once",
+    "promise",
+    "thenable",
+  ] as const)("signIn callback (answered %s) false → AccessDenied; throw → AccessDenied; string → redirect", async (how) => {
     for (const [signInResult, location] of [
       [false, `${ORIGIN}/auth/error?error=AccessDenied`],
       ["throw", `${ORIGIN}/auth/error?error=AccessDenied`],
       ["/not-yet", `${ORIGIN}/not-yet`],
       ["https://evil.test/", `${ORIGIN}`],
+      [true, ORIGIN],
     ] as const) {
       const client = new AuthClient(
         makeConfig({
           callbacks: {
             signIn: () => {
               if (signInResult === "throw") throw new Error("nope")
-              return signInResult
+              return answered(how, signInResult)
             },
           },
         }).config,
       )
       const res = await signIn(client)
       expect(res.headers.get("location")).toBe(location)
-      expect(client.jar.get("authjs.session-token")).toBeUndefined()
+      expect(client.jar.get("authjs.session-token") !== undefined).toBe(signInResult === true)
+    }
+  })
+
+  it.each([
+    "at once",
+    "promise",
+    "thenable",
+  ] as const)("jwt callback (answered %s) at sign-in: null issues no session, a token is sealed as returned", async (how) => {
+    for (const refuse of [true, false]) {
+      const client = new AuthClient(
+        makeConfig({ callbacks: { jwt: ({ token }) => answered(how, refuse ? null : { ...token, role: "admin" }) } }).config,
+      )
+      await signIn(client)
+      const sealed = client.jar.get("authjs.session-token")
+      if (refuse) expect(sealed).toBeUndefined()
+      else expect(await decode({ token: sealed, secret: SECRET, salt: "authjs.session-token" })).toMatchObject({ role: "admin", sub: "1" })
     }
   })
 

@@ -18,9 +18,20 @@ import type { SessionExtras } from "./session-index.js"
 import { holdProviderTokens, releaseProviderTokens, transferProviderTokens } from "./tokens/record.js"
 
 /** Notes the session `ref` of `userId` that the sign-in `subject` just issued. Never throws. */
-export async function sessionIssued(ctx: RequestContext, userId: string, ref: string, subject: SignInSubject): Promise<void> {
+export function sessionIssued(ctx: RequestContext, userId: string, ref: string, subject: SignInSubject): undefined | Promise<void> {
   const { account, sid } = subject
-  if (!account || (account.type !== "oauth" && account.type !== "oidc")) return
+  // nothing to note for other sign-ins: answered at once
+  if (!account || (account.type !== "oauth" && account.type !== "oidc")) return undefined
+  return noteIssued(ctx, userId, ref, account, sid)
+}
+
+async function noteIssued(
+  ctx: RequestContext,
+  userId: string,
+  ref: string,
+  account: NonNullable<SignInSubject["account"]>,
+  sid: string | undefined,
+): Promise<void> {
   try {
     if (sid && account.type === "oidc") await rememberSidSession(ctx.config, account.provider, sid, { userId, ref })
     await holdProviderTokens(ctx.config, userId, account.provider, ref, ctx.now)

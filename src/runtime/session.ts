@@ -15,6 +15,7 @@ import { databaseStrategy } from "./session-database.js"
 import { type SessionRead, type SessionStrategy, clearSession } from "./session-cookie.js"
 import type { SafeAdapter } from "./adapter.js"
 import type { AdapterUser } from "../adapters/types.js"
+import { isPromiseLike } from "./awaitable.js"
 import { isRevoked, tokenIssuedAt, uuidv7 } from "./revocation.js"
 import { carryIdToken, keepIdToken } from "./logout/id-token.js"
 import { carrySessionId, jwtSessionId, withNewSessionId } from "./session-ref.js"
@@ -163,7 +164,7 @@ export const jwtStrategy: SessionStrategy = {
   async issue(ctx, subject) {
     const { user, account, profile, isNewUser } = subject
     const initial: JWT = { name: user.name, email: user.email, picture: user.image, sub: user.id }
-    const token = await ctx.config.callbacks.jwt({
+    const answer = ctx.config.callbacks.jwt({
       token: initial,
       user,
       account,
@@ -171,12 +172,15 @@ export const jwtStrategy: SessionStrategy = {
       ...(isNewUser !== undefined ? { isNewUser } : {}),
       trigger: isNewUser ? "signUp" : "signIn",
     })
+    const token = isPromiseLike(answer) ? await answer : answer
     if (!token) return clearSession(ctx)
     const { name } = ctx.cookies.sessionToken
     const kept = withNewSessionId(keepIdToken(ctx, token, account))
     const encoding = encodeToken(ctx, kept, name)
     const encoded = encoding instanceof Promise ? await encoding : encoding
-    if (typeof kept.sub === "string" && kept.sub !== "") await sessionIssued(ctx, kept.sub, jwtSessionId(kept) as string, subject)
+    const noted =
+      typeof kept.sub === "string" && kept.sub !== "" ? sessionIssued(ctx, kept.sub, jwtSessionId(kept) as string, subject) : undefined
+    if (noted) await noted
     return sessionCookies(ctx, encoded.value, encoded.exp)
   },
 

@@ -6,6 +6,7 @@ import type { EffectContext } from "../flow.js"
 import { AccessDenied, AuthError } from "../../errors.js"
 import type { GateResult, Identity, Issued } from "../../machines/types.js"
 import type { Account, Profile, User } from "../../types.js"
+import { isPromiseLike } from "../awaitable.js"
 import { redirectTo } from "../callback-url.js"
 import { fireEvent } from "../events.js"
 import { adapterOf } from "../adapter.js"
@@ -50,7 +51,8 @@ export async function askSignIn(
 ): Promise<GateResult> {
   let verdict: boolean | string
   try {
-    verdict = await ctx.config.callbacks.signIn(params)
+    const answer = ctx.config.callbacks.signIn(params)
+    verdict = isPromiseLike(answer) ? await answer : answer
   } catch (err) {
     if (err instanceof AuthError) throw err
     throw new AccessDenied("The signIn callback threw.", { err })
