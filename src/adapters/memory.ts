@@ -59,6 +59,8 @@ export function MemoryAdapter(): CompleteAdapter {
   const sessions = new Map<string, AdapterSession>()
   const verificationTokens = new Map<string, VerificationToken>()
   const authenticators = new Map<string, AdapterAuthenticator>()
+  /** Each user's credential ids, in the order they were created (listing a user's passkeys reads only theirs). */
+  const credentialIdsByUser = new Map<string, Set<string>>()
 
   function claimEmail(email: string | null | undefined, userId: string): void {
     if (!email) return
@@ -129,7 +131,8 @@ export function MemoryAdapter(): CompleteAdapter {
       releaseEmail(user?.email, userId)
       deleteSessionsOf(userId)
       for (const [key, account] of accounts) if (account.userId === userId) accounts.delete(key)
-      for (const [id, authenticator] of authenticators) if (authenticator.userId === userId) authenticators.delete(id)
+      for (const id of credentialIdsByUser.get(userId) ?? []) authenticators.delete(id)
+      credentialIdsByUser.delete(userId)
       return user ?? null
     },
 
@@ -195,7 +198,10 @@ export function MemoryAdapter(): CompleteAdapter {
 
     async createAuthenticator(authenticator) {
       const taken = "an authenticator with this credential id already exists."
-      return insertNew(authenticators, authenticator.credentialID, authenticator, taken)
+      const created = insertNew(authenticators, authenticator.credentialID, authenticator, taken)
+      const ids = credentialIdsByUser.get(authenticator.userId) ?? new Set<string>()
+      credentialIdsByUser.set(authenticator.userId, ids.add(authenticator.credentialID))
+      return created
     },
 
     async getAuthenticator(credentialID) {
@@ -204,7 +210,11 @@ export function MemoryAdapter(): CompleteAdapter {
     },
 
     async listAuthenticatorsByUserId(userId) {
-      return [...authenticators.values()].filter((a) => a.userId === userId).map((a) => structuredClone(a))
+      const ids = [...(credentialIdsByUser.get(userId) ?? [])]
+      return ids.flatMap((id) => {
+        const authenticator = authenticators.get(id)
+        return authenticator ? [structuredClone(authenticator)] : []
+      })
     },
 
     async updateAuthenticatorCounter(credentialID, newCounter) {

@@ -38,6 +38,11 @@ const ACCOUNT_EXISTS =
 const CHALLENGE_BYTES = 32
 /** Random bytes made synchronously (the library would await WebCrypto's `getRandomValues` for each). */
 const freshBytes = () => new Uint8Array(randomBytes(CHALLENGE_BYTES))
+/** A registration's challenge and user handle, from one draw. */
+function freshPair(): [Uint8Array<ArrayBuffer>, Uint8Array<ArrayBuffer>] {
+  const bytes = randomBytes(2 * CHALLENGE_BYTES)
+  return [new Uint8Array(bytes.subarray(0, CHALLENGE_BYTES)), new Uint8Array(bytes.subarray(CHALLENGE_BYTES))]
+}
 
 /** Signing in with an email that has no passkey here. */
 const NO_PASSKEY = "No passkey is registered for this email address. Register one, or sign in another way."
@@ -131,10 +136,11 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
     return { options: { action: "authenticate", options }, pending: { action: "authenticate", challenge: options.challenge, user } }
   }
   if (!email) return { refused: "Missing email" }
+  const [challenge, userID] = freshPair()
   const options = await lib.generateRegistrationOptions({
     ...provider.registrationOptions,
-    challenge: freshBytes(),
-    userID: freshBytes(),
+    challenge,
+    userID,
     rpID: rp.id,
     rpName: rp.name,
     userName: email,
