@@ -357,6 +357,32 @@ describe("passkey assertions checked with node:crypto (webauthn-assertion.ts), b
     expect(await both(keyType, c)).toEqual({ fast: c.accepted, library: c.accepted })
   })
 
+  it.each([
+    ["in its canonical DER form: checked by node:crypto", (der: Buffer) => der, true, true],
+    ["in a flipped form: refused by node:crypto", (der: Buffer) => flip(der), false, false],
+    [
+      "with its sequence length in the long form: left to the library, which accepts it",
+      (der: Buffer) => Buffer.concat([Buffer.from([0x30, 0x81]), der.subarray(1)]),
+      undefined,
+      true,
+    ],
+    [
+      "with its sequence length one short: left to the library, which accepts it",
+      (der: Buffer) => Buffer.concat([Buffer.from([0x30, (der[1] ?? 0) - 1]), der.subarray(2)]),
+      undefined,
+      true,
+    ],
+    [
+      "with two superfluous leading zeros: left to the library, which refuses it",
+      (der: Buffer) => Buffer.concat([Buffer.from([0x30, (der[1] ?? 0) + 2, 0x02, (der[3] ?? 0) + 2, 0, 0]), der.subarray(4)]),
+      undefined,
+      false,
+    ],
+  ] as const)("an ES256 signature %s", async (_, reshape, fast, library) => {
+    const c: Case = { tweak: { signature: (der) => Buffer.from(reshape(der)) }, accepted: library }
+    expect(await both("es256", c)).toEqual({ fast, library })
+  })
+
   it("extension data, or a key type it does not handle (ES384), is left to the library", async () => {
     const { authenticator, stored } = await registered("es256")
     const expected = { challenge: "c", origin: ORIGIN, rpId, requireUserVerification: true }

@@ -8,8 +8,8 @@
  * Handled: keys the default registration accepts, EC2 P-256 with ES256 (-7), OKP Ed25519 with EdDSA
  * (-8) and RSA with RS256 (-257), and authenticator data without attested credential data or
  * extensions (an assertion carries neither unless the relying party asked for extensions), with client
- * data in unpadded base64url holding a JSON object. Anything else answers `undefined` and the caller
- * verifies with the library.
+ * data in unpadded base64url holding a JSON object and, for ES256, a signature in canonical DER (checked
+ * as sent, no conversion). Anything else answers `undefined` and the caller verifies with the library.
  */
 import { type KeyObject, createHash, createPublicKey, timingSafeEqual, verify } from "node:crypto"
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server"
@@ -48,7 +48,8 @@ export interface AssertionResult {
   newCounter: number
 }
 
-type Check = (data: Buffer, signature: Buffer) => boolean
+/** A stored key's signature check: whether the signature holds, or undefined to leave it to the library. */
+type Check = (data: Buffer, signature: Buffer) => boolean | undefined
 
 /** Stored keys already made into checks (null: a key this file leaves to the library), oldest out. */
 const checks = new Map<string, Check | null>()
@@ -66,36 +67,26 @@ export function handlesOptions(options: object | undefined): boolean {
   return options === undefined || Object.keys(options).every((key) => HONOURED.has(key))
 }
 
-/** An ASN.1 DER length at `at`: [length, where the content starts], or null. */
-function derLength(der: Buffer, at: number): [number, number] | null {
-  const first = der[at]
-  const second = der[at + 1]
-  if (first === undefined) return null
-  if (first < 0x80) return [first, at + 1]
-  if (first === 0x81 && second !== undefined) return [second, at + 2]
-  return null
+/** A DER INTEGER at `at` in its minimal form, positive, at most `size` bytes of value: where it ends, or -1. */
+function minimalInteger(der: Buffer, at: number, size: number): number {
+  const length = der[at + 1]
+  if (der[at] !== 0x02 || length === undefined || length === 0 || length > size + 1) return -1
+  const first = der[at + 2] ?? 0
+  const second = der[at + 3] ?? 0
+  // a leading zero only before a byte with its top bit set, and no top bit set on the first byte
+  if (first === 0 ? length === 1 || second < 0x80 : first >= 0x80 || length > size) return -1
+  return at + 2 + length
 }
 
-/** One DER INTEGER at `at` as `size` unsigned big-endian bytes (the library's normalisation). */
-function derInteger(der: Buffer, at: number, size: number): [Buffer, number] {
-  const length = der[at] === 0x02 ? derLength(der, at + 1) : null
-  if (!length || length[1] + length[0] > der.length) throw new Error("The ECDSA signature is not a DER SEQUENCE of two INTEGERs")
-  let bytes = der.subarray(length[1], length[1] + length[0])
-  if (bytes.length === size + 1 && bytes[0] === 0 && ((bytes[1] ?? 0) & 0x80) === 0x80) bytes = bytes.subarray(1)
-  if (bytes.length > size) throw new Error(`An ECDSA signature integer has ${bytes.length} bytes; P-256 allows ${size}`)
-  const out = Buffer.alloc(size)
-  bytes.copy(out, size - bytes.length)
-  return [out, length[1] + length[0]]
-}
-
-/** A WebAuthn ECDSA signature (DER `SEQUENCE { r, s }`) as r ‖ s, 32 bytes each (P-256). */
-export function ecdsaRaw(der: Buffer): Buffer {
-  const outer = der[0] === 0x30 ? derLength(der, 1) : null
-  if (!outer || outer[1] + outer[0] !== der.length) throw new Error("The ECDSA signature is not a DER SEQUENCE of two INTEGERs")
-  const [r, next] = derInteger(der, outer[1], 32)
-  const [s, end] = derInteger(der, next, 32)
-  if (end !== der.length) throw new Error("The ECDSA signature is not a DER SEQUENCE of two INTEGERs")
-  return Buffer.concat([r, s])
+/**
+ * Whether an ECDSA signature is DER in its one canonical form (short lengths, minimal positive
+ * integers of up to 32 bytes), which node:crypto and the library read alike; the library reads other
+ * forms its own, lenient way, so those are left to it.
+ */
+function canonicalDer(der: Buffer): boolean {
+  if (der[0] !== 0x30 || der[1] !== der.length - 2 || der.length > 0x81) return false
+  const next = minimalInteger(der, 2, 32)
+  return next > 0 && minimalInteger(der, next, 32) === der.length
 }
 
 const b64u = (value: unknown): string | undefined => (value instanceof Uint8Array ? Buffer.from(value).toString("base64url") : undefined)
@@ -109,7 +100,7 @@ function checkOf(cose: CoseKey): Check | null {
     const y = b64u(cose.get(-3))
     if (!x || !y) return null
     const key = createPublicKey({ key: { kty: "EC", crv: "P-256", x, y }, format: "jwk" })
-    return (data, signature) => verify("sha256", data, { key, dsaEncoding: "ieee-p1363" }, ecdsaRaw(signature))
+    return (data, signature) => (canonicalDer(signature) ? verify("sha256", data, key, signature) : undefined)
   }
   if (kty === 1 && alg === -8 && cose.get(-1) === 6) {
     const x = b64u(cose.get(-2))
@@ -208,5 +199,6 @@ export function verifyAssertion(
   }
   backupState(flags)
   const signed = Buffer.concat([authData, createHash("sha256").update(clientDataJSON).digest()])
-  return { verified: check(signed, Buffer.from(reply.signature, "base64url")), newCounter: counter }
+  const verified = check(signed, Buffer.from(reply.signature, "base64url"))
+  return verified === undefined ? undefined : { verified, newCounter: counter }
 }
