@@ -53,15 +53,19 @@ export function freePort(): Promise<number> {
   })
 }
 
-/** Starts bench/app.ts for `side`; `nodeFlags` go to node before the script (the soak passes `--expose-gc`). */
+/**
+ * Starts bench/app.ts for `side`; `nodeFlags` go to node before the script (the soak passes `--expose-gc`).
+ * `root` is the checkout whose bench app runs (bench/signin-ab.ts compares checkouts); this one by default.
+ */
 export async function startApp(
   side: Side,
   port: number,
   env: Record<string, string> = {},
   nodeFlags: readonly string[] = [],
+  root: string = ROOT,
 ): Promise<App> {
-  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", join(HERE, "app.ts"), side, String(port)], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", join(root, "bench", "app.ts"), side, String(port)], {
+    cwd: root,
     env: { ...process.env, ...env, NODE_ENV: "production" },
     stdio: ["pipe", "pipe", "pipe"],
   })
