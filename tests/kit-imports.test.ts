@@ -23,6 +23,8 @@ const builtIn = [
   "src/runtime/effects/oauth-response.ts",
   "src/runtime/effects/oauth-token.ts",
   "src/runtime/effects/oauth-token-check.ts",
+  "src/runtime/effects/oauth-wire.ts",
+  "src/runtime/effects/oauth-wire-read.ts",
   "src/runtime/effects/webauthn.ts",
   "src/runtime/effects/webauthn-support.ts",
   "src/runtime/effects/webauthn-assertion.ts",

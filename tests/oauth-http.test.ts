@@ -4,17 +4,21 @@
  * answer, an answer that stops halfway, a body too large, a certificate nobody vouches for) ends in a
  * rejection instead of a hang. The sign-in errors these become are in tests/oauth.test.ts.
  */
-import { execFileSync } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
-import type { AddressInfo } from "node:net"
+import { type AddressInfo, type Server as NetServer, createServer as createNetServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { promisify } from "node:util"
 import { gzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { MAX_BODY_BYTES, ProviderHttpError, providerFetch } from "../src/runtime/effects/oauth-http.js"
+import { MAX_BODY_BYTES, ProviderHttpError, providerFetch, providerRequest } from "../src/runtime/effects/oauth-http.js"
 import { closedPort } from "./support/oidc-provider.js"
+import { repoRoot } from "./support/packed.js"
+
+const run = promisify(execFile)
 
 const connections = { count: 0 }
 const hits: Record<string, number> = {}
@@ -65,7 +69,7 @@ function route(req: IncomingMessage, res: ServerResponse): void {
 let server: Server
 let base: string
 
-function listen(s: Server): Promise<number> {
+function listen(s: Server | NetServer): Promise<number> {
   return new Promise((resolve) => s.listen(0, "127.0.0.1", () => resolve((s.address() as AddressInfo).port)))
 }
 
@@ -193,7 +197,7 @@ describe("the provider HTTP client rejects", () => {
     expect(await rejection(quick("ftp://127.0.0.1/x", { method: "GET", headers: {} }))).toBeInstanceOf(TypeError)
   })
 
-  it("an https server whose certificate nobody vouches for (TLS verification stays on)", async () => {
+  it("an https server whose certificate nobody vouches for (TLS verification stays on), and the same one trusted", async () => {
     const dir = mkdtempSync(join(tmpdir(), "authchart-tls-"))
     try {
       const key = join(dir, "key.pem")
@@ -216,6 +220,8 @@ describe("the provider HTTP client rejects", () => {
           "1",
           "-subj",
           "/CN=127.0.0.1",
+          "-addext",
+          "subjectAltName=IP:127.0.0.1",
         ],
         {
           stdio: "ignore",
@@ -228,6 +234,13 @@ describe("the provider HTTP client rejects", () => {
         const err = await rejection(providerFetch(2_000)(`https://127.0.0.1:${port}/echo`, { method: "GET", headers: {} }))
         expect(err.code).toBe("DEPTH_ZERO_SELF_SIGNED_CERT")
         expect(hits["/echo"] ?? 0).toBe(echoed) // the request never reached the handler
+        // trusted (NODE_EXTRA_CA_CERTS, read at start, so in a process of its own), the same server answers
+        const script = `import("${join(repoRoot, "src/runtime/effects/oauth-http.ts")}").then((m) => m.providerRequest("https://127.0.0.1:${port}/echo", { method: "GET", headers: {} }, 5000)).then((a) => console.log(a.status))`
+        const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+          cwd: repoRoot,
+          env: { ...process.env, NODE_EXTRA_CA_CERTS: cert },
+        })
+        expect(stdout.trim()).toBe("200")
       } finally {
         tls.closeAllConnections()
         tls.close()
@@ -235,5 +248,123 @@ describe("the provider HTTP client rejects", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+/** Answers written byte for byte, by request path; `end` closes the connection after the answer. */
+const scripted: Record<string, { answer: string; end?: boolean }> = {
+  "/chunked": {
+    answer:
+      'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\n{"a":\r\n3\r\n 1}\r\n0\r\nX-Trailer: t\r\n\r\n',
+  },
+  "/early-hints": { answer: "HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}" },
+  "/until-close": { answer: 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{"b":2}', end: true },
+  "/http10": { answer: "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}" },
+  "/trailing-bytes": { answer: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}JUNK" },
+  "/short-keep-alive": { answer: "HTTP/1.1 200 OK\r\nKeep-Alive: timeout=1\r\nContent-Length: 2\r\n\r\n{}" },
+  "/kept": { answer: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}" },
+  "/folded-header": { answer: "HTTP/1.1 200 OK\r\nX-A: 1\r\n folded\r\nContent-Length: 2\r\n\r\n{}" },
+  "/two-lengths": { answer: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}" },
+  "/gzip-transfer": { answer: "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n" },
+  "/bad-chunk": { answer: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n" },
+  "/not-http": { answer: "SSH-2.0-OpenSSH_9.6\r\n\r\n" },
+  "/huge-head": { answer: `HTTP/1.1 200 OK\r\nX-Big: ${"b".repeat(70_000)}\r\n\r\n` },
+}
+/** The connection that carried each path's last request, and whether the client has closed it. */
+const carried: Record<string, { closed: boolean }> = {}
+let wire: NetServer
+let wireBase: string
+
+beforeAll(async () => {
+  wire = createNetServer((socket) => {
+    const connection = { closed: false }
+    socket.on("close", () => {
+      connection.closed = true
+    })
+    let seen = ""
+    socket.on("data", (chunk: Buffer) => {
+      seen += chunk.toString("latin1")
+      const end = seen.indexOf("\r\n\r\n")
+      if (end < 0) return
+      const path = seen.slice(seen.indexOf(" ") + 1, seen.indexOf(" HTTP/1.1"))
+      seen = ""
+      carried[path] = connection
+      const script = scripted[path] ?? { answer: "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n" }
+      socket.write(script.answer)
+      if (script.end) socket.end()
+    })
+    socket.on("error", () => {})
+  })
+  wireBase = `http://127.0.0.1:${await listen(wire)}`
+})
+afterAll(() => wire.close())
+
+const wireGet = (path: string) => providerRequest(`${wireBase}${path}`, { method: "GET", headers: {} }, 500)
+/** Whether the client closed the connection that carried `path` (given a moment to arrive). */
+async function closedAfter(path: string): Promise<boolean | undefined> {
+  await new Promise((resolve) => setTimeout(resolve, 30))
+  return carried[path]?.closed
+}
+
+describe("the provider HTTP client reads HTTP/1.1 framing (RFC 9112)", () => {
+  it("a chunked answer (extensions and trailers dropped), and keeps its connection", async () => {
+    expect(await wireGet("/chunked")).toMatchObject({ status: 200, text: '{"a": 1}' })
+    expect(await closedAfter("/chunked")).toBe(false)
+  })
+
+  it("skips an interim 103 answer", async () => {
+    expect(await wireGet("/early-hints")).toMatchObject({ status: 200, text: "{}" })
+  })
+
+  it("an answer framed by the connection's end, which is then not reused", async () => {
+    expect(await wireGet("/until-close")).toMatchObject({ status: 200, text: '{"b":2}' })
+    expect(await closedAfter("/until-close")).toBe(true)
+  })
+
+  it("does not reuse a connection after HTTP/1.0, bytes after the answer, or a Keep-Alive timeout of 1 s", async () => {
+    for (const path of ["/http10", "/trailing-bytes", "/short-keep-alive"]) {
+      expect(await wireGet(path)).toMatchObject({ status: 200, text: "{}" })
+      expect(await closedAfter(path)).toBe(true)
+    }
+    await wireGet("/kept")
+    expect(await closedAfter("/kept")).toBe(false)
+  })
+
+  it("a kept connection the server closed while it was idle is not used", async () => {
+    const short = createServer(route)
+    short.keepAliveTimeout = 50
+    let opened = 0
+    short.on("connection", () => opened++)
+    const port = await listen(short)
+    try {
+      const echo = () => providerRequest(`http://127.0.0.1:${port}/echo`, { method: "GET", headers: {} }, 500)
+      expect((await echo()).status).toBe(200)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect((await echo()).status).toBe(200)
+      expect(opened).toBe(2)
+    } finally {
+      short.closeAllConnections()
+      short.close()
+    }
+  })
+
+  it.each([
+    "/folded-header",
+    "/two-lengths",
+    "/gzip-transfer",
+    "/bad-chunk",
+    "/not-http",
+    "/huge-head",
+  ])("%s → a ProviderHttpError (EBADANSWER), no guess", async (path) => {
+    const err = await rejection(wireGet(path))
+    expect(err).toBeInstanceOf(ProviderHttpError)
+    expect(err.code).toBe("EBADANSWER")
+  })
+
+  it("a header value with a line break is refused before anything is sent", async () => {
+    const before = hits["/echo"] ?? 0
+    const err = await rejection(quick(`${base}/echo`, { method: "GET", headers: { "x-a": "1\r\nx-injected: 2" } }))
+    expect(err).toBeInstanceOf(TypeError)
+    expect(hits["/echo"] ?? 0).toBe(before)
   })
 })

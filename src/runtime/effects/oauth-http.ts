@@ -1,39 +1,21 @@
 /**
  * The HTTP client for a provider's token and userinfo endpoints: oauth4webapi's `customFetch` on
- * `node:http` / `node:https` with kept-alive connections. The global `fetch` (undici) costs several
- * times the CPU per request for the same exchange (its web streams, `AbortSignal` and per-request
- * objects); a sign-in makes one or two such requests, so they are a large part of a callback's CPU.
+ * oauth-wire.ts (HTTP/1.1 on kept-alive `node:net` / `node:tls` connections). The global `fetch`
+ * (undici) costs several times the CPU per request for the same exchange (its web streams,
+ * `AbortSignal` and per-request objects), node:http's client still about four times; a sign-in makes
+ * one or two such requests, so they are a large part of a callback's CPU.
  *
  * Every request has one deadline from the first byte sent to the last byte read (the provider's
  * `timeout`), a bounded answer (`MAX_BODY_BYTES`, compressed or not), no redirects followed (the answer
  * is returned as it is, like `redirect: "manual"`), and `https:` with Node's TLS verification, which
- * nothing here turns off. Idle connections close before the server's announced `Keep-Alive` timeout
- * (Node's agent does that) and after `IDLE_MS` at most.
+ * nothing here turns off. Idle connections close a second before the server's announced `Keep-Alive`
+ * timeout and after four seconds at most.
  */
-import { Agent as HttpAgent, type IncomingMessage, type OutgoingHttpHeaders, request as httpRequest } from "node:http"
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib"
 import { answerResponse } from "./oauth-response.js"
+import { MAX_BODY_BYTES, ProviderHttpError, type WireAnswer, wireRequest } from "./oauth-wire.js"
 
-/** The largest answer read from a provider's endpoint: token, userinfo and error answers are a few kB. */
-export const MAX_BODY_BYTES = 1024 * 1024
-const IDLE_MS = 4_000
-
-const agents = {
-  "http:": new HttpAgent({ keepAlive: true, timeout: IDLE_MS, scheduling: "lifo" }),
-  "https:": new HttpsAgent({ keepAlive: true, timeout: IDLE_MS, scheduling: "lifo" }),
-}
-
-/** Why a provider request failed before an answer was complete: no answer in time, or one too large. */
-export class ProviderHttpError extends Error {
-  override name = "ProviderHttpError"
-  constructor(
-    message: string,
-    readonly code: "ETIMEDOUT" | "ETOOLARGE" | "EBADENCODING",
-  ) {
-    super(message)
-  }
-}
+export { MAX_BODY_BYTES, ProviderHttpError } from "./oauth-wire.js"
 
 /** What oauth4webapi hands a custom fetch (its `CustomFetchOptions`, every method and body type). */
 export interface ProviderRequest {
@@ -78,13 +60,18 @@ export interface ProviderAnswer {
   readonly text: string | null
 }
 
-function answerOf(res: IncomingMessage, body: Buffer): ProviderAnswer {
-  const status = res.statusCode ?? 0
+function answerOf(wire: WireAnswer): ProviderAnswer {
+  const { status, rawHeaders } = wire
+  const codings: string[] = []
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() === "content-encoding") codings.push(rawHeaders[i + 1] ?? "")
+  }
+  const encoding = codings.length > 0 ? codings.join(", ") : undefined
   return {
     status,
-    statusText: res.statusMessage ?? "",
-    rawHeaders: res.rawHeaders,
-    text: NULL_BODY.has(status) ? null : decoded(body, res.headers["content-encoding"]).toString("utf8"),
+    statusText: wire.statusText,
+    rawHeaders,
+    text: NULL_BODY.has(status) ? null : decoded(wire.body, encoding).toString("utf8"),
   }
 }
 
@@ -98,80 +85,13 @@ export function providerFetch(timeoutMs: number): (url: string, init: ProviderRe
 }
 
 /**
- * One request to a provider on the kept-alive node:http(s) client, answered whole within `timeoutMs`
- * (else `ProviderHttpError` `ETIMEDOUT`; network failures reject with Node's own error): what
+ * One request to a provider on a kept-alive connection (oauth-wire.ts), answered whole within
+ * `timeoutMs` (else `ProviderHttpError` `ETIMEDOUT`; network failures reject with Node's own error): what
  * {@link providerFetch} answers, before it becomes a web `Response`.
  * @example const answer = await providerRequest(tokenEndpoint, { method: "POST", headers, body }, 10_000)
  */
-export function providerRequest(href: string, init: ProviderRequest, timeoutMs: number): Promise<ProviderAnswer> {
-  let url: URL
-  try {
-    url = new URL(href)
-  } catch (err) {
-    return Promise.reject(err)
-  }
-  return send(url, init, timeoutMs)
-}
-
-function send(url: URL, init: ProviderRequest, timeoutMs: number): Promise<ProviderAnswer> {
-  if (url.protocol !== "https:" && url.protocol !== "http:") return Promise.reject(new TypeError(`Not an HTTP URL: ${url.protocol}`))
+export async function providerRequest(href: string, init: ProviderRequest, timeoutMs: number): Promise<ProviderAnswer> {
   const body = init.body === undefined || init.body === null ? undefined : String(init.body)
-  const headers: OutgoingHttpHeaders = { ...init.headers }
-  if (body !== undefined) headers["content-length"] = Buffer.byteLength(body)
-  const https = url.protocol === "https:"
-  return new Promise<ProviderAnswer>((resolve, reject) => {
-    const req = (https ? httpsRequest : httpRequest)(url, {
-      method: init.method,
-      headers,
-      agent: https ? agents["https:"] : agents["http:"],
-    })
-    let settled = false
-    const fail = (err: Error) => {
-      if (settled) return
-      settled = true
-      clearTimeout(deadline)
-      init.signal?.removeEventListener("abort", onAbort)
-      req.destroy()
-      reject(err)
-    }
-    const deadline = setTimeout(
-      () => fail(new ProviderHttpError(`No answer from ${url.origin} within ${timeoutMs} ms.`, "ETIMEDOUT")),
-      timeoutMs,
-    )
-    const onAbort = () => fail(init.signal?.reason instanceof Error ? init.signal.reason : new Error("The request was aborted."))
-    if (init.signal?.aborted) return onAbort()
-    init.signal?.addEventListener("abort", onAbort, { once: true })
-    req.on("error", fail)
-    req.on("response", (res) => {
-      const declared = Number(res.headers["content-length"])
-      if (declared > MAX_BODY_BYTES)
-        return fail(new ProviderHttpError(`The answer from ${url.origin} is larger than ${MAX_BODY_BYTES} bytes.`, "ETOOLARGE"))
-      const chunks: Buffer[] = []
-      let size = 0
-      res.on("data", (chunk: Buffer) => {
-        size += chunk.length
-        if (size > MAX_BODY_BYTES)
-          fail(new ProviderHttpError(`The answer from ${url.origin} is larger than ${MAX_BODY_BYTES} bytes.`, "ETOOLARGE"))
-        else chunks.push(chunk)
-      })
-      res.on("error", fail)
-      res.on("close", () => {
-        if (!res.complete) fail(new Error(`The connection to ${url.origin} closed before the answer was complete.`))
-      })
-      res.on("end", () => {
-        if (settled) return
-        let answer: ProviderAnswer
-        try {
-          answer = answerOf(res, (chunks.length === 1 ? chunks[0] : undefined) ?? Buffer.concat(chunks, size))
-        } catch (err) {
-          return fail(err instanceof Error ? err : new Error(String(err)))
-        }
-        settled = true
-        clearTimeout(deadline)
-        init.signal?.removeEventListener("abort", onAbort)
-        resolve(answer)
-      })
-    })
-    req.end(body)
-  })
+  const wire = await wireRequest(new URL(href), { method: init.method, headers: init.headers, body, timeoutMs, signal: init.signal })
+  return answerOf(wire)
 }
