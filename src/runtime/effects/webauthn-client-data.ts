@@ -6,12 +6,18 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 import { isPlainObject } from "../plain-object.js"
 
-/** Authenticator data flags (WebAuthn §6.1): user present, user verified, backup eligible and state, attested data, extensions. */
+// Authenticator data flags (WebAuthn §6.1)
+/** User present (UP). */
 export const FLAG_UP = 0x01
+/** User verified (UV). */
 export const FLAG_UV = 0x04
+/** Backup eligible (BE): a multi-device credential. */
 export const FLAG_BE = 0x08
+/** Backup state (BS): backed up now. */
 export const FLAG_BS = 0x10
+/** Attested credential data included (AT). */
 export const FLAG_AT = 0x40
+/** Extension data included (ED). */
 export const FLAG_ED = 0x80
 
 /** rpIdHash (32) + flags (1) + signCount (4): the fixed start of authenticator data. */

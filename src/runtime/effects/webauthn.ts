@@ -11,9 +11,9 @@
  * `webauthnVerify`: the response must answer the options issued (same ceremony, their challenge, once),
  * come from the relying party's origin for its RP ID, and verify user presence (and user verification
  * per provider). Authentication also needs a known credential, of the user whose passkeys the options
- * listed when they listed any, whose signature counter moves forward (the counter is updated); it is
- * checked with node:crypto for the common key types (webauthn-assertion.ts), with the library for the
- * rest. Registration refuses a credential already stored.
+ * listed when they listed any, whose signature counter moves forward (the counter is updated).
+ * Registration refuses a credential already stored. Both are checked with node:crypto in the common
+ * cases and with the library for the rest (webauthn-verify.ts).
  */
 import { randomBytes } from "node:crypto"
 import { AccountNotLinked, AuthError, FlowStateError, WebAuthnVerificationError } from "../../errors.js"
