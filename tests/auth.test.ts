@@ -391,8 +391,12 @@ describe("credentials failures", () => {
   })
 
   /** A callback's answer given at once, as a promise, or as a thenable that is not a promise: each is waited for alike. */
-  const answered = <T>(how: "at once" | "promise" | "thenable", value: T): T | PromiseLike<T> =>
-    how === "at once" ? value : how === "promise" ? Promise.resolve(value) : { then: (resolve) => Promise.resolve(value).then(resolve) }
+  const answered = <T>(how: "at once" | "promise" | "thenable", value: T): T | PromiseLike<T> => {
+    if (how === "at once") return value
+    if (how === "promise") return Promise.resolve(value)
+    // biome-ignore lint/suspicious/noThenProperty: a thenable that is not a promise is the case under test
+    return { then: (resolve) => Promise.resolve(value).then(resolve) }
+  }
 
   it.each([
     "at once",
