@@ -246,4 +246,13 @@ describe("the strict CBOR reader (webauthn-cbor.ts)", () => {
   ] as const)("a COSE key, %s: read %s", (_, bytes, readable) => {
     expect(readCoseKey(Uint8Array.from(bytes), 0) !== undefined).toBe(readable)
   })
+
+  it("an attestation object with a 300,000-byte text key is declined, not a thrown stack overflow", () => {
+    const size = 300_000
+    const bytes = new Uint8Array(1 + 5 + size + 1)
+    bytes.set([0xa3, 0x7a, (size >>> 24) & 0xff, (size >>> 16) & 0xff, (size >>> 8) & 0xff, size & 0xff])
+    bytes.fill(0x61, 6, 6 + size)
+    bytes[6 + size] = 0x00
+    expect(readNoneAttestation(bytes)).toBeUndefined()
+  })
 })

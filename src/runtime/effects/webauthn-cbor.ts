@@ -85,7 +85,8 @@ export function readCoseKey(bytes: Uint8Array, at: number): { key: CoseKey; end:
   return { key, end: next }
 }
 
-const ascii = (bytes: Uint8Array): string => String.fromCharCode(...bytes)
+/** Bytes as Latin-1 text (no spread of the bytes as arguments: a long string would overflow the stack). */
+const ascii = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")
 
 /**
  * An attestation object (WebAuthn §6.5.4) whose statement format is "none" with an empty statement:
