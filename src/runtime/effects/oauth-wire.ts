@@ -112,7 +112,8 @@ export function wireRequest(url: URL, request: WireRequest): Promise<WireAnswer>
     }
     const finish = ({ head, body }: NonNullable<Read>) => {
       stop()
-      if (head.reusable && !reader.leftover) release(key, socket, head.idleMs)
+      // reused only when the answer ended the exchange: nothing of it left unread, nothing of ours unsent
+      if (head.reusable && !reader.leftover && socket.writableLength === 0) release(key, socket, head.idleMs)
       else socket.destroy()
       resolve({ ...head.answer, body })
     }
