@@ -13,18 +13,18 @@
  * app.get("/me", async (req, res) => res.json(await getSession(req, authConfig, res)))
  * ```
  */
-import type { IncomingHttpHeaders, IncomingMessage } from "node:http"
+import type { IncomingMessage } from "node:http"
 import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from "express"
 import { UnknownAction } from "../errors.js"
 import { finish, handleRequest, isUnderBasePath } from "../runtime/auth.js"
 import { type ResolvedConfig, resolvedFor } from "../runtime/config.js"
-import type { HeaderReader, IncomingRequest } from "../runtime/context.js"
-import { type CookieJar, parseCookies, serializeCookie } from "../runtime/cookies.js"
+import { serializeCookie } from "../runtime/cookies.js"
 import { json as jsonResponse, toOutgoing } from "../runtime/respond.js"
 import { revokeOtherSessionsFor } from "../runtime/manage.js"
 import type { AuthConfig, Session } from "../types.js"
 import { accessTokenForRequest } from "../runtime/tokens/request.js"
 import { readBody } from "./body.js"
+import { ExpressIncoming, mountPath, requestUrl, warnIgnoredForwarding } from "./express-request.js"
 import { setCookies, write } from "./express-write.js"
 
 export { customFetch } from "../runtime/custom-fetch.js"
@@ -34,117 +34,6 @@ const MOUNTED = Symbol.for("authchart.express.config")
 
 type AuthMiddleware = ((req: ExpressRequest, res: ExpressResponse, next: NextFunction) => Promise<void>) & {
   [MOUNTED]: ExpressAuthConfig
-}
-
-/** Request headers read by lower-case name; repeated headers joined with ", " (as `Headers#get`). */
-class NodeHeaders implements HeaderReader {
-  constructor(readonly raw: IncomingHttpHeaders) {}
-  get(name: string): string | null {
-    const value = this.raw[name]
-    if (value === undefined) return null
-    return Array.isArray(value) ? value.join(", ") : value
-  }
-}
-
-function* headerEntries(headers: IncomingHttpHeaders): Iterable<[string, string]> {
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue
-    if (Array.isArray(value)) for (const v of value) yield [name, v]
-    else yield [name, value]
-  }
-}
-
-/** True when Express' `trust proxy` setting trusts the peer, so `X-Forwarded-*` count. */
-function trustsProxy(req: ExpressRequest): boolean {
-  const trust = req.app?.get("trust proxy fn") as ((addr: string | undefined, i: number) => boolean) | undefined
-  return trust?.(req.socket.remoteAddress, 0) === true
-}
-
-/** `host[:port]`: a DNS name or IPv4 address, or a bracketed IPv6 address. Nothing else makes an origin. */
-const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::\d{1,5})?$/
-
-/**
- * The request's origin as Express sees it: `req.protocol` (X-Forwarded-Proto only under `trust proxy`)
- * and the Host header, or X-Forwarded-Host when `trust proxy` trusts the peer. A protocol other than
- * http(s) or a host that is not a host is a bad request (`UnknownAction`).
- */
-function requestOrigin(req: ExpressRequest): string {
-  const forwarded = trustsProxy(req) ? req.get("x-forwarded-host")?.split(",")[0]?.trim() : undefined
-  const host = forwarded || req.headers.host || "localhost"
-  const protocol = req.protocol.toLowerCase()
-  if ((protocol !== "http" && protocol !== "https") || !HOST.test(host)) {
-    throw new UnknownAction("The request's protocol or host is not valid.")
-  }
-  return `${protocol}://${host}`
-}
-
-/** The origin the request's URL is built on: the pinned URL's when there is one (Host is never read). */
-function originFor(req: ExpressRequest, config: ResolvedConfig): string {
-  return config.origin.pinned?.origin ?? requestOrigin(req)
-}
-
-/**
- * The mount path of the middleware, with any `*` / `*splat` remainder removed. The remainder is removed by
- * segment count: `req.params` are decoded while `req.baseUrl` is not.
- */
-function mountPath(req: ExpressRequest): string {
-  const params = req.params as Record<string, string | string[] | undefined>
-  const rest = params["0"] ?? params.splat
-  // `app.use("/auth", …)`: the base URL is the mount path already, unless it has empty segments
-  if (rest === undefined && !req.baseUrl.endsWith("/") && !req.baseUrl.includes("//")) return req.baseUrl
-  const restSegments = (Array.isArray(rest) ? rest : (rest ?? "").split("/")).filter(Boolean).length
-  const segments = req.baseUrl.split("/").filter(Boolean)
-  const base = segments.slice(0, segments.length - restSegments)
-  return base.length === 0 ? "" : `/${base.join("/")}`
-}
-
-/** An Express request as the runtime reads it: plain fields, nothing built that the route does not read. */
-class ExpressIncoming implements IncomingRequest {
-  readonly headers: NodeHeaders
-  readonly cookies: CookieJar
-  readonly clientIp?: string
-  constructor(
-    req: ExpressRequest,
-    readonly method: string,
-    readonly url: URL,
-    readonly body: Record<string, unknown> | undefined,
-  ) {
-    this.headers = new NodeHeaders(req.headers)
-    this.cookies = parseCookies(req.headers.cookie)
-    // Express's client address: `trust proxy` decides whether X-Forwarded-For is believed
-    if (req.ip) this.clientIp = req.ip
-  }
-  headerEntries(): Iterable<[string, string]> {
-    return headerEntries(this.headers.raw)
-  }
-}
-
-/**
- * The absolute URL of `path` (default: the request's own target) on the request's origin. A protocol,
- * host or request target that makes no URL is a bad request (`UnknownAction`).
- */
-function requestUrl(req: ExpressRequest, config: ResolvedConfig, path: string = req.originalUrl): URL {
-  if (!path.startsWith("/")) throw new UnknownAction("The request target must be a path.")
-  const origin = originFor(req, config)
-  try {
-    return new URL(`${origin}${path}`)
-  } catch (err) {
-    throw new UnknownAction("The request URL is not valid.", { err })
-  }
-}
-
-const warnedTrustProxy = new WeakSet<ResolvedConfig>()
-
-/**
- * Warns once per config when a proxy sends `X-Forwarded-Proto`/`-Host` that Express ignores because
- * `trust proxy` is off (everything then looks like plain http on the proxy's hop).
- */
-function warnIgnoredForwarding(req: ExpressRequest, config: ResolvedConfig): void {
-  if (config.origin.pinned || warnedTrustProxy.has(config)) return
-  if (req.headers["x-forwarded-proto"] === undefined && req.headers["x-forwarded-host"] === undefined) return
-  if (trustsProxy(req)) return
-  warnedTrustProxy.add(config)
-  config.logger.warn("express-trust-proxy")
 }
 
 /**
