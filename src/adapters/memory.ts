@@ -213,7 +213,8 @@ export function MemoryAdapter(): CompleteAdapter {
       const ids = [...(credentialIdsByUser.get(userId) ?? [])]
       return ids.flatMap((id) => {
         const authenticator = authenticators.get(id)
-        return authenticator ? [structuredClone(authenticator)] : []
+        // the index is kept with the authenticators; the owner is checked again all the same
+        return authenticator?.userId === userId ? [structuredClone(authenticator)] : []
       })
     },
 

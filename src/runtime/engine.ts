@@ -169,7 +169,7 @@ export async function runMachine(
     const state = stateName(after.value)
     if (after.status === "done") return { status: "ended", state, output: after.output as FlowOutput }
     if (after.status === "error") throw after.error
-    return { status: "resting", state, snapshot: withoutRedirect(run.persist(after)), context: after.context as FlowContext }
+    return { status: "resting", state, snapshot: withoutSpentReply(run.persist(after)), context: after.context as FlowContext }
   } finally {
     run.stop()
   }
@@ -181,7 +181,7 @@ export async function runMachine(
  * again). An OAuth flow's redirect is its authorization URL, a quarter of the sealed flow cookie; a
  * passkey flow's JSON is the WebAuthn options, a third of its cookie.
  */
-function withoutRedirect(persisted: unknown): unknown {
+function withoutSpentReply(persisted: unknown): unknown {
   if (!isPlainObject(persisted) || !isPlainObject(persisted.context)) return persisted
   const { context } = persisted
   if (!isPlainObject(context.reply) || (context.reply.type !== "redirect" && context.reply.type !== "json")) return persisted
