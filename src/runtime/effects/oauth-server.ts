@@ -72,7 +72,7 @@ function globalFetchChanged(): boolean {
 }
 
 /**
- * Whether requests to this provider go out on the node:http client (oauth-http.ts): the provider brings
+ * Whether requests to this provider go out on our own provider HTTP client (oauth-http.ts on oauth-wire.ts): the provider brings
  * no fetch of its own and the application left the global `fetch` as it was.
  */
 export function onOwnClient(provider: OAuthConfig): boolean {
@@ -89,7 +89,7 @@ function bounded(fetcher: ProviderFetch, timeoutMs: number): ProviderFetch {
 
 /**
  * The fetch for one request to this provider: its own `[customFetch]`, else the global `fetch` when the
- * application changed it, else the node:http client (oauth-http.ts); all bounded by the provider's timeout.
+ * application changed it, else our own provider HTTP client (oauth-http.ts); all bounded by the provider's timeout.
  */
 export function fetchFor(provider: OAuthConfig): ProviderFetch {
   const timeout = provider.timeout ?? DEFAULT_TIMEOUT_MS

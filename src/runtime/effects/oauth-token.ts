@@ -2,7 +2,7 @@
  * Redeeming the authorization code (RFC 6749 §4.1.3, OpenID Connect Core §3.1.3): the token request and
  * the checks of its answer. oauth4webapi makes a provider's first token request; later requests to the
  * same token endpoint are sent in the very form that one had (its headers, its body's fields in order,
- * with this sign-in's code, redirect URI and PKCE verifier) straight on the node:http client, and the
+ * with this sign-in's code, redirect URI and PKCE verifier) straight on our own HTTP client (oauth-wire.ts), and the
  * common answer is judged by `acceptTokenAnswer` (oauth-token-check.ts) without a web `Response`. Every
  * other answer, a provider with its own fetch, an application that replaced `fetch`, and a provider
  * that mends its answers (`token.conform`) go through oauth4webapi as before.
