@@ -68,6 +68,13 @@ export interface PhaseResult {
   wallMs: number
   /** The phase's start and end on the monotonic clock, µs (a CPU profile of the app can be cut by them). */
   monoUs: [number, number]
+  /**
+   * The app's CPU per session read, µs, in two phases of session reads (the same count and concurrency)
+   * run right before and right after this one, averaged: the reference a step is held to, taken under
+   * the conditions the step ran in. Absent for the floor, the session read itself and phases that are
+   * not the app's.
+   */
+  pairedReadUs?: number
 }
 
 export interface LoadgenCpu {
@@ -232,13 +239,43 @@ const redirected = (a: Answer, to: (location: string) => boolean, what: string):
     ? null
     : `${what}: ${a.status} ${a.location} ${a.body.slice(0, 120)}`
 
+/** A phase's own name says when its CPU is not the app's work for a step (the provider's part, bench plumbing). */
+const notAStep = (step: string) => step.includes("not the app") || step.includes("plumbing")
+
+/** One phase of session reads with `sessionCookie` (the reference a step is paired with). */
+function sessionReads(base: string, flow: StepFlow, sessionCookie: string | undefined, count: number, concurrency: number) {
+  return phase(base, flow, "GET /auth/session", count, concurrency, async () => {
+    const a = await call(`${base}/auth/session`, { cookie: sessionCookie })
+    return a.status === 200 && a.body.includes('"email":"bench@example.test"') ? null : `session: ${a.status} ${a.body.slice(0, 80)}`
+  })
+}
+
 async function runFlow(job: StepsJob, flow: StepFlow, idp: OidcServer | undefined, run: number): Promise<PhaseResult[]> {
   const { base, count, concurrency } = job
-  const go = (step: string, fn: (i: number) => Promise<string | null>) => phase(base, flow, step, count, concurrency, fn)
   const csrf = await call(`${base}/auth/csrf`)
   const csrfCookie = pair(csrf.setCookies, CSRF_COOKIE) as string
   const { csrfToken } = JSON.parse(csrf.body) as { csrfToken: string }
   const callbackUrl = `${base}/dashboard`
+  const sessionForm = { csrfToken, username: "bench", password: "bench", callbackUrl }
+  const sessionCookie = pair(
+    (await call(`${base}/auth/callback/credentials`, { cookie: csrfCookie, form: sessionForm })).setCookies,
+    SESSION_COOKIE,
+  )
+  const paired = flow !== "bare" && flow !== "session"
+  /** A step's phase; an app step is put between two phases of session reads (see `pairedReadUs`). */
+  const go = async (step: string, fn: (i: number) => Promise<string | null>): Promise<PhaseResult> => {
+    if (!paired || notAStep(step)) return phase(base, flow, step, count, concurrency, fn)
+    const before = await sessionReads(base, flow, sessionCookie, count, concurrency)
+    const measured = await phase(base, flow, step, count, concurrency, fn)
+    const after = await sessionReads(base, flow, sessionCookie, count, concurrency)
+    const bad = before.bad + after.bad
+    if (bad > 0) {
+      measured.bad += bad
+      measured.samples.push(...before.samples, ...after.samples)
+    }
+    measured.pairedReadUs = (before.appCpuUs / before.requests + after.appCpuUs / after.requests) / 2
+    return measured
+  }
   const signedIn = (a: Answer, what: string) =>
     redirected(a, (l) => l === callbackUrl, what) ?? (pair(a.setCookies, SESSION_COOKIE) ? null : `${what}: no session cookie`)
   const tag = `${run}-${Date.now().toString(36)}`
@@ -252,16 +289,8 @@ async function runFlow(job: StepsJob, flow: StepFlow, idp: OidcServer | undefine
           return a.status === 200 && pair(a.setCookies, CSRF_COOKIE) ? null : `csrf: ${a.status}`
         }),
       ]
-    case "session": {
-      const form = { csrfToken, username: "bench", password: "bench", callbackUrl }
-      const sessionCookie = pair((await call(`${base}/auth/callback/credentials`, { cookie: csrfCookie, form })).setCookies, SESSION_COOKIE)
-      return [
-        await go("GET /auth/session", async () => {
-          const a = await call(`${base}/auth/session`, { cookie: sessionCookie })
-          return a.status === 200 && a.body.includes('"email":"bench@example.test"') ? null : `session: ${a.status} ${a.body.slice(0, 80)}`
-        }),
-      ]
-    }
+    case "session":
+      return [await sessionReads(base, flow, sessionCookie, count, concurrency)]
     case "credentials": {
       const form = { csrfToken, username: "bench", password: "bench", callbackUrl }
       return [
