@@ -1,0 +1,136 @@
+/**
+ * An OIDC sign-in's two app requests (the start POST and the callback with its token request) in a tight
+ * loop through `handleRequest` (in process, no HTTP to the app), with the bench app's provider
+ * (`type: "oidc"`, issuer discovery, PKCE + state + nonce) and config (NODE_ENV=production, rate limits on
+ * with maxima never reached). The provider is a stub in a child process of its own (its CPU is not this
+ * process'): discovery, and a token endpoint that answers every code with an access token and an ID
+ * token carrying the nonce the code names (the loop passes the authorization request's nonce as the
+ * code; the stub checks nothing else). The token request is real HTTP on the app's own provider client.
+ * `node --import tsx bench/oidc-loop.ts`, with MODE:
+ * - `cpu` (default): CPU µs per sign-in (`process.cpuUsage`), ROUNDS rounds of N (5 × 2,000), after WARM.
+ * - `prof`: N sign-ins after WARM and nothing else, for `node --cpu-prof`.
+ * Compare two checkouts by running it in each, alternating; report ratios, not absolute figures.
+ */
+import { spawn } from "node:child_process"
+import { createInterface } from "node:readline"
+import { handleRequest } from "../src/runtime/auth.js"
+import { resolvedFor } from "../src/runtime/config.js"
+import { parseCookies } from "../src/runtime/cookies.js"
+import type { IncomingRequest } from "../src/runtime/context.js"
+import type { AuthConfig } from "../src/types.js"
+import { BENCH_SECRET, IDP_PROVIDER_ID } from "./shared.js"
+
+process.env.NODE_ENV = "production"
+const CLIENT_ID = "bench-loop"
+const BASE = "http://127.0.0.1:3000"
+
+/** The stub provider (plain JavaScript for `node -e`): prints its issuer, serves discovery and /token. */
+const STUB = `
+const http = require("node:http")
+const b64 = (o) => Buffer.from(JSON.stringify(o)).toString("base64url")
+const server = http.createServer((req, res) => {
+  const issuer = "http://127.0.0.1:" + server.address().port
+  if (req.url === "/.well-known/openid-configuration") {
+    res.setHeader("content-type", "application/json")
+    res.end(JSON.stringify({ issuer, authorization_endpoint: issuer + "/auth", token_endpoint: issuer + "/token",
+      jwks_uri: issuer + "/jwks", response_types_supported: ["code"], subject_types_supported: ["public"],
+      id_token_signing_alg_values_supported: ["RS256"], authorization_response_iss_parameter_supported: true }))
+    return
+  }
+  let body = ""
+  req.on("data", (c) => (body += c))
+  req.on("end", () => {
+    const nonce = new URLSearchParams(body).get("code")
+    const now = Math.floor(Date.now() / 1000)
+    const claims = { iss: issuer, sub: "idp-user-1", aud: ${JSON.stringify(CLIENT_ID)}, iat: now, exp: now + 300, nonce,
+      email: "ada@example.test", name: "Ada", email_verified: true }
+    const idToken = b64({ alg: "RS256", typ: "JWT", kid: "k" }) + "." + b64(claims) + "." + "c2lnbmF0dXJl".repeat(28)
+    res.setHeader("content-type", "application/json")
+    res.setHeader("cache-control", "no-store")
+    res.end(JSON.stringify({ access_token: "at-" + nonce, token_type: "Bearer", expires_in: 3600, scope: "openid profile email", id_token: idToken }))
+  })
+})
+server.listen(0, "127.0.0.1", () => console.log("http://127.0.0.1:" + server.address().port))
+process.stdin.on("end", () => process.exit(0)).resume()
+`
+
+function startStub(): Promise<string> {
+  const child = spawn(process.execPath, ["-e", STUB], { stdio: ["pipe", "pipe", "inherit"] })
+  process.on("exit", () => child.kill())
+  return new Promise((resolve) => createInterface({ input: child.stdout }).once("line", resolve))
+}
+
+function request(method: string, url: string, cookie: string, body?: Record<string, string>): IncomingRequest {
+  const headers: Record<string, string> = { host: "127.0.0.1:3000", cookie }
+  if (body) Object.assign(headers, { "content-type": "application/x-www-form-urlencoded", origin: BASE })
+  return {
+    method,
+    url: new URL(url),
+    headers: { get: (n: string) => headers[n] ?? null },
+    cookies: parseCookies(cookie),
+    body,
+    headerEntries: () => Object.entries(headers),
+    clientIp: "127.0.0.1",
+  }
+}
+
+/** "a=1; b=2" from the response's cookies (deletions left out). */
+function jar(cookies: readonly { name: string; value: string; options?: { maxAge?: number } }[] | undefined, ...extra: string[]): string {
+  const set = (cookies ?? []).filter((c) => c.value !== "" && c.options?.maxAge !== 0).map((c) => `${c.name}=${c.value}`)
+  return [...extra, ...set].join("; ")
+}
+
+async function main() {
+  const issuer = await startStub()
+  const unlimited = { max: 1e9 }
+  const authConfig: AuthConfig = {
+    secret: BENCH_SECRET,
+    trustHost: true,
+    rateLimit: { rules: { client: unlimited, oauthClient: unlimited } },
+    providers: [{ id: IDP_PROVIDER_ID, name: "Bench IdP", type: "oidc", issuer, clientId: CLIENT_ID, clientSecret: "bench-loop-secret" }],
+  }
+  const config = resolvedFor(authConfig)
+  const csrf = await handleRequest(request("GET", `${BASE}/auth/csrf`, ""), config)
+  const csrfToken = (csrf.response.body as { csrfToken: string }).csrfToken
+  const csrfCookie = jar(csrf.response.cookies)
+  const callbackUrl = `${BASE}/dashboard`
+  const one = async () => {
+    const start = await handleRequest(
+      request("POST", `${BASE}/auth/signin/${IDP_PROVIDER_ID}`, csrfCookie, { csrfToken, callbackUrl }),
+      config,
+    )
+    const authz = new URL(start.response.redirect ?? "")
+    const state = authz.searchParams.get("state") ?? ""
+    const nonce = authz.searchParams.get("nonce") ?? ""
+    const back = new URLSearchParams({ code: nonce, state, iss: issuer })
+    const cookie = jar(start.response.cookies, csrfCookie)
+    const done = await handleRequest(request("GET", `${BASE}/auth/callback/${IDP_PROVIDER_ID}?${back}`, cookie), config)
+    if (done.response.redirect !== callbackUrl || !done.response.cookies?.some((c) => c.name.includes("session-token"))) {
+      throw new Error(`callback: ${JSON.stringify(done.response).slice(0, 400)}`)
+    }
+  }
+  const mode = process.env.MODE ?? "cpu"
+  const N = Number(process.env.N ?? 2000)
+  for (let i = 0, warm = Number(process.env.WARM ?? 3000); i < warm; i++) await one()
+  if (mode === "prof") {
+    for (let i = 0; i < N; i++) await one()
+    process.exit(0)
+  }
+  const rounds = Number(process.env.ROUNDS ?? 5)
+  const res: number[] = []
+  for (let round = 0; round < rounds; round++) {
+    const c0 = process.cpuUsage()
+    for (let i = 0; i < N; i++) await one()
+    const c = process.cpuUsage(c0)
+    res.push((c.user + c.system) / N)
+  }
+  res.sort((a, b) => a - b)
+  console.log(
+    `cpu µs/sign-in (start + callback): best ${res[0]?.toFixed(1)} median ${res[Math.floor(res.length / 2)]?.toFixed(1)} (${res.map((x) => x.toFixed(1)).join(" ")})`,
+  )
+  process.exit(0)
+}
+main().catch((e) => {
+  console.error(e)
+  process.exit(1)
+})
