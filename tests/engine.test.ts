@@ -3,7 +3,7 @@
  * runtime routed) and the confirm flow written on the public kit: load, run, persist, respond.
  */
 import { describe, expect, it } from "vitest"
-import { type AnyStateMachine, assign, fromCallback, setup } from "xstate"
+import { type AnyMachineSnapshot, type AnyStateMachine, assign, createActor, createEmptyActor, fromCallback, setup } from "xstate"
 import {
   AWAITING_INPUT,
   declareEffect,
@@ -19,6 +19,8 @@ import {
 import { CredentialsSignin, defineStep, extendFlow } from "../src/index.js"
 import { credentialsMachine } from "../src/machines/credentials.js"
 import { startActorRun } from "../src/runtime/actor-run.js"
+import { compiledOf } from "../src/runtime/machine-compile.js"
+import { persistedSnapshot, restoredSnapshot } from "../src/runtime/machine-persist.js"
 import { directRunnable, startDirectRun } from "../src/runtime/machine-run.js"
 import type { AuthConfig, FlowEnvelope } from "../src/index.js"
 import { eventParams, loadFlow, persistFlow, runMachine, storeIO } from "../src/runtime/engine.js"
@@ -293,6 +295,55 @@ describe("the direct runner and xstate's actor run the same machine", () => {
     const passed = await request("actor", extended, retried.persisted, answer, answers)
     expect(passed).toEqual(await request("direct", extended, retried.persisted, answer, answers))
     expect(passed).toMatchObject({ status: "done", output: { ok: true } })
+  })
+
+  it("a resting snapshot is restored and persisted as xstate restores and persists it; any other kind is left to xstate", async () => {
+    const extended = extendFlow(defineFlow({ id: "confirm", machine: confirmMachine(), routes: flow.routes }), [
+      defineStep({ id: "terms", page: () => ({ title: "Terms", fields: "" }), submit: () => true }),
+    ]).machine
+    const answers = {
+      ...tail,
+      authorize: () => identity,
+      "terms.enter": () => ({ skip: false, data: { shown: true } }),
+      "terms.submit": () => ({ result: "pass", data: {} }),
+    }
+    const host = createEmptyActor()
+    const scope = { self: host, id: host.id, sessionId: host.sessionId, system: host.system } as never
+    const right: FlowEvent = { type: "STEP", params: { code: "123456" }, now: 2 }
+    const atConfirm = (await request("actor", extended, undefined, submit, answers)).persisted as Record<string, unknown>
+    const atTerms = (await request("actor", extended, atConfirm, right, answers)).persisted as Record<string, unknown>
+    expect(atTerms.value).toEqual({ terms: "waiting" })
+    const machine = scripted(extended, answers, [])
+    const c = compiledOf(machine)
+    if (!c) throw new Error("the direct runner takes this machine")
+    const copy = (persisted: Record<string, unknown>) => JSON.parse(JSON.stringify(persisted))
+    const fields = (s: AnyMachineSnapshot) => ({ ...s, tags: [...s.tags], _nodes: [...s._nodes] })
+    for (const persisted of [atConfirm, atTerms]) {
+      const direct = restoredSnapshot(c, machine, copy(persisted))
+      const xstate = machine.restoreSnapshot?.(copy(persisted), scope) as AnyMachineSnapshot
+      if (!direct) throw new Error("restored directly")
+      expect(fields(direct)).toEqual(fields(xstate))
+      expect(direct.machine).toBe(machine)
+      expect(JSON.stringify(persistedSnapshot(direct))).toBe(JSON.stringify(machine.getPersistedSnapshot(xstate)))
+      expect(JSON.stringify(persistedSnapshot(direct))).toBe(JSON.stringify(persisted))
+    }
+    // left to xstate: a child actor, a history, a state not named whole or not there, an actor in the context
+    const child = { snapshot: { status: "active" }, src: "authorize", systemId: undefined }
+    for (const odd of [
+      { ...atTerms, children: { authorize: child } },
+      { ...atTerms, historyValue: { "confirm.terms": [{ id: "confirm.terms.waiting" }] } },
+      { ...atTerms, value: "terms" },
+      { ...atTerms, value: { terms: "nowhere" } },
+      { ...atTerms, value: "constructor" },
+      { ...atTerms, context: { ...(atTerms.context as object), ref: { xstate$$type: 1, id: "authorize" } } },
+    ]) {
+      expect(restoredSnapshot(c, machine, copy(odd))).toBeUndefined()
+    }
+    const restored = restoredSnapshot(c, machine, copy(atTerms)) as AnyMachineSnapshot
+    const actor = createActor(setup({}).createMachine({}))
+    expect(persistedSnapshot({ ...restored, context: { ...restored.context, deep: { ref: actor } } })).toBeUndefined()
+    expect(persistedSnapshot(Object.assign({ extra: 1 }, restored))).toBeUndefined()
+    expect(persistedSnapshot({ ...restored, children: { authorize: actor } })).toBeUndefined()
   })
 
   it("a start is xstate's initial snapshot (value, tags, context, persisted form), also when a state entered at the start runs an action", async () => {

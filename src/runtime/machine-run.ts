@@ -20,6 +20,8 @@ import {
 } from "xstate"
 import { FlowStateError } from "../errors.js"
 import type { EffectStarter } from "./effects/effect.js"
+import { compiledOf } from "./machine-compile.js"
+import { persistedSnapshot, restoredSnapshot } from "./machine-persist.js"
 import { type StepSink, startSnapshot, stepMachine, steppable } from "./machine-step.js"
 import { type MachineRun, type RunOptions, isPersistedSnapshot, resting } from "./run-common.js"
 
@@ -96,7 +98,7 @@ class DirectRun implements MachineRun, StepSink {
   }
 
   persist(snapshot: AnyMachineSnapshot): unknown {
-    return this.machine.getPersistedSnapshot(snapshot)
+    return persistedSnapshot(snapshot) ?? this.machine.getPersistedSnapshot(snapshot)
   }
 
   stop(): void {
@@ -175,9 +177,11 @@ function expire(run: DirectRun): void {
   run.timeOut()
 }
 
+/** The persisted snapshot restored: by the direct runner's own restore when it takes it (machine-persist.ts), else by xstate. */
 function restore(machine: AnyStateMachine, persisted: unknown): unknown {
   if (!isPersistedSnapshot(persisted) || !machine.restoreSnapshot) throw new TypeError("not a persisted snapshot")
-  return machine.restoreSnapshot(persisted, scope)
+  const c = compiledOf(machine)
+  return (c && restoredSnapshot(c, machine, persisted as Record<string, unknown>)) ?? machine.restoreSnapshot(persisted, scope)
 }
 
 /**
