@@ -135,6 +135,21 @@ describe("credentials sign-in and the JWT session", () => {
     expect(setCookies(res).map((c) => c.name)).toEqual(["authjs.session-token"])
   })
 
+  it("keeps a claim named __proto__ from the jwt callback as a plain claim (JSON-parsed data can carry one)", async () => {
+    // the session token is built from the callback's token plus iat, exp, jti and the session id; a copy
+    // through Object.assign would set the prototype instead, dropping the claim and making its fields inherited
+    const extra = JSON.parse('{"__proto__": {"role": "admin"}}') as Record<string, unknown>
+    const { config } = makeConfig({ callbacks: { jwt: ({ token }) => ({ ...token, ...extra }) } })
+    const client = new AuthClient(config)
+    const res = await signIn(client)
+    const value = setCookies(res).find((c) => c.name === "authjs.session-token")?.value as string
+    const claims = await decode({ token: value, secret: SECRET, salt: "authjs.session-token" })
+    expect(Object.getPrototypeOf(claims)).toBe(Object.prototype)
+    expect(Object.hasOwn(claims ?? {}, "__proto__")).toBe(true)
+    expect(Object.getOwnPropertyDescriptor(claims, "__proto__")?.value).toEqual({ role: "admin" })
+    expect(claims).toMatchObject({ sub: "1", sessionId: expect.any(String), jti: expect.any(String) })
+  })
+
   it("passes user, account and trigger to jwt, and token to session", async () => {
     const seen: Record<string, unknown>[] = []
     const { config } = makeConfig({

@@ -6,6 +6,7 @@ import type { CookiesOptions } from "../types.js"
 import type { ResolvedConfig, ResolvedProvider } from "./config.js"
 import type { CookieJar, OutCookie } from "./cookies.js"
 import type { AuthAction } from "./env.js"
+import type { EffectContext } from "./flow.js"
 
 /** Reads request headers by lower-case name. */
 export interface HeaderReader {
@@ -49,6 +50,29 @@ export interface RequestContext {
   readonly cookies: CookiesOptions
   /** Milliseconds since the epoch, read once per request. */
   readonly now: number
+}
+
+/**
+ * The context a flow's effects get: the request's, with the callback URL the flow will end on. Built as one
+ * literal so that every request's context has the same shape (`{ ...ctx, callbackUrl }` would give each
+ * request's object a hidden class of its own, and every read of it a cache miss).
+ * @example const effectCtx = withCallbackUrl(ctx, "https://app.example/dashboard")
+ */
+export function withCallbackUrl(ctx: RequestContext, callbackUrl: string): EffectContext {
+  return {
+    config: ctx.config,
+    req: ctx.req,
+    action: ctx.action,
+    providerId: ctx.providerId,
+    provider: ctx.provider,
+    origin: ctx.origin,
+    basePath: ctx.basePath,
+    authUrl: ctx.authUrl,
+    secure: ctx.secure,
+    cookies: ctx.cookies,
+    now: ctx.now,
+    callbackUrl,
+  }
 }
 
 /** What a route handler returns: the internal response, and the error it ended with (for `raw`). */

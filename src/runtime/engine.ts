@@ -11,7 +11,7 @@ import { AuthError, FlowStateError } from "../errors.js"
 import type { FlowContext } from "../machines/setup.js"
 import { AWAITING_INPUT, type FlowOutput, type Reply } from "../machines/types.js"
 import { type CallbackUrl, callbackUrlNow, resolveCallbackUrl } from "./callback-url.js"
-import { type Handled, type RequestContext, param } from "./context.js"
+import { type Handled, type RequestContext, param, withCallbackUrl } from "./context.js"
 import type { OutCookie } from "./cookies.js"
 import { startActorRun } from "./actor-run.js"
 import { linkIdentity } from "./effects/link.js"
@@ -146,7 +146,7 @@ export async function runMachine(
   const options: RunOptions = {
     persisted: loaded.envelope ? loaded.envelope.snapshot : undefined,
     input: { provider: ctx.providerId as string, now: ctx.now },
-    ctx: { ...ctx, callbackUrl: loaded.callback.url },
+    ctx: withCallbackUrl(ctx, loaded.callback.url),
     timeout: ctx.config.flowTimeout,
     ...(inspect ? { inspect } : {}),
   }
@@ -253,27 +253,27 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
   }
   const io = storeIO(ctx, flow)
   const { emit, raw } = ctx.config.inspectors
-  let flowId = "unknown"
-  const base = () => ({ flowId, flow: flow.id, provider: ctx.providerId as string })
+  // what every inspection event of this run carries (a plain object: no closure made per request)
+  const tag = { flowId: "unknown", flow: flow.id, provider: ctx.providerId as string }
   try {
     const loading = loadFlow(ctx, flow, route, io)
     const loaded = loading instanceof Promise ? await loading : loading
-    flowId = loaded.flowId
-    emit?.({ ...base(), at: Date.now(), type: "request", method: ctx.req.method, action: ctx.action, event: route.event })
-    const outcome = await runMachine(ctx, flow, route, loaded, emit || raw ? xstateObserver(emit, raw, base) : undefined)
+    tag.flowId = loaded.flowId
+    emit?.({ ...tag, at: Date.now(), type: "request", method: ctx.req.method, action: ctx.action, event: route.event })
+    const outcome = await runMachine(ctx, flow, route, loaded, emit || raw ? xstateObserver(emit, raw, () => tag) : undefined)
     const persisted = persistFlow(ctx, flow, loaded, outcome, io)
     const cookies = Array.isArray(persisted) ? persisted : await persisted
     if (outcome.status === "ended") {
       const { output } = outcome
       const errorType = output.ok ? undefined : output.error instanceof AuthError ? output.error.type : "Error"
-      emit?.({ ...base(), at: Date.now(), type: "end", state: outcome.state, ok: output.ok, ...(errorType ? { errorType } : {}) })
+      emit?.({ ...tag, at: Date.now(), type: "end", state: outcome.state, ok: output.ok, ...(errorType ? { errorType } : {}) })
     } else {
-      emit?.({ ...base(), at: Date.now(), type: "persist", state: outcome.state, expiresAt: expiryOf(ctx, flow, loaded) * 1000 })
+      emit?.({ ...tag, at: Date.now(), type: "persist", state: outcome.state, expiresAt: expiryOf(ctx, flow, loaded) * 1000 })
     }
     return respondFlow(ctx, flow, loaded, outcome, cookies)
   } catch (err) {
     const error = err instanceof AuthError ? err : new FlowStateError("The sign-in step failed.", { err })
-    emit?.({ ...base(), at: Date.now(), type: "end", state: "failed", ok: false, errorType: error.type })
+    emit?.({ ...tag, at: Date.now(), type: "end", state: "failed", ok: false, errorType: error.type })
     return errorResponse(ctx, error, hasState(ctx, io) ? await clearFlow(ctx, io) : [])
   }
 }

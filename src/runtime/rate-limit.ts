@@ -68,13 +68,14 @@ function credentialsAccount(ctx: RequestContext): string | undefined {
 /** The rules a request falls under (names), and the account its per-account rules count. */
 interface Rules {
   readonly names: readonly RateLimitRuleName[]
-  readonly account?: string
+  readonly account: string | undefined
 }
 
-const NO_RULES: Rules = { names: [] }
+const NO_RULES: Rules = { names: [], account: undefined }
 /** The rules named per route kind, made once (a request only picks one). */
+type RuleSet = { readonly plain: readonly RateLimitRuleName[]; readonly account: readonly RateLimitRuleName[] }
 const CLIENT = ["client"] as const
-const names = (...extra: RateLimitRuleName[]): { plain: readonly RateLimitRuleName[]; account: readonly RateLimitRuleName[] } => ({
+const names = (...extra: RateLimitRuleName[]): RuleSet => ({
   plain: [...CLIENT, ...extra],
   account: [...CLIENT, "accountClient", ...extra],
 })
@@ -87,14 +88,17 @@ const EMAIL_ADDRESS = names("emailClient", "emailAddress")
 const WEBAUTHN = names("webauthnClient")
 const OAUTH = names("oauthClient")
 
+// one shape for every answer, and no closure per request
+const pickPlain = (set: RuleSet, account?: string): Rules => ({ names: set.plain, account })
+const pickManaging = (set: RuleSet, account?: string): Rules => ({ names: set.account, account })
+
 /** The rules a request falls under, by route and provider type, before hooks. */
 function rulesFor(ctx: RequestContext): Rules {
   const { action } = ctx
   const method = ctx.req.method
   if (action === "session" && method === "GET") return NO_RULES
   const managing = method === "POST" && ACCOUNT_ACTIONS.has(action)
-  const pick = (set: { plain: readonly RateLimitRuleName[]; account: readonly RateLimitRuleName[] }, account?: string): Rules =>
-    account === undefined ? { names: managing ? set.account : set.plain } : { names: managing ? set.account : set.plain, account }
+  const pick = managing ? pickManaging : pickPlain
   const route: string = action // authchart's own actions are not Auth.js' AuthAction
   if (route === "backchannel-logout") return pick(BACKCHANNEL)
   switch (ctx.provider?.type) {

@@ -7,6 +7,7 @@
  *   Auth.js reader ignores the extra claim.
  * - Database sessions: the session's public id, a one-way hash of its token (./session-index.ts).
  */
+import { extended } from "./plain-object.js"
 import { randomBytes } from "./random.js"
 import type { JWT } from "../types.js"
 import { sessionId } from "./session-index.js"
@@ -22,7 +23,7 @@ export function jwtSessionId(token: JWT | null | undefined): string | undefined 
 
 /** `token` with a new session id (at sign-in: every sign-in is a new session). */
 export function withNewSessionId(token: JWT): JWT {
-  return { ...token, [SESSION_ID_CLAIM]: randomBytes(16).toString("base64url") }
+  return extended(token, { [SESSION_ID_CLAIM]: randomBytes(16).toString("base64url") })
 }
 
 /** `next` with the session id of `previous` kept, when the `jwt` callback dropped or changed it. */

@@ -16,6 +16,7 @@ import { type SessionRead, type SessionStrategy, clearSession } from "./session-
 import type { SafeAdapter } from "./adapter.js"
 import type { AdapterUser } from "../adapters/types.js"
 import { isPromiseLike } from "./awaitable.js"
+import { extended } from "./plain-object.js"
 import { isRevoked, tokenIssuedAt, uuidv7 } from "./revocation.js"
 import { carryIdToken, keepIdToken } from "./logout/id-token.js"
 import { carrySessionId, jwtSessionId, withNewSessionId } from "./session-ref.js"
@@ -79,13 +80,13 @@ function encodeToken(ctx: RequestContext, token: JWT, salt: string): Encoded | P
   const { encode } = config.jwt
   if (encode) return Promise.resolve(encode({ token, salt, secret: [...config.secrets], maxAge })).then((value) => ({ value, exp }))
   const [newest] = config.secrets
-  const claims = { ...token, iat, exp, jti: uuidv7(ctx.now) }
+  const claims = extended(token, { iat, exp, jti: uuidv7(ctx.now) })
   return { value: encryptJwt(claims, deriveKey(newest as string, salt, "A256CBC-HS512")), exp }
 }
 
 function sessionCookies(ctx: RequestContext, value: string, exp: number): OutCookie[] {
   const { name, options } = ctx.cookies.sessionToken
-  return writeChunked(ctx.req.cookies, name, value, { ...options, expires: new Date(exp * 1000) })
+  return writeChunked(ctx.req.cookies, name, value, extended(options, { expires: new Date(exp * 1000) }))
 }
 
 /**
