@@ -9,6 +9,7 @@ import { MemoryAdapter } from "../src/adapters/memory.js"
 import Nodemailer from "../src/providers/nodemailer.js"
 import {
   USED_CODES_SWEEP_AT,
+  base32Decode,
   base32Encode,
   createTotpEnrollment,
   hotp,
@@ -43,6 +44,27 @@ describe("TOTP core (RFC 6238)", () => {
     expect(hotp(key, Math.floor(59 / 30), 8)).toBe("94287082")
     expect(hotp(key, Math.floor(1111111109 / 30), 8)).toBe("07081804")
     expect(hotp(key, Math.floor(2000000000 / 30), 8)).toBe("69279037")
+  })
+
+  it("reads a base32 secret in either case, with spaces, dashes and padding left out, and refuses any other character", () => {
+    const key = Buffer.from("12345678901234567890")
+    const secret = base32Encode(key)
+    expect(base32Decode(secret)).toEqual(key)
+    const grouped = `${secret
+      .toLowerCase()
+      .match(/.{1,4}/g)
+      ?.join(" - ")}\t===\n`
+    expect(base32Decode(grouped)).toEqual(key)
+    for (let n = 0; n <= 21; n++) {
+      const bytes = Buffer.from(Array.from({ length: n }, (_, i) => (i * 37 + 11) & 255))
+      expect(base32Decode(base32Encode(bytes))).toEqual(bytes)
+    }
+    // beyond ASCII as before: Unicode spaces left out, letters that upper-case to the alphabet taken
+    expect(base32Decode(`\u00a0${secret.slice(0, 8)}\u3000${secret.slice(8)}`)).toEqual(key)
+    expect(base32Decode("\u017fe")).toEqual(base32Decode("SE"))
+    for (const bad of [`${secret}1`, `${secret}8`, `0${secret}`, `${secret}!`, `${secret}é`, "_"]) {
+      expect(() => base32Decode(bad)).toThrow(new TypeError("Invalid base32 secret."))
+    }
   })
 
   it("accepts ±1 step and nothing further", () => {

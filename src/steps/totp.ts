@@ -36,7 +36,46 @@ export function base32Encode(bytes: Uint8Array): string {
   return out
 }
 
+/** Each ASCII character's 5-bit value in base32 (either case); SKIP for the separators left out; INVALID for the rest. */
+const SKIP = -2
+const INVALID = -1
+const BASE32_VALUES = (() => {
+  const values = new Int8Array(128).fill(INVALID)
+  for (let i = 0; i < ALPHABET.length; i++) {
+    values[ALPHABET.charCodeAt(i)] = i
+    values[ALPHABET.toLowerCase().charCodeAt(i)] = i
+  }
+  for (const separator of "\t\n\v\f\r =-") values[separator.charCodeAt(0)] = SKIP
+  return values
+})()
+
+/**
+ * RFC 4648 base32 to bytes: either case, whitespace, `=` and `-` left out, trailing bits dropped; a
+ * `TypeError` for any other character. ASCII text is read by table, other text as before by the general path.
+ */
 export function base32Decode(text: string): Buffer {
+  const out = Buffer.allocUnsafe((text.length * 5) >>> 3)
+  let length = 0
+  let bits = 0
+  let value = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code >= 128) return base32DecodeText(text)
+    const digit = BASE32_VALUES[code] ?? INVALID
+    if (digit === SKIP) continue
+    if (digit === INVALID) throw new TypeError("Invalid base32 secret.")
+    value = ((value << 5) | digit) & 0xfff
+    bits += 5
+    if (bits >= 8) {
+      out[length++] = (value >>> (bits - 8)) & 255
+      bits -= 8
+    }
+  }
+  return out.subarray(0, length)
+}
+
+/** {@link base32Decode} for text with non-ASCII characters (Unicode whitespace, letters that upper-case to ASCII). */
+function base32DecodeText(text: string): Buffer {
   const clean = text.replace(/[\s=-]/g, "").toUpperCase()
   const out: number[] = []
   let bits = 0
