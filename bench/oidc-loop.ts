@@ -8,6 +8,8 @@
  * code; the stub checks nothing else). The token request is real HTTP on the app's own provider client.
  * `node --import tsx bench/oidc-loop.ts`, with MODE:
  * - `cpu` (default): CPU µs per sign-in (`process.cpuUsage`), ROUNDS rounds of N (5 × 2,000), after WARM.
+ * - `alloc`: bytes allocated per sign-in; run with `--expose-gc --min-semi-space-size=256
+ *   --max-semi-space-size=256` so no scavenge runs while it counts (heap used after − before).
  * - `prof`: N sign-ins after WARM and nothing else, for `node --cpu-prof`.
  * Compare two checkouts by running it in each, alternating; report ratios, not absolute figures.
  */
@@ -112,6 +114,19 @@ async function main() {
   const mode = process.env.MODE ?? "cpu"
   const N = Number(process.env.N ?? 2000)
   for (let i = 0, warm = Number(process.env.WARM ?? 3000); i < warm; i++) await one()
+  if (mode === "alloc") {
+    const gc = (globalThis as { gc?: () => void }).gc
+    if (!gc) throw new Error("MODE=alloc needs --expose-gc")
+    const res: number[] = []
+    for (let round = 0; round < 3; round++) {
+      gc()
+      const before = process.memoryUsage().heapUsed
+      for (let i = 0; i < N; i++) await one()
+      res.push((process.memoryUsage().heapUsed - before) / N)
+    }
+    console.log(`alloc bytes/sign-in (start + callback): ${res.map((x) => x.toFixed(0)).join(" ")}`)
+    process.exit(0)
+  }
   if (mode === "prof") {
     for (let i = 0; i < N; i++) await one()
     process.exit(0)

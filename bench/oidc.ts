@@ -52,6 +52,9 @@ class Jar {
   }
 }
 
+/** The steps of one sign-in, in order: three requests to the app and the provider's part between them. */
+export type OidcStep = "csrf" | "start" | "provider" | "callback" | "done"
+
 type OidcAttempt =
   | { ok: true; totalMs: number; appMs: number; idpMs: number; sessionCookie: string; trace: string[] }
   | { ok: false; problem: string }
@@ -61,9 +64,10 @@ type OidcAttempt =
  * this process, tests/support/oidc-provider.ts): GET /auth/csrf → POST /auth/signin/bench-idp →
  * the provider's authorization endpoint with scripted login + consent → GET the app's callback →
  * a redirect to the callbackUrl with a session cookie. The provider's work is shared by both sides;
- * the app-side CPU per sign-in (child /proc) is the fair comparison.
+ * the app-side CPU per sign-in (child /proc) is the fair comparison. `gate`, when given, is awaited
+ * before each of the four steps and once at the end (bench/oidc-run.ts runs steps phase by phase with it).
  */
-export async function oidcSignIn(app: App, idp: OidcServer): Promise<OidcAttempt> {
+export async function oidcSignIn(app: App, idp: OidcServer, gate?: (step: OidcStep) => Promise<void>): Promise<OidcAttempt> {
   const t0 = performance.now()
   let appMs = 0
   const jar = new Jar()
@@ -94,6 +98,7 @@ export async function oidcSignIn(app: App, idp: OidcServer): Promise<OidcAttempt
   }
   try {
     // 1. CSRF token (+ its cookie).
+    await gate?.("csrf")
     const csrf = await appFetch(`${app.base}/auth/csrf`)
     if (csrf.res.status !== 200) return { ok: false, problem: `csrf: status ${csrf.res.status}` }
     const { csrfToken } = JSON.parse(csrf.body) as { csrfToken?: string }
@@ -101,6 +106,7 @@ export async function oidcSignIn(app: App, idp: OidcServer): Promise<OidcAttempt
 
     // 2. Sign-in POST → redirect to the provider's authorization endpoint.
     const callbackUrl = `${app.base}/dashboard`
+    await gate?.("start")
     const start = await appFetch(`${app.base}/auth/signin/${IDP_PROVIDER_ID}`, {
       method: "POST",
       body: new URLSearchParams({ csrfToken, callbackUrl }).toString(),
@@ -111,6 +117,7 @@ export async function oidcSignIn(app: App, idp: OidcServer): Promise<OidcAttempt
     }
 
     // 3. The provider: scripted login + consent, back to the app's redirect_uri.
+    await gate?.("provider")
     const idpStarted = performance.now()
     const answer = await idp.authorize(authz)
     const idpMs = performance.now() - idpStarted
@@ -122,6 +129,7 @@ export async function oidcSignIn(app: App, idp: OidcServer): Promise<OidcAttempt
     trace.push(`provider → ${back.pathname}?${[...back.searchParams.keys()].join("&")}`)
 
     // 4. The callback: code exchange in the app → redirect to callbackUrl with a session cookie.
+    await gate?.("callback")
     const cb = await appFetch(back.href)
     const location = cb.res.headers.get("location")
     const sessionCookie = jar.get(SESSION_COOKIE)
@@ -131,6 +139,7 @@ export async function oidcSignIn(app: App, idp: OidcServer): Promise<OidcAttempt
         problem: `callback: status ${cb.res.status} location=${location} session cookie=${!!sessionCookie} ${cb.body.slice(0, 160)}`,
       }
     }
+    await gate?.("done")
     return {
       ok: true,
       totalMs: performance.now() - t0,
