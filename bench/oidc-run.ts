@@ -27,6 +27,8 @@ import { loadavg } from "node:os"
 const ROUNDS = Math.max(1, Number(process.env.BENCH_OIDC_ROUNDS ?? 1))
 /** BENCH_OIDC_PHASED=<n>: after the rounds, n sign-ins in loops against n phase by phase, alternating, 3 times per side. */
 const PHASED = Number(process.env.BENCH_OIDC_PHASED ?? 0)
+/** BENCH_OIDC_APP_FLAGS: node flags for both app children (e.g. V8's tier-up settings, to see what JIT warm-up costs). */
+const APP_FLAGS = (process.env.BENCH_OIDC_APP_FLAGS ?? "").split(" ").filter(Boolean)
 
 /** The steps a sign-in passes, in order; the app serves the first, second and fourth. */
 const STEPS: readonly OidcStep[] = ["csrf", "start", "provider", "callback", "done"]
@@ -121,7 +123,7 @@ async function main(): Promise<void> {
   try {
     for (const side of SIDES) {
       const env = { [IDP_ENV.issuer]: idp.issuer, [IDP_ENV.clientId]: idpClientId(side), [IDP_ENV.clientSecret]: IDP_CLIENT_SECRET }
-      apps[side] = await startApp(side, ports[side], env)
+      apps[side] = await startApp(side, ports[side], env, APP_FLAGS)
     }
     console.error(
       `OIDC sign-in alone: ${OIDC_CONCURRENCY} loops, ${OIDC_WARMUP_S} s warm-up + ${OIDC_DURATION_S} s per side, ${ROUNDS} round(s); ` +
