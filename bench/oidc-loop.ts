@@ -20,6 +20,7 @@ import { resolvedFor } from "../src/runtime/config.js"
 import { parseCookies } from "../src/runtime/cookies.js"
 import type { IncomingRequest } from "../src/runtime/context.js"
 import type { AuthConfig } from "../src/types.js"
+import { cpuRounds, roundsSummary } from "./loop-rounds.js"
 import { BENCH_SECRET, IDP_PROVIDER_ID } from "./shared.js"
 
 process.env.NODE_ENV = "production"
@@ -132,17 +133,7 @@ async function main() {
     process.exit(0)
   }
   const rounds = Number(process.env.ROUNDS ?? 5)
-  const res: number[] = []
-  for (let round = 0; round < rounds; round++) {
-    const c0 = process.cpuUsage()
-    for (let i = 0; i < N; i++) await one()
-    const c = process.cpuUsage(c0)
-    res.push((c.user + c.system) / N)
-  }
-  res.sort((a, b) => a - b)
-  console.log(
-    `cpu µs/sign-in (start + callback): best ${res[0]?.toFixed(1)} median ${res[Math.floor(res.length / 2)]?.toFixed(1)} (${res.map((x) => x.toFixed(1)).join(" ")})`,
-  )
+  console.log(`cpu µs/sign-in (start + callback): ${roundsSummary(await cpuRounds(one, N, rounds))}`)
   process.exit(0)
 }
 main().catch((e) => {

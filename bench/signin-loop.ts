@@ -15,6 +15,7 @@ import { resolvedFor } from "../src/runtime/config.js"
 import { parseCookies } from "../src/runtime/cookies.js"
 import type { IncomingRequest } from "../src/runtime/context.js"
 import type { AuthConfig } from "../src/types.js"
+import { cpuRounds, roundsSummary } from "./loop-rounds.js"
 import { BENCH_SECRET, BENCH_USER } from "./shared.js"
 
 process.env.NODE_ENV = "production"
@@ -110,17 +111,7 @@ async function main() {
     return
   }
   const rounds = Number(process.env.ROUNDS ?? 5)
-  const res: number[] = []
-  for (let round = 0; round < rounds; round++) {
-    const c0 = process.cpuUsage()
-    for (let i = 0; i < N; i++) await one()
-    const c = process.cpuUsage(c0)
-    res.push((c.user + c.system) / N)
-  }
-  res.sort((a, b) => a - b)
-  console.log(
-    `cpu µs/sign-in: best ${res[0]?.toFixed(1)} median ${res[Math.floor(res.length / 2)]?.toFixed(1)} (${res.map((x) => x.toFixed(1)).join(" ")})`,
-  )
+  console.log(`cpu µs/sign-in: ${roundsSummary(await cpuRounds(one, N, rounds))}`)
 }
 main().catch((e) => {
   console.error(e)
