@@ -5,7 +5,7 @@
 import { once } from "node:events"
 import { createRequire } from "node:module"
 import { createServer, request as httpRequest, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { type AddressInfo, connect } from "node:net"
 import express, { type Express, type NextFunction, type Request as Req, type Response as Res } from "express"
 import { afterEach, describe, expect, it } from "vitest"
 import { ExpressAuth, getSession, type ExpressAuthConfig } from "../src/integration/express.js"
@@ -378,6 +378,46 @@ describe.each(versions)("$name", ({ express: factory, splat }) => {
         expect(await response.text()).toBe('"Bad request."')
       }
       expect(config.log.errors.map((e) => e.name)).toEqual(["UnknownAction", "UnknownAction", "UnknownAction"])
+    })
+
+    it("reads a form whose body arrives in a later packet than its headers, and one sent with them", async () => {
+      const app = factory()
+      app.use("/auth", ExpressAuth(authConfig()))
+      const browser = new Browser(await listen(app))
+      const { port } = new URL(browser.origin)
+      const post = async (pauseMs: number | undefined): Promise<string> => {
+        const csrfToken = await browser.csrf("/auth")
+        const fields = { csrfToken, username: USER.email, password: PASSWORD, callbackUrl: "/dashboard" }
+        const body = new URLSearchParams(fields).toString()
+        const head = [
+          "POST /auth/callback/credentials HTTP/1.1",
+          `Host: 127.0.0.1:${port}`,
+          "Content-Type: application/x-www-form-urlencoded",
+          `Content-Length: ${body.length}`,
+          `Cookie: ${browser.jar.header()}`,
+          "Connection: close",
+          "",
+          "",
+        ].join("\r\n")
+        const socket = connect(Number(port), "127.0.0.1")
+        await once(socket, "connect")
+        const chunks: Buffer[] = []
+        socket.on("data", (chunk: Buffer) => chunks.push(chunk))
+        if (pauseMs === undefined) socket.write(head + body)
+        else {
+          // the request event has run (and found no body yet) before the body is sent
+          socket.write(head)
+          await new Promise((resolve) => setTimeout(resolve, pauseMs))
+          socket.write(body)
+        }
+        await once(socket, "close")
+        return Buffer.concat(chunks).toString("latin1")
+      }
+      for (const pauseMs of [50, undefined]) {
+        const answer = await post(pauseMs)
+        expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 303 See Other")
+        expect(answer).toContain(`\r\nLocation: ${browser.origin}/dashboard\r\n`)
+      }
     })
 
     it("refuses a body over 1 MB with 400 and keeps serving", async () => {

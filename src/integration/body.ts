@@ -38,6 +38,20 @@ function readStream(req: IncomingMessage, limit: number): Promise<string> {
   })
 }
 
+/**
+ * The body when all of it is in the stream's buffer already (as many bytes as `Content-Length` declares)
+ * and nobody reads the stream: taken in one `read()`, without a listener, a flowing turn or a `data`
+ * event. Undefined otherwise (the body is still arriving, it is chunked, or another reader has the stream).
+ */
+function bufferedBody(req: IncomingMessage, declared: number): string | undefined {
+  if (!(declared >= 0) || req.readableLength < declared) return undefined
+  if (req.readableFlowing !== null || req.readableObjectMode || req.readableEncoding !== null) return undefined
+  const data: unknown = req.read()
+  if (data === null) return ""
+  if (!Buffer.isBuffer(data)) throw new UnknownAction("The request body could not be read.")
+  return data.toString("utf8")
+}
+
 /** The parsed body of a POST. Throws `UnknownAction` (→ 400) on malformed JSON or an oversized body. */
 export async function readBody(req: IncomingMessage & { body?: unknown; _body?: boolean }): Promise<Record<string, unknown> | undefined> {
   if (req._body || (req.body !== undefined && req.readableEnded)) {
@@ -47,5 +61,13 @@ export async function readBody(req: IncomingMessage & { body?: unknown; _body?: 
   const kind = bodyKind(req.headers["content-type"])
   // not a body the routes read, or consumed by someone else (a parser that left no body)
   if (!kind || req.readableEnded) return undefined
+  const declared = req.headers["content-length"] === undefined ? Number.NaN : Number(req.headers["content-length"])
+  if (declared <= MAX_BODY_BYTES) {
+    // Node parses a body sent with its headers right after the request event that runs this middleware:
+    // one turn later it is in the stream's buffer, read from there
+    await undefined
+    const text = bufferedBody(req, declared)
+    if (text !== undefined) return parseBody(kind, text)
+  }
   return parseBody(kind, await readStream(req, MAX_BODY_BYTES))
 }

@@ -40,7 +40,7 @@ export function write(res: ServerResponse, out: Outgoing): void {
   for (let i = 0; i < headers.length; i++) {
     const [name, value] = headers[i] as readonly [string, string]
     if (name === "Set-Cookie" || (name.length === 10 && name.toLowerCase() === "set-cookie")) (cookies ??= []).push(value)
-    else if (res.hasHeader(name) && sameNameBefore(headers, i, name)) res.appendHeader(name, value)
+    else if (sameNameBefore(headers, i, name) && res.hasHeader(name)) res.appendHeader(name, value)
     else res.setHeader(name, value)
   }
   if (cookies) setCookies(res, cookies)

@@ -97,7 +97,9 @@ export interface Handled {
 export function param(req: IncomingRequest, name: string): string | undefined {
   const fromBody = req.body?.[name]
   if (typeof fromBody === "string") return fromBody
-  return req.url.searchParams.get(name) ?? undefined
+  const { url } = req
+  // no query: nothing to look up (`searchParams` would parse one into an object of its own)
+  return url.search === "" ? undefined : (url.searchParams.get(name) ?? undefined)
 }
 
 /**

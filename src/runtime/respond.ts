@@ -188,10 +188,10 @@ export function toOutgoing(internal: ResponseInternal, method: string, returnRed
   }
   for (const cookie of internal.cookies ?? []) headers.push(["Set-Cookie", serializeCookie(cookie)])
   const text =
-    body instanceof ReadableStream
-      ? (body as ReadableStream<Uint8Array>)
-      : body === undefined
-        ? ""
+    body === undefined
+      ? ""
+      : body instanceof ReadableStream
+        ? (body as ReadableStream<Uint8Array>)
         : contentType === "application/json"
           ? JSON.stringify(body)
           : String(body)
