@@ -7,9 +7,11 @@
 import { createHash } from "node:crypto"
 import { setTimeout as sleep } from "node:timers/promises"
 import { createClient } from "redis"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { CompactEncrypt } from "jose"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import type { AuthConfig } from "../src/index.js"
 import Nodemailer from "../src/providers/nodemailer.js"
+import { decryptJwt, deriveKey } from "../src/runtime/jwe.js"
 import { cookieFlowStore } from "../src/runtime/store.js"
 import { memoryServerState } from "../src/runtime/server-state-memory.js"
 import { RedisFlowStore, failFastRedisOptions } from "../src/stores/redis.js"
@@ -52,6 +54,37 @@ runFlowStoreConformance({
     }
     return { store, serverState: memoryServerState(), tamper, teardown: async () => {} }
   },
+})
+
+/**
+ * The default store with the in-memory server-state port is read, saved and cleared by the engine
+ * without a promise (its own verbs, answered at once); an app that replaced a verb, and a flow cookie
+ * only jose reads, still take the store's promises.
+ */
+describe("the default cookie store, answered at once or through its promises", () => {
+  it("verbs the app replaced on the store are the ones called, on save, resume and clear", async () => {
+    const store = cookieFlowStore()
+    const calls = { load: vi.spyOn(store, "load"), save: vi.spyOn(store, "save"), clear: vi.spyOn(store, "clear") }
+    const { client } = confirmClient(store, { serverState: memoryServerState() })
+    const { csrfToken } = await startConfirm(client)
+    expect((await resumeConfirm(client, csrfToken)).headers.get("location")).toBe(`${ORIGIN}/home`)
+    expect([calls.save.mock.calls.length, calls.load.mock.calls.length, calls.clear.mock.calls.length]).toEqual([1, 1, 1])
+  })
+
+  it("a flow cookie whose header only jose reads (an extra member) resumes through the store's promise, once", async () => {
+    const { client } = confirmClient(cookieFlowStore(), { serverState: memoryServerState() })
+    const { csrfToken, cookie } = await startConfirm(client)
+    const { payload } = decryptJwt(cookie, [SECRET], FLOW_COOKIE)
+    const key = deriveKey(SECRET, FLOW_COOKIE, "A256CBC-HS512").key
+    const unusual = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(payload)))
+      .setProtectedHeader({ alg: "dir", enc: "A256CBC-HS512", cty: "JWT" })
+      .encrypt(key)
+    client.jar.cookies.set(FLOW_COOKIE, unusual)
+    const copy = new AuthClient(client.config)
+    for (const [name, value] of client.jar.cookies) copy.jar.cookies.set(name, value)
+    expect((await resumeConfirm(client, csrfToken)).headers.get("location")).toBe(`${ORIGIN}/home`)
+    expect((await resumeConfirm(copy, csrfToken)).headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=FlowStateError`)
+  })
 })
 
 runFlowStoreConformance(

@@ -2,8 +2,8 @@
  * The flow engine, in four parts, each testable alone: `loadFlow` (the resting flow's envelope, checked
  * and claimed once, or none for a start; the callback URL), `runMachine` (restore or start the machine,
  * send the request as ONE event, run until it rests at `awaiting-input` or ends, bounded by
- * `flowTimeout`), `persistFlow` (save a resting flow, clear an ended one) and `respondFlow`
- * (flow-respond.ts). `runFlow` strings them together and reports each to the inspectors.
+ * `flowTimeout`), `persistFlow` (flow-persist.ts: save a resting flow, clear an ended one) and
+ * `respondFlow` (flow-respond.ts). `runFlow` strings them together and reports each to the inspectors.
  */
 import { randomUUID } from "node:crypto"
 import type { AnyMachineSnapshot, AnyStateMachine, InspectionEvent } from "xstate"
@@ -12,20 +12,22 @@ import type { FlowContext } from "../machines/setup.js"
 import { AWAITING_INPUT, type FlowOutput, type Reply } from "../machines/types.js"
 import { type CallbackUrl, callbackUrlNow, resolveCallbackUrl } from "./callback-url.js"
 import { type Handled, type RequestContext, param, withCallbackUrl } from "./context.js"
-import type { OutCookie } from "./cookies.js"
 import { startActorRun } from "./actor-run.js"
 import { linkIdentity } from "./effects/link.js"
 import { issueSession, signInGate } from "./effects/tail.js"
 import type { FlowDefinition, FlowRoute } from "./flow.js"
+import { clearFlow, expiryOf, hasState, persistFlow } from "./flow-persist.js"
 import { type Outcome, respondFlow } from "./flow-respond.js"
 import { stateName, xstateObserver } from "./inspect.js"
 import { directRunnable, startDirectRun } from "./machine-run.js"
 import { isPlainObject } from "./plain-object.js"
 import { errorResponse } from "./respond.js"
 import type { MachineRun, RunOptions } from "./run-common.js"
-import { ENVELOPE_VERSION, type FlowEnvelope, type FlowStoreIO, claimEnvelope, envelopeNonce } from "./store.js"
+import { syncVerbs } from "./server-state-memory.js"
+import { type FlowEnvelope, type FlowStoreIO, LOAD_LATER, claimEnvelope, claimOf, syncFlowStore, usedUp } from "./store.js"
 
 export type { Outcome }
+export { expiryOf, persistFlow }
 
 /** What `loadFlow` found for a request. */
 export interface Loaded {
@@ -90,7 +92,13 @@ function sameOrigin(url: string | undefined, origin: string): string | undefined
  * A start whose callback URL is known at once (the built-in redirect callback) is loaded without a promise.
  */
 export function loadFlow(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute, io: FlowStoreIO): Loaded | Promise<Loaded> {
-  if (!route.start) return resumeFlow(ctx, flow, io)
+  if (!route.start) {
+    try {
+      return resumeNow(ctx, flow, io) ?? resumeFlow(ctx, flow, io)
+    } catch (err) {
+      return Promise.reject(err)
+    }
+  }
   const now = callbackUrlNow(ctx)
   return now
     ? loadedWith(ctx, null, undefined, now)
@@ -105,6 +113,28 @@ async function resumeFlow(ctx: RequestContext, flow: FlowDefinition, io: FlowSto
   const kept = sameOrigin(envelope.callbackUrl, ctx.origin)
   const callback = kept ? { url: kept } : (callbackUrlNow(ctx) ?? (await resolveCallbackUrl(ctx)))
   return loadedWith(ctx, envelope, kept, callback)
+}
+
+/**
+ * {@link resumeFlow} without a promise when the default cookie store and the in-memory server-state port
+ * answer at once (the same checks, claim and refusals, in the same order, thrown); undefined when the
+ * store must be awaited (nothing read or claimed yet); a promise only for a callback URL to resolve.
+ */
+function resumeNow(ctx: RequestContext, flow: FlowDefinition, io: FlowStoreIO): Loaded | Promise<Loaded> | undefined {
+  const store = syncFlowStore(ctx.config.flowStore)
+  const state = syncVerbs(ctx.config.serverState)
+  if (!store || !state) return undefined
+  const envelope = store.load(io)
+  if (envelope === LOAD_LATER) return undefined
+  if (!envelope) throw new FlowStateError("No sign-in is in progress (or it was already used).")
+  checkEnvelope(envelope, flow, ctx)
+  const [key, ttlMs] = claimOf(envelope, ctx.now)
+  if (!state.claim(key, ttlMs)) throw usedUp()
+  const kept = sameOrigin(envelope.callbackUrl, ctx.origin)
+  const callback = kept ? { url: kept } : callbackUrlNow(ctx)
+  return callback
+    ? loadedWith(ctx, envelope, kept, callback)
+    : resolveCallbackUrl(ctx).then((resolved) => loadedWith(ctx, envelope, kept, resolved))
 }
 
 function loadedWith(ctx: RequestContext, envelope: FlowEnvelope | null, kept: string | undefined, callback: CallbackUrl): Loaded {
@@ -186,63 +216,6 @@ function withoutSpentReply(persisted: unknown): unknown {
   const { context } = persisted
   if (!isPlainObject(context.reply) || (context.reply.type !== "redirect" && context.reply.type !== "json")) return persisted
   return { ...persisted, context: { ...context, reply: null } }
-}
-
-/** The flow's state cleared; a store that cannot clear is logged, the answer goes on. */
-async function clearFlow(ctx: RequestContext, io: FlowStoreIO): Promise<OutCookie[]> {
-  try {
-    return [...(await ctx.config.flowStore.clear(io))]
-  } catch (err) {
-    ctx.config.logger.error(new FlowStateError("The sign-in state could not be cleared.", { err }))
-    return []
-  }
-}
-
-/** The request carried this flow's state (its cookie, whole or chunked). */
-function hasState(ctx: RequestContext, io: FlowStoreIO): boolean {
-  return ctx.req.cookies[io.cookieName] !== undefined || ctx.req.cookies[`${io.cookieName}.0`] !== undefined
-}
-
-/** When the flow stops being resumable: the start's deadline, kept across its requests. */
-export function expiryOf(ctx: RequestContext, flow: FlowDefinition, loaded: Loaded): number {
-  return loaded.envelope?.exp ?? Math.floor(ctx.now / 1000) + flow.ttl
-}
-
-/**
- * persist: a resting flow is saved in the flow store (a fresh nonce, so it resumes once; the callback URL
- * in the envelope); an ended one is cleared when the request carried its state. Returns the cookies to set
- * (at once when there is nothing to save or clear).
- */
-export function persistFlow(
-  ctx: RequestContext,
-  flow: FlowDefinition,
-  loaded: Loaded,
-  outcome: Outcome,
-  io: FlowStoreIO,
-): OutCookie[] | Promise<OutCookie[]> {
-  if (outcome.status === "ended") return hasState(ctx, io) ? clearFlow(ctx, io) : []
-  return saveFlow(ctx, flow, loaded, outcome, io)
-}
-
-async function saveFlow(
-  ctx: RequestContext,
-  flow: FlowDefinition,
-  loaded: Loaded,
-  outcome: Extract<Outcome, { status: "resting" }>,
-  io: FlowStoreIO,
-): Promise<OutCookie[]> {
-  const envelope: FlowEnvelope = {
-    v: ENVELOPE_VERSION,
-    flow: flow.id,
-    flowId: loaded.flowId,
-    provider: ctx.providerId as string,
-    version: flow.version,
-    exp: expiryOf(ctx, flow, loaded),
-    nonce: envelopeNonce(),
-    ...(loaded.keptUrl ? { callbackUrl: loaded.keptUrl } : {}),
-    snapshot: outcome.snapshot,
-  }
-  return [...(await ctx.config.flowStore.save(envelope, io))]
 }
 
 /** Runs one request through a flow: load, run, persist, respond; any failure is the error page. */

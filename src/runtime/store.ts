@@ -6,7 +6,7 @@ import { randomBytes } from "./random.js"
 import { FlowStateError } from "../errors.js"
 import type { CookieOption } from "../types.js"
 import { type CookieJar, type OutCookie, clearChunked, readChunked, writeChunked } from "./cookies.js"
-import { decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.js"
+import { NeedsSlowPath, decryptJwt, decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.js"
 import { type ServerState, stateKey } from "./server-state.js"
 
 /** The persisted form of a resting flow. `exp` is in seconds since the epoch. */
@@ -82,11 +82,16 @@ export const envelopeNonce = (): string => randomBytes(16).toString("base64url")
  * that rests again is resumable once more, under its new cookie only.
  */
 export async function claimEnvelope(envelope: FlowEnvelope, state: ServerState, now: number): Promise<void> {
-  const key = stateKey("flow", envelope.flowId, envelope.nonce ?? "")
-  if (!(await state.claim(key, envelope.exp * 1000 - now))) {
-    throw new FlowStateError("This sign-in state was already used (a replayed flow cookie or callback).")
-  }
+  if (!(await state.claim(...claimOf(envelope, now)))) throw usedUp()
 }
+
+/** The server-state key that makes `envelope` single use, and how long to hold it (its remaining lifetime). */
+export function claimOf(envelope: FlowEnvelope, now: number): [key: string, ttlMs: number] {
+  return [stateKey("flow", envelope.flowId, envelope.nonce ?? ""), envelope.exp * 1000 - now]
+}
+
+/** The refusal of a snapshot resumed a second time. */
+export const usedUp = (): FlowStateError => new FlowStateError("This sign-in state was already used (a replayed flow cookie or callback).")
 
 /** Seals an envelope as a JWE whose key is derived from the newest secret and the cookie name. */
 export function sealEnvelope(envelope: FlowEnvelope, secrets: readonly string[], salt: string): string {
@@ -101,10 +106,42 @@ export async function unsealEnvelope(sealed: string, secrets: readonly string[],
   try {
     payload = (await decryptJwtAsync(sealed, secrets, salt)).payload
   } catch (err) {
-    throw new FlowStateError("The sign-in state could not be read (expired or tampered).", { err })
+    throw unreadable(err)
   }
+  return envelopeOf(payload)
+}
+
+const unreadable = (err: unknown) => new FlowStateError("The sign-in state could not be read (expired or tampered).", { err })
+
+function envelopeOf(payload: Record<string, unknown>): FlowEnvelope {
   if (!isEnvelope(payload)) throw new FlowStateError("The sign-in state has an unknown format.")
   return payload
+}
+
+/** What a {@link SyncFlowStore}'s `load` answers when only the store's promise can (a token only `jose` reads). */
+export const LOAD_LATER = Symbol("load later")
+
+/**
+ * The default cookie store's verbs answered at once (no promise per call), for the engine: the same
+ * envelopes, cookies and refusals as the store's own `load`, `save` and `clear`.
+ */
+export interface SyncFlowStore {
+  load(io: FlowStoreIO): FlowEnvelope | null | typeof LOAD_LATER
+  save(envelope: FlowEnvelope, io: FlowStoreIO): readonly OutCookie[]
+  clear(io: FlowStoreIO): readonly OutCookie[]
+}
+
+const syncStores = new WeakMap<FlowStore, { sync: SyncFlowStore } & Pick<FlowStore, "load" | "save" | "clear">>()
+
+/**
+ * The synchronous verbs of a store made by {@link cookieFlowStore} whose `load`, `save` and `clear` are
+ * still its own (not replaced, spied on or wrapped: a copy of the store is another object); else
+ * undefined, and the engine uses the store's promises.
+ * @example const sync = syncFlowStore(config.flowStore); const cookies = sync ? sync.save(envelope, io) : await config.flowStore.save(envelope, io)
+ */
+export function syncFlowStore(store: FlowStore): SyncFlowStore | undefined {
+  const own = syncStores.get(store)
+  return own && store.load === own.load && store.save === own.save && store.clear === own.clear ? own.sync : undefined
 }
 
 /**
@@ -112,19 +149,41 @@ export async function unsealEnvelope(sealed: string, secrets: readonly string[],
  * `Max-Age` equal to the envelope's remaining lifetime.
  */
 export function cookieFlowStore(): FlowStore {
-  return {
+  const sync: SyncFlowStore = {
+    load(io) {
+      const sealed = readChunked(io.cookies, io.cookieName)
+      if (!sealed) return null
+      let payload: Record<string, unknown>
+      try {
+        payload = decryptJwt(sealed, io.secrets, io.cookieName).payload
+      } catch (err) {
+        if (err instanceof NeedsSlowPath) return LOAD_LATER
+        throw unreadable(err)
+      }
+      return envelopeOf(payload)
+    },
+    save(envelope, io) {
+      const maxAge = Math.max(0, envelope.exp - Math.floor(io.now / 1000))
+      const sealed = sealEnvelope(envelope, io.secrets, io.cookieName)
+      return writeChunked(io.cookies, io.cookieName, sealed, { ...io.cookieOptions, maxAge })
+    },
+    clear(io) {
+      return clearChunked(io.cookies, io.cookieName, io.cookieOptions)
+    },
+  }
+  const store: FlowStore = {
     async load(io) {
       const sealed = readChunked(io.cookies, io.cookieName)
       if (!sealed) return null
       return unsealEnvelope(sealed, io.secrets, io.cookieName)
     },
     async save(envelope, io) {
-      const maxAge = Math.max(0, envelope.exp - Math.floor(io.now / 1000))
-      const sealed = sealEnvelope(envelope, io.secrets, io.cookieName)
-      return writeChunked(io.cookies, io.cookieName, sealed, { ...io.cookieOptions, maxAge })
+      return sync.save(envelope, io)
     },
     async clear(io) {
-      return clearChunked(io.cookies, io.cookieName, io.cookieOptions)
+      return sync.clear(io)
     },
   }
+  syncStores.set(store, { sync, load: store.load, save: store.save, clear: store.clear })
+  return store
 }
