@@ -105,12 +105,17 @@ export function requestContext(req: IncomingRequest, config: ResolvedConfig, bas
  * Handles one parsed request. Integrations call this directly (no web `Request` needed); `basePath`
  * overrides the configured one, e.g. with the Express mount path.
  */
-export async function handleRequest(req: IncomingRequest, config: ResolvedConfig, basePath: string = config.basePath): Promise<Handled> {
-  const ctx = requestContext(req, config, basePath)
-  if ("response" in ctx) return ctx
-  config.logger.debug("request", { method: req.method, action: ctx.action, provider: ctx.providerId })
-  if (config.configError) return { response: configErrorResponse(ctx), error: config.configError }
-  return route(ctx)
+export function handleRequest(req: IncomingRequest, config: ResolvedConfig, basePath: string = config.basePath): Promise<Handled> {
+  // not an async function: one returning route's promise would wait two more turns to pass it on
+  try {
+    const ctx = requestContext(req, config, basePath)
+    if ("response" in ctx) return Promise.resolve(ctx)
+    config.logger.debug("request", { method: req.method, action: ctx.action, provider: ctx.providerId })
+    if (config.configError) return Promise.resolve({ response: configErrorResponse(ctx), error: config.configError })
+    return route(ctx)
+  } catch (err) {
+    return Promise.reject(err)
+  }
 }
 
 /** Reads a web `Request` into the runtime's request shape. Throws `UnknownAction` on a malformed body. */

@@ -49,7 +49,25 @@ export async function resolveCallbackUrl(ctx: RequestContext): Promise<CallbackU
 export function callbackUrlNow(ctx: RequestContext): CallbackUrl | undefined {
   if (ctx.config.customRedirect) return undefined
   const { fromCookie, wanted } = wantedUrl(ctx)
-  return withCookie(ctx, fromCookie, wanted ? checked(ctx, defaultRedirect({ url: wanted, baseUrl: ctx.origin })) : ctx.origin)
+  return withCookie(ctx, fromCookie, wanted ? defaultRedirectChecked(wanted, ctx.origin) : ctx.origin)
+}
+
+/**
+ * `checked(ctx, defaultRedirect({ url, baseUrl: origin }))` with one URL parse instead of two: a path on
+ * the site, or an absolute URL on the site's origin, normalised; anything else is the site.
+ */
+function defaultRedirectChecked(url: string, origin: string): string {
+  const path = url.startsWith("/")
+  const candidate = path ? `${origin}${url}` : url
+  let parsed: URL
+  try {
+    parsed = new URL(candidate)
+  } catch {
+    return origin
+  }
+  if (!path && parsed.origin !== origin) return origin
+  // on the site's origin, so http(s): `checked` would keep it
+  return candidate === origin ? candidate : parsed.href
 }
 
 /** The callback URL the request names (`callbackUrl` of the body or query), else its cookie's. */

@@ -38,7 +38,8 @@ export const signInGate = effect<GateResult, Identity>(async (ctx, input) => {
     if (known) params.user = known
   }
   if (input.credentials) params.credentials = input.credentials
-  return askSignIn(ctx, params)
+  // awaited: an async function returning the promise itself would wait two more turns to pass it on
+  return await askSignIn(ctx, params)
 })
 
 /**
