@@ -8,6 +8,9 @@
  * is the app's own CPU (`/__cpu`, user + system) per request; a side's summary is the median over
  * AB_ROUNDS rounds (6) of the POST and of the POST minus the floor.
  *
+ * `AB_ROUTE=session` measures the session read instead (GET /auth/session with the cookie of one sign-in
+ * made first), to check that a change to the sign-in path leaves reads alone.
+ *
  * Per side: `AB_ENV_<label>="K=V …"` adds environment variables (e.g. `BENCH_RATE_LIMIT=0`), and
  * `AB_FLAGS_<label>="--cpu-prof …"` node flags. A checkout needs its own `node_modules` (a symlink to
  * this one's does). Example, this checkout against main's and against itself without rate limits:
@@ -22,6 +25,7 @@ const ROUNDS = Number(process.env.AB_ROUNDS ?? 6)
 const REQUESTS = Number(process.env.AB_REQUESTS ?? 10_000)
 const CONNECTIONS = Number(process.env.AB_CONNECTIONS ?? 50)
 const FLOOR_REQUESTS = 5_000
+const WHAT = process.env.AB_ROUTE === "session" ? "session read" : "sign-in POST"
 
 interface Side {
   readonly label: string
@@ -50,7 +54,15 @@ async function start(label: string, root: string): Promise<Side> {
     headers: { "content-type": "application/x-www-form-urlencoded", cookie },
     body,
   }
-  return { label, app, signIn, verify: { kind: "signIn", callbackUrl }, post: [], aboveFloor: [] }
+  if (process.env.AB_ROUTE !== "session") return { label, app, signIn, verify: { kind: "signIn", callbackUrl }, post: [], aboveFloor: [] }
+  const signedIn = await fetch(`${app.base}${signIn.path}`, { method: "POST", headers: signIn.headers, body, redirect: "manual" })
+  const session = signedIn.headers
+    .getSetCookie()
+    .find((c) => c.includes("session-token"))
+    ?.split(";")[0]
+  if (!session) throw new Error(`${label}: the sign-in set no session cookie`)
+  const read = { method: "GET" as const, path: "/auth/session", headers: { cookie: session } }
+  return { label, app, signIn: read, verify: { kind: "session" }, post: [], aboveFloor: [] }
 }
 
 /** The app's CPU (µs) per request over `amount` requests; throws when a response was wrong. */
@@ -81,13 +93,13 @@ async function main(): Promise<void> {
         side.post.push(post)
         side.aboveFloor.push(post - bare)
         console.log(
-          `round ${round} ${side.label.padEnd(12)} sign-in POST ${post.toFixed(1)} µs, floor ${bare.toFixed(1)} µs, above ${(post - bare).toFixed(1)} µs`,
+          `round ${round} ${side.label.padEnd(12)} ${WHAT} ${post.toFixed(1)} µs, floor ${bare.toFixed(1)} µs, above ${(post - bare).toFixed(1)} µs`,
         )
       }
     }
     for (const side of sides) {
       console.log(
-        `${side.label.padEnd(12)} median of ${ROUNDS}: sign-in POST ${median(side.post).toFixed(1)} µs, above the floor ${median(side.aboveFloor).toFixed(1)} µs`,
+        `${side.label.padEnd(12)} median of ${ROUNDS}: ${WHAT} ${median(side.post).toFixed(1)} µs, above the floor ${median(side.aboveFloor).toFixed(1)} µs`,
       )
     }
   } finally {

@@ -55,7 +55,11 @@ export function write(res: ServerResponse, out: Outgoing): void {
 
 /** Whether `headers` names `name` (any case) before index `i`: a repeated header is appended, not replaced. */
 function sameNameBefore(headers: Outgoing["headers"], i: number, name: string): boolean {
-  const lower = name.toLowerCase()
-  for (let j = 0; j < i; j++) if ((headers[j] as readonly [string, string])[0].toLowerCase() === lower) return true
+  let lower: string | undefined
+  for (let j = 0; j < i; j++) {
+    const other = (headers[j] as readonly [string, string])[0]
+    // names of another length differ: no lower-case copies made for them
+    if (other.length === name.length && (other === name || other.toLowerCase() === (lower ??= name.toLowerCase()))) return true
+  }
   return false
 }
