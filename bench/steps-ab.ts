@@ -7,7 +7,8 @@
  * a step's figure is the app's own CPU per request (`/__cpu`), the median over AB_ROUNDS rounds (6).
  *
  * AB_WARM (0) runs every flow that many times on each app before the rounds: 0 measures young processes
- * as `bench:steps` does (V8 still compiling the steps' code), 4 or more the steady state. Per side,
+ * as `bench:steps` does (V8 still compiling the steps' code), 4 or more older ones (a flow's steps still
+ * get cheaper for some thousands of requests, so compare sides, not rounds). Per side,
  * `AB_ENV_<label>="K=V …"` adds environment variables. A checkout needs its own `node_modules` (a
  * symlink to this one's does). Example, main's tree (`git archive main | tar -x -C /tmp/base`) against
  * this one: `AB_WARM=4 tsx bench/steps-ab.ts base=/tmp/base new=.`
