@@ -75,17 +75,24 @@ export function mountPath(req: ExpressRequest): string {
 export class ExpressIncoming implements IncomingRequest {
   readonly headers: NodeHeaders
   readonly cookies: CookieJar
-  readonly clientIp?: string
+  /** `req.ip` once read (null: not yet). */
+  #clientIp: string | undefined | null = null
   constructor(
-    req: ExpressRequest,
+    private readonly req: ExpressRequest,
     readonly method: string,
     readonly url: URL,
     readonly body: Record<string, unknown> | undefined,
   ) {
     this.headers = new NodeHeaders(req.headers)
     this.cookies = parseCookies(req.headers.cookie)
-    // Express's client address: `trust proxy` decides whether X-Forwarded-For is believed
-    if (req.ip) this.clientIp = req.ip
+  }
+  /**
+   * Express's client address (`trust proxy` decides whether X-Forwarded-For is believed), read when a rate
+   * limit asks for it: a session read never does.
+   */
+  get clientIp(): string | undefined {
+    if (this.#clientIp === null) this.#clientIp = this.req.ip || undefined
+    return this.#clientIp
   }
   headerEntries(): Iterable<[string, string]> {
     return headerEntries(this.headers.raw)
