@@ -27,6 +27,8 @@ import { BENCH_SECRET, IDP_ENV, SESSION_COOKIE } from "./shared.js"
 const COUNT = Number(process.env.BENCH_STEPS_COUNT ?? 400)
 const CONCURRENCY = Number(process.env.BENCH_STEPS_CONCURRENCY ?? 32)
 const WARMUP = Number(process.env.BENCH_STEPS_WARMUP ?? 200)
+/** Unmeasured requests of each flow before its first measured round (the JIT settles; see `firstWarmup`). */
+const FIRST_WARMUP = Number(process.env.BENCH_STEPS_FIRST_WARMUP ?? 3000)
 const ROUNDS = Math.max(1, Number(process.env.BENCH_STEPS_ROUNDS ?? 3))
 const ALL_FLOWS: StepFlow[] = ["bare", "session", "csrf", "credentials", "oidc", "email", "totp", "webauthn"]
 /** BENCH_STEPS_FLOWS=session,oidc runs only those flows (in that order), e.g. for a profile of one flow. */
@@ -82,7 +84,7 @@ export interface StepsReport {
   openUs: number
   es256Us: number
   loadgen: LoadgenCpu
-  settings: { count: number; concurrency: number; warmup: number; rounds: number }
+  settings: { count: number; concurrency: number; warmup: number; firstWarmup: number; rounds: number }
   loadavg: number[]
 }
 
@@ -139,7 +141,16 @@ export async function benchSteps(): Promise<StepsReport> {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const flows = Array.from({ length: ROUNDS }, () => FLOWS).flat()
-  const job: StepsJob = { mode: "steps", base, flows, count: COUNT, concurrency: CONCURRENCY, warmup: WARMUP, idp: IDP_CLIENT }
+  const job: StepsJob = {
+    mode: "steps",
+    base,
+    flows,
+    count: COUNT,
+    concurrency: CONCURRENCY,
+    warmup: WARMUP,
+    firstWarmup: FIRST_WARMUP,
+    idp: IDP_CLIENT,
+  }
   let app: App | undefined
   let failed: unknown
   try {
@@ -204,7 +215,7 @@ export async function benchSteps(): Promise<StepsReport> {
       openUs,
       es256Us,
       loadgen: result.loadgen,
-      settings: { count: COUNT, concurrency: CONCURRENCY, warmup: WARMUP, rounds: ROUNDS },
+      settings: { count: COUNT, concurrency: CONCURRENCY, warmup: WARMUP, firstWarmup: FIRST_WARMUP, rounds: ROUNDS },
       loadavg: loadavg(),
     }
   } finally {
@@ -230,7 +241,7 @@ export function stepsTable(report: StepsReport): string {
   out.push(
     "",
     `JWE seal ${report.sealUs.toFixed(1)} µs, open ${report.openUs.toFixed(1)} µs, ES256 check ${report.es256Us.toFixed(1)} µs (in process); ${report.settings.rounds} rounds of ${report.settings.count} requests ` +
-      `per step at concurrency ${report.settings.concurrency}, each after ${report.settings.warmup} unmeasured; load generator CPU ${report.loadgen.cpuMs.toFixed(0)} ms ` +
+      `per step at concurrency ${report.settings.concurrency}, each after ${report.settings.warmup} unmeasured (${report.settings.firstWarmup} before a flow's first round); load generator CPU ${report.loadgen.cpuMs.toFixed(0)} ms ` +
       `in ${(report.loadgen.wallMs / 1000).toFixed(0)} s; load average ${report.loadavg.map((l) => l.toFixed(2)).join(" ")}.`,
   )
   return out.join("\n")
