@@ -567,6 +567,7 @@ describe("routing and bad input", () => {
     ["PUT", "/auth/session"],
     ["GET", "/auth/nope"],
     ["GET", "/auth/session/extra"],
+    ["POST", "/auth/callback/credentials/extra"],
     ["GET", "/auth/csrf/credentials"],
     ["GET", "/authsession"],
     ["GET", "/auth"],

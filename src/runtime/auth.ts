@@ -54,9 +54,17 @@ export function parsePath(
   table: Pick<RouteTable, "extraActions" | "providerActions">,
 ): ParsedPath | null {
   if (!isUnderBasePath(pathname, basePath)) return null
-  const segments = pathname.slice(basePath.length).split("/").filter(Boolean)
-  const [action, rawProvider, ...rest] = segments
-  if (!action || rest.length > 0 || !(isAuthAction(action) || table.extraActions.has(action))) return null
+  // the non-empty segments: the action, then the provider, and nothing more
+  let action: string | undefined
+  let rawProvider: string | undefined
+  let count = 0
+  for (const segment of pathname.slice(basePath.length).split("/")) {
+    if (segment === "") continue
+    if (count === 0) action = segment
+    else if (count === 1) rawProvider = segment
+    count++
+  }
+  if (!action || count > 2 || !(isAuthAction(action) || table.extraActions.has(action))) return null
   let providerId: string | undefined
   if (rawProvider !== undefined && rawProvider !== "undefined") {
     try {
