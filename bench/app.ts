@@ -34,11 +34,23 @@ interface Lib {
   Credentials: (options: any) => unknown
 }
 
+/**
+ * Where authchart is loaded from: the build in `dist/` (what an app installs: `npm run bench` and its
+ * sub-benches build it first), or with BENCH_FROM=src the TypeScript sources through tsx, whose transform
+ * adds work of its own (every named arrow function is wrapped to keep its name).
+ */
+const AUTHCHART = process.env.BENCH_FROM === "src" ? "../src" : "../dist"
+
+/** An authchart module, from {@link AUTHCHART}. */
+function authchart(path: string): Promise<any> {
+  return import(`${AUTHCHART}/${path}`)
+}
+
 async function load(side: Side): Promise<Lib> {
   if (side === "authchart") {
     const [{ ExpressAuth, getSession }, { default: Credentials }] = await Promise.all([
-      import("../src/integration/express.js"),
-      import("../src/providers/credentials.js"),
+      authchart("integration/express.js"),
+      authchart("providers/credentials.js"),
     ])
     return { ExpressAuth: ExpressAuth as Lib["ExpressAuth"], getSession, Credentials }
   }
@@ -63,11 +75,11 @@ async function stepsConfig(): Promise<{ config: object; providers: unknown[]; ma
     { default: Passkey },
     { benchTotpSecret },
   ] = await Promise.all([
-    import("../src/adapters/memory.js"),
-    import("../src/providers/credentials.js"),
-    import("../src/index.js"),
-    import("../src/steps/totp.js"),
-    import("../src/providers/passkey.js"),
+    authchart("adapters/memory.js"),
+    authchart("providers/credentials.js"),
+    authchart("index.js"),
+    authchart("steps/totp.js"),
+    authchart("providers/passkey.js"),
     // not in ./shared.js: the @auth/express app must load nothing of authchart's
     import("./totp-secret.js"),
   ])

@@ -8,6 +8,9 @@
  * is the app's own CPU (`/__cpu`, user + system) per request; a side's summary is the median over
  * AB_ROUNDS rounds (6) of the POST and of the POST minus the floor.
  *
+ * Each checkout's app loads authchart from its `dist/` (run `npm run build` in each first), or with
+ * BENCH_FROM=src from its sources through tsx.
+ *
  * `AB_ROUTE=session` measures the session read instead (GET /auth/session with the cookie of one sign-in
  * made first), to check that a change to the sign-in path leaves reads alone.
  *

@@ -6,6 +6,9 @@
  * `session,totp,webauthn`) once per side, BENCH_STEPS_COUNT requests per step (400) after 100 unmeasured;
  * a step's figure is the app's own CPU per request (`/__cpu`), the median over AB_ROUNDS rounds (6).
  *
+ * Each checkout's app loads authchart from its `dist/` (run `npm run build` in each first), or with
+ * BENCH_FROM=src from its sources through tsx.
+ *
  * AB_WARM (0) runs every flow that many times on each app before the rounds: 0 measures young processes
  * as `bench:steps` does (V8 still compiling the steps' code), 4 or more older ones (a flow's steps still
  * get cheaper for some thousands of requests, so compare sides, not rounds). Per side,
