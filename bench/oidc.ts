@@ -14,8 +14,14 @@ export const OIDC_ENABLED = process.env.BENCH_OIDC !== "0"
 export const OIDC_CONCURRENCY = Number(process.env.BENCH_OIDC_CONCURRENCY ?? 8)
 /** Measured seconds per side, in two halves (BENCH_OIDC_DURATION). */
 export const OIDC_DURATION_S = Number(process.env.BENCH_OIDC_DURATION ?? 5)
-/** Warm-up seconds per side before the measured halves (BENCH_OIDC_WARMUP). */
-export const OIDC_WARMUP_S = Number(process.env.BENCH_OIDC_WARMUP ?? 2)
+/**
+ * Warm-up seconds per side before the measured halves (BENCH_OIDC_WARMUP). 20 s is 2,000–3,000 sign-ins
+ * here: a sign-in keeps getting cheaper for a few thousand while V8 compiles its code (authchart 2.34 →
+ * 1.59 → 1.53 → 1.39 ms, Auth.js 6.71 → 4.79 → 4.04 → 4.40 over four 7 s rounds of `bench:oidc`), and the
+ * side-by-side table's other routes are measured after thousands of requests too. With 2 s (the setting
+ * until 2026-11-26) the bench measured sign-ins ~260–910 of each process.
+ */
+export const OIDC_WARMUP_S = Number(process.env.BENCH_OIDC_WARMUP ?? 20)
 /** Every Nth verified sign-in's session cookie is checked with GET /auth/session (after the timed window). */
 export const OIDC_SESSION_SAMPLE_EVERY = 10
 const OIDC_SESSION_SAMPLE_MAX = 50

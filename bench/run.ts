@@ -20,7 +20,7 @@
  * this process with one client per app; both apps get the same `type: "oidc"` provider. The unit is
  * one complete sign-in (GET /auth/csrf → POST /auth/signin/bench-idp → provider login + consent →
  * GET the callback → redirect with a session cookie), run by BENCH_OIDC_CONCURRENCY (8) loops for
- * BENCH_OIDC_WARMUP (2 s) + BENCH_OIDC_DURATION (5 s) per side, one side at a time. The provider's
+ * BENCH_OIDC_WARMUP (20 s) + BENCH_OIDC_DURATION (5 s) per side, one side at a time. The provider's
  * cost is shared, so the app child's CPU per sign-in is the fair comparison. Every sign-in is
  * checked (redirect to the callbackUrl with a session cookie), a sample of sessions is read back
  * with GET /auth/session. BENCH_OIDC=0 skips it.
