@@ -1,10 +1,10 @@
 /**
- * The timing rounds of the tight-loop benches (bench/signin-loop.ts, bench/oidc-loop.ts): CPU µs per
+ * The timing rounds of the tight-loop benches (bench/signin-loop.ts, bench/oidc-loop.ts, bench/machine.ts): CPU µs per
  * operation from `process.cpuUsage`, round after round, read as best and median.
  */
 
 /** CPU µs per call of `one` in each of `rounds` rounds of `n` calls, sorted from the best. */
-export async function cpuRounds(one: () => Promise<void>, n: number, rounds: number): Promise<number[]> {
+export async function cpuRounds(one: () => Promise<unknown>, n: number, rounds: number): Promise<number[]> {
   const res: number[] = []
   for (let round = 0; round < rounds; round++) {
     const c0 = process.cpuUsage()

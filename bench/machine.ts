@@ -24,6 +24,7 @@ import { effect } from "../src/runtime/effects/effect.js"
 import type { EffectContext } from "../src/runtime/flow.js"
 import { directRunnable, startDirectRun } from "../src/runtime/machine-run.js"
 import type { MachineRun, RunOptions } from "../src/runtime/run-common.js"
+import { cpuRounds } from "./loop-rounds.js"
 
 const ITERATIONS = Number(process.env.BENCH_MACHINE_ITERATIONS ?? 20_000)
 const ROUNDS = Number(process.env.BENCH_MACHINE_ROUNDS ?? 5)
@@ -147,14 +148,7 @@ export const signInOnce = (): Promise<FlowOutput> => machineSignIn(startDirectRu
 /** CPU µs per call of `op`: the best (least disturbed) of ROUNDS rounds of ITERATIONS calls. */
 async function cpuPerOp(op: () => Promise<unknown>): Promise<{ best: number; median: number }> {
   for (let i = 0; i < 2000; i++) await op()
-  const rounds: number[] = []
-  for (let r = 0; r < ROUNDS; r++) {
-    const before = process.cpuUsage()
-    for (let i = 0; i < ITERATIONS; i++) await op()
-    const used = process.cpuUsage(before)
-    rounds.push((used.user + used.system) / ITERATIONS)
-  }
-  rounds.sort((a, b) => a - b)
+  const rounds = await cpuRounds(op, ITERATIONS, ROUNDS)
   return { best: rounds[0] as number, median: rounds[rounds.length >> 1] as number }
 }
 

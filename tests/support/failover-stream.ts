@@ -142,6 +142,11 @@ export async function signInStream(on: Instances, cluster: RedisClusterHandle, o
     if (warmed.answer !== "ok") throw new Error(`warm-up sign-in of ${account}: ${warmed.answer}`)
   }
 
+  // and is on the replica too: a master killed before its replica caught up loses those writes (Redis
+  // replicates asynchronously), and the probed session or an account would then be gone for good
+  const acked = await cluster.replicated(flowKey, 5_000)
+  if (acked < 1) throw new Error(`the replica of :${killed.port} did not acknowledge the writes before the kill (WAIT answered ${acked})`)
+
   const attempts: Attempt[] = []
   const probes: Probe[] = []
   let stopping = false

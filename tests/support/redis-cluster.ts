@@ -42,6 +42,12 @@ export interface RedisClusterHandle {
   masterOf(key: string): Promise<ClusterNode>
   /** The hash slot of `key` (CLUSTER KEYSLOT). */
   slotOf(key: string): Promise<number>
+  /**
+   * Writes a key in `key`'s hash slot on its master and waits (WAIT) until that master's replica has it:
+   * replication is ordered, so every earlier write to that master is on the replica too. The number of
+   * replicas that acknowledged within `timeoutMs` (0: none did).
+   */
+  replicated(key: string, timeoutMs: number): Promise<number>
   /** Resolves once a live node reports `cluster_state:ok` and `slot` served by a live master (polled every 100 ms). */
   waitUntilServed(slot: number, timeoutMs?: number): Promise<ClusterNode>
   /** Stops every node and removes the config directory. */
@@ -169,6 +175,24 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         const master = byPort(await masterPortOf(live()[0] as ClusterNode, await slotOf(key)))
         if (!master) throw new Error(`no master known for ${key}`)
         return master
+      },
+      async replicated(key, timeoutMs) {
+        const master = byPort(await masterPortOf(live()[0] as ClusterNode, await slotOf(key)))
+        if (!master) throw new Error(`no master known for ${key}`)
+        const client = createClient({
+          url: master.url,
+          disableOfflineQueue: true,
+          socket: { connectTimeout: 3_000, reconnectStrategy: false },
+        })
+        client.on("error", () => undefined)
+        try {
+          await client.connect()
+          // the hash tag keeps the probe in `key`'s slot, so this master accepts it
+          await client.sendCommand(["SET", `{${key}}:replicated`, "1", "PX", "60000"])
+          return Number(await client.sendCommand(["WAIT", "1", String(timeoutMs)]))
+        } finally {
+          client.destroy()
+        }
       },
       stop,
     }
