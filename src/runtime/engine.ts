@@ -65,7 +65,9 @@ export function eventParams(ctx: RequestContext, route: FlowRoute): Record<strin
   return out
 }
 
-function checkEnvelope(envelope: FlowEnvelope, flow: FlowDefinition, ctx: RequestContext): void {
+/** The loaded envelope when it can resume here: there, of this flow and provider, this version, not expired. */
+function resumable(envelope: FlowEnvelope | null, flow: FlowDefinition, ctx: RequestContext): FlowEnvelope {
+  if (!envelope) throw new FlowStateError("No sign-in is in progress (or it was already used).")
   if (envelope.flow !== flow.id || envelope.provider !== ctx.providerId) {
     throw new FlowStateError("The sign-in state belongs to another flow or provider.")
   }
@@ -73,6 +75,7 @@ function checkEnvelope(envelope: FlowEnvelope, flow: FlowDefinition, ctx: Reques
     throw new FlowStateError("The sign-in state was made by another version of this flow.")
   }
   if (envelope.exp * 1000 <= ctx.now) throw new FlowStateError("The sign-in state has expired.")
+  return envelope
 }
 
 /** `url` when it is on `origin`. */
@@ -99,20 +102,13 @@ export function loadFlow(ctx: RequestContext, flow: FlowDefinition, route: FlowR
       return Promise.reject(err)
     }
   }
-  const now = callbackUrlNow(ctx)
-  return now
-    ? loadedWith(ctx, null, undefined, now)
-    : resolveCallbackUrl(ctx).then((callback) => loadedWith(ctx, null, undefined, callback))
+  return loadedFor(ctx, null)
 }
 
 async function resumeFlow(ctx: RequestContext, flow: FlowDefinition, io: FlowStoreIO): Promise<Loaded> {
-  const envelope = await ctx.config.flowStore.load(io)
-  if (!envelope) throw new FlowStateError("No sign-in is in progress (or it was already used).")
-  checkEnvelope(envelope, flow, ctx)
+  const envelope = resumable(await ctx.config.flowStore.load(io), flow, ctx)
   await claimEnvelope(envelope, ctx.config.serverState, ctx.now)
-  const kept = sameOrigin(envelope.callbackUrl, ctx.origin)
-  const callback = kept ? { url: kept } : (callbackUrlNow(ctx) ?? (await resolveCallbackUrl(ctx)))
-  return loadedWith(ctx, envelope, kept, callback)
+  return loadedFor(ctx, envelope)
 }
 
 /**
@@ -124,13 +120,20 @@ function resumeNow(ctx: RequestContext, flow: FlowDefinition, io: FlowStoreIO): 
   const store = syncFlowStore(ctx.config.flowStore)
   const state = syncVerbs(ctx.config.serverState)
   if (!store || !state) return undefined
-  const envelope = store.load(io)
-  if (envelope === LOAD_LATER) return undefined
-  if (!envelope) throw new FlowStateError("No sign-in is in progress (or it was already used).")
-  checkEnvelope(envelope, flow, ctx)
+  const loaded = store.load(io)
+  if (loaded === LOAD_LATER) return undefined
+  const envelope = resumable(loaded, flow, ctx)
   const [key, ttlMs] = claimOf(envelope, ctx.now)
   if (!state.claim(key, ttlMs)) throw usedUp()
-  const kept = sameOrigin(envelope.callbackUrl, ctx.origin)
+  return loadedFor(ctx, envelope)
+}
+
+/**
+ * The load of a start (no envelope) or of a claimed envelope: the envelope's callback URL when it is on
+ * this origin, else this request's; at once unless a custom `redirect` callback must be awaited.
+ */
+function loadedFor(ctx: RequestContext, envelope: FlowEnvelope | null): Loaded | Promise<Loaded> {
+  const kept = sameOrigin(envelope?.callbackUrl, ctx.origin)
   const callback = kept ? { url: kept } : callbackUrlNow(ctx)
   return callback
     ? loadedWith(ctx, envelope, kept, callback)
