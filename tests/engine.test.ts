@@ -22,6 +22,7 @@ import { startActorRun } from "../src/runtime/actor-run.js"
 import { compiledOf } from "../src/runtime/machine-compile.js"
 import { persistedSnapshot, restoredSnapshot } from "../src/runtime/machine-persist.js"
 import { directRunnable, startDirectRun } from "../src/runtime/machine-run.js"
+import { watchedRuns } from "../src/runtime/run-deadlines.js"
 import type { AuthConfig, FlowEnvelope } from "../src/index.js"
 import { eventParams, loadFlow, persistFlow, runMachine, storeIO } from "../src/runtime/engine.js"
 import { respondFlow } from "../src/runtime/flow-respond.js"
@@ -179,15 +180,16 @@ describe("the direct runner and xstate's actor run the same machine", () => {
   }
   type Calls = [string, unknown][]
   /** The flow's machine with effects that answer from a script and record what they were given. */
-  function scripted(machine: AnyStateMachine, answers: Record<string, (input: never) => unknown>, calls: Calls) {
+  function scripted(machine: AnyStateMachine, answers: Record<string, (input: never) => unknown>, calls: Calls, atOnce = false) {
     const actors = Object.fromEntries(
-      Object.entries(answers).map(([id, answer]) => [
-        id,
-        effect(async (_ctx, input: never) => {
+      Object.entries(answers).map(([id, answer]) => {
+        const run = (_ctx: unknown, input: never) => {
           calls.push([id, input])
           return answer(input)
-        }),
-      ]),
+        }
+        // an effect that answers at once (a value or a throw), or an async one
+        return [id, atOnce ? effect(run) : effect(async (ctx, input: never) => run(ctx, input))]
+      }),
     )
     return machine.provide({ actors })
   }
@@ -206,9 +208,10 @@ describe("the direct runner and xstate's actor run the same machine", () => {
     persisted: unknown,
     event: FlowEvent,
     answers: Record<string, (input: never) => unknown>,
+    atOnce = false,
   ) {
     const calls: Calls = []
-    const provided = scripted(machine, answers, calls)
+    const provided = scripted(machine, answers, calls, atOnce)
     expect(directRunnable(provided)).toBe(true)
     const ctx = { ...(await contextOf("/auth/probe/two-step")), callbackUrl: `${ORIGIN}/home` }
     const run = runners[runner](provided, { persisted, input: { provider: "two-step", now: 1 }, ctx, timeout: 5_000 })
@@ -242,6 +245,63 @@ describe("the direct runner and xstate's actor run the same machine", () => {
     ])
     expect(direct).toEqual(actor)
     expect(direct.calls.length).toBeGreaterThan(0)
+  })
+
+  it.each([
+    ["a sign-in to the end", { ...tail, authorize: () => identity }],
+    [
+      "a sign-in whose authorize throws at once",
+      {
+        ...tail,
+        authorize: () => {
+          throw new CredentialsSignin()
+        },
+      },
+    ],
+    ["a sign-in whose authorize answers later", { ...tail, authorize: () => Promise.resolve(identity) }],
+  ])("credentials, effects that answer at once: %s ends as on the actor", async (_name, answers) => {
+    const [direct, actor] = await Promise.all([
+      request("direct", credentialsMachine, undefined, submit, answers, true),
+      request("actor", credentialsMachine, undefined, submit, answers, true),
+    ])
+    expect(direct).toEqual(actor)
+    expect(direct.calls.length).toBeGreaterThan(0)
+  })
+
+  it("a run whose effects all answer at once gives its end without a promise and waits on no deadline", async () => {
+    const provided = scripted(credentialsMachine, { ...tail, authorize: () => identity }, [], true)
+    const ctx = { ...(await contextOf("/auth/probe/two-step")), callbackUrl: `${ORIGIN}/home` }
+    const run = startDirectRun(provided, { persisted: undefined, input: { provider: "two-step", now: 1 }, ctx, timeout: 5_000 })
+    const sent = run.send(submit)
+    expect(watchedRuns()).toBe(0)
+    expect(sent).not.toBeInstanceOf(Promise)
+    expect(sent).toMatchObject({ status: "done", output: { ok: true, reply: { url: `${ORIGIN}/home` } } })
+    run.stop()
+  })
+
+  it("runs waiting on effects that never settle each fail at their own deadline (one timer for all of them); a run that ends is no longer watched", async () => {
+    const never = () => new Promise(() => {})
+    const ctx = { ...(await contextOf("/auth/probe/two-step")), callbackUrl: `${ORIGIN}/home` }
+    const runWith = (authorize: () => unknown, timeout: number) =>
+      startDirectRun(scripted(credentialsMachine, { ...tail, authorize }, []), {
+        persisted: undefined,
+        input: { provider: "two-step", now: 1 },
+        ctx,
+        timeout,
+      })
+    // the long deadline is watched first: the short one, set after it, must still fail at its own time
+    const long = runWith(never, 600_000)
+    const short = runWith(never, 50)
+    const ends = runWith(() => identity, 600_000)
+    const [longSent, shortSent, endsSent] = [long.send(submit), short.send(submit), ends.send(submit)]
+    expect(watchedRuns()).toBe(3)
+    await expect(endsSent).resolves.toMatchObject({ status: "done" })
+    await expect(shortSent).rejects.toMatchObject({ type: "FlowStateError", message: "The sign-in step did not finish within 50 ms." })
+    expect(watchedRuns()).toBe(1)
+    long.stop()
+    await expect(longSent).rejects.toMatchObject({ type: "FlowStateError" })
+    expect(watchedRuns()).toBe(0)
+    for (const run of [short, ends]) run.stop()
   })
 
   it("a flow that rests (re-entering its resting state on a wrong code) persists the same snapshot and resumes across runners", async () => {

@@ -196,7 +196,8 @@ export async function runMachine(
     }
     const event = { type: route.event, params: eventParams(ctx, route), now: ctx.now }
     const reshow = ctx.req.method === "GET" && !before.can(event) && restsOnPage(before, flow)
-    const after = reshow ? before : await run.send(event)
+    const sent = reshow ? before : run.send(event)
+    const after = sent instanceof Promise ? await sent : sent
     if (!after) throw new FlowStateError(`This step does not accept "${route.event}".`)
     ctx.config.logger.debug("flow", { flow: flow.id, event: route.event, state: after.value, status: after.status })
     const state = stateName(after.value)

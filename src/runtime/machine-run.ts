@@ -19,11 +19,13 @@ import {
   isMachineSnapshot,
 } from "xstate"
 import { FlowStateError } from "../errors.js"
+import { isPromiseLike } from "./awaitable.js"
 import type { EffectStarter } from "./effects/effect.js"
 import { compiledOf } from "./machine-compile.js"
 import { persistedSnapshot, restoredSnapshot } from "./machine-persist.js"
 import { type StepSink, startSnapshot, stepMachine, steppable } from "./machine-step.js"
 import { type MachineRun, type RunOptions, isPersistedSnapshot, resting } from "./run-common.js"
+import { type Deadlined, unwatchDeadline, watchDeadline } from "./run-deadlines.js"
 
 const noop = () => {}
 
@@ -50,26 +52,34 @@ export function directRunnable(machine: AnyStateMachine): boolean {
   return steppable(machine)
 }
 
-/** The event an effect's outcome is: xstate's `xstate.done.actor.<id>` or `xstate.error.actor.<id>`. */
-type EffectOutcome = { type: string; actorId: string; output?: unknown; error?: unknown }
-
 /** An effect in flight: its invoke id, and the event its outcome is once it settled. */
 interface Pending {
   readonly id: string
-  outcome: EventObject | undefined
+  outcome: EventObject
 }
 
-/** One request's run on the direct runner. */
-class DirectRun implements MachineRun, StepSink {
+/** Removes the entries of invoke `id` from `list`, in place (usually there are none). */
+function drop(list: Pending[], id: string): void {
+  for (let i = list.length - 1; i >= 0; i--) if (list[i]?.id === id) list.splice(i, 1)
+}
+
+/**
+ * One request's run on the direct runner. An effect that answers at once (a value, or a throw) is fed to
+ * the machine at once; the run waits (a promise, and a deadline watched with every other waiting run's:
+ * run-deadlines.ts) only while an effect's promise is pending, and each outcome that arrives steps the
+ * machine from where it waits.
+ */
+class DirectRun implements MachineRun, StepSink, Deadlined {
   readonly before: AnyMachineSnapshot
-  /** The effects in flight, in the order they started; an effect stopped is no longer here. */
-  private running: Pending[] = []
-  /** Effects in flight that settled and whose outcome the machine has not been sent yet, in order. */
-  private settled: Pending[] = []
-  /** The run waiting for the next outcome, if it is waiting. */
-  private waiter: { resolve(event: EventObject): void; reject(error: unknown): void } | undefined
-  /** Set when the run took longer than its timeout. */
-  private expired: FlowStateError | undefined
+  /** The effects whose promise is pending, in the order they started; an effect stopped is no longer here. */
+  private readonly running: Pending[] = []
+  /** Effects that settled and whose outcome the machine has not been sent yet, in order. */
+  private readonly settled: Pending[] = []
+  /** While the run waits: where it waits, and its promise's callbacks. */
+  private at: AnyMachineSnapshot | undefined
+  private waiter: { resolve(snapshot: AnyMachineSnapshot): void; reject(error: unknown): void } | undefined
+  /** `performance.now()` ms by which the run must rest or end once the event was sent. */
+  deadline = 0
 
   constructor(
     private readonly machine: AnyStateMachine,
@@ -84,17 +94,17 @@ class DirectRun implements MachineRun, StepSink {
     this.before = snapshot
   }
 
-  async send(event: EventObject): Promise<AnyMachineSnapshot | undefined> {
-    let snapshot = stepMachine(this.machine, this.before, event, this, host)
+  send(event: EventObject): AnyMachineSnapshot | undefined | Promise<AnyMachineSnapshot> {
+    const sentAt = performance.now()
+    const snapshot = stepMachine(this.machine, this.before, event, this, host)
     if (snapshot === this.before) return undefined
-    if (resting(snapshot)) return snapshot
-    const timer = setTimeout(expire, this.options.timeout, this)
-    try {
-      while (!resting(snapshot)) snapshot = stepMachine(this.machine, snapshot, await this.next(), this, host)
-      return snapshot
-    } finally {
-      clearTimeout(timer)
-    }
+    const rest = this.proceed(snapshot)
+    if (rest) return rest
+    this.deadline = sentAt + this.options.timeout
+    return new Promise<AnyMachineSnapshot>((resolve, reject) => {
+      this.waiter = { resolve, reject }
+      watchDeadline(this)
+    })
   }
 
   persist(snapshot: AnyMachineSnapshot): unknown {
@@ -103,78 +113,109 @@ class DirectRun implements MachineRun, StepSink {
 
   stop(): void {
     this.stopEffects()
+    if (this.waiter) this.fail(new FlowStateError("The sign-in step was stopped before it rested or ended."))
   }
 
   startEffect(id: string, start: EffectStarter, input: unknown): void {
-    let started: Promise<unknown>
+    let started: unknown
     try {
       started = start(this.options.ctx, input)
     } catch (error) {
-      started = Promise.reject(error)
+      this.settled.push({ id, outcome: failed(id, error) })
+      return
     }
-    const pending: Pending = { id, outcome: undefined }
+    if (!isPromiseLike(started)) {
+      this.settled.push({ id, outcome: done(id, started) })
+      return
+    }
+    const pending: Pending = { id, outcome: { type: "" } }
     this.running.push(pending)
     started.then(
-      (output) => this.arrive(pending, { type: `xstate.done.actor.${id}`, output, actorId: id }),
-      (error: unknown) => this.arrive(pending, { type: `xstate.error.actor.${id}`, error, actorId: id }),
+      (output) => this.arrive(pending, done(id, output)),
+      (error: unknown) => this.arrive(pending, failed(id, error)),
     )
   }
 
   stopEffect(id: string): void {
-    this.running = this.running.filter((p) => p.id !== id)
-    this.settled = this.settled.filter((p) => p.id !== id)
+    drop(this.running, id)
+    drop(this.settled, id)
   }
 
   stopEffects(): void {
-    this.running = []
-    this.settled = []
+    this.running.length = 0
+    this.settled.length = 0
   }
 
-  /** The run timed out: the wait (now or next) fails with a `FlowStateError`. */
-  timeOut(): void {
-    this.expired = new FlowStateError(`The sign-in step did not finish within ${this.options.timeout} ms.`)
+  /** The deadline passed while the run waits (it is no longer watched): the run fails with a `FlowStateError`. */
+  expire(): void {
     const waiter = this.waiter
     this.waiter = undefined
-    waiter?.reject(this.expired)
+    this.at = undefined
+    waiter?.reject(new FlowStateError(`The sign-in step did not finish within ${this.options.timeout} ms.`))
   }
 
-  /** An effect settled: its outcome goes to the waiting run, or waits for it; a stopped effect's reaches nothing. */
-  private arrive(pending: Pending, outcome: EffectOutcome): void {
-    if (!this.running.includes(pending)) return
-    pending.outcome = outcome
+  /**
+   * The machine stepped over every outcome already there: the snapshot it rests or ends at, or undefined
+   * when it must wait for an effect in flight (kept as where it waits). Throws when nothing is in flight.
+   */
+  private proceed(snapshot: AnyMachineSnapshot): AnyMachineSnapshot | undefined {
+    while (!resting(snapshot)) {
+      const ready = this.settled.shift()
+      if (!ready) {
+        if (this.running.length === 0) throw new FlowStateError("The sign-in step stopped before it rested or ended.")
+        this.at = snapshot
+        return undefined
+      }
+      snapshot = stepMachine(this.machine, snapshot, ready.outcome, this, host)
+    }
+    return snapshot
+  }
+
+  /** An effect's promise settled: the waiting run steps on; a stopped effect's outcome reaches nothing. */
+  private arrive(pending: Pending, outcome: EventObject): void {
+    const at = this.running.indexOf(pending)
+    if (at === -1) return
+    this.running.splice(at, 1)
     const waiter = this.waiter
-    if (!waiter) {
+    const from = this.at
+    if (!waiter || !from) {
+      pending.outcome = outcome
       this.settled.push(pending)
       return
     }
-    this.waiter = undefined
-    this.forget(pending)
-    waiter.resolve(outcome)
-  }
-
-  private forget(pending: Pending): void {
-    const at = this.running.indexOf(pending)
-    if (at !== -1) this.running.splice(at, 1)
-  }
-
-  /** The outcome of the first effect in flight to settle, as the event the machine gets. */
-  private next(): EventObject | Promise<EventObject> {
-    if (this.expired) throw this.expired
-    const ready = this.settled.shift()
-    if (ready?.outcome) {
-      this.forget(ready)
-      return ready.outcome
+    let rest: AnyMachineSnapshot | undefined
+    try {
+      rest = this.proceed(stepMachine(this.machine, from, outcome, this, host))
+    } catch (error) {
+      this.fail(error)
+      return
     }
-    if (this.running.length === 0) throw new FlowStateError("The sign-in step stopped before it rested or ended.")
-    return new Promise<EventObject>((resolve, reject) => {
-      this.waiter = { resolve, reject }
-    })
+    if (!rest) return
+    this.waiter = undefined
+    this.at = undefined
+    unwatchDeadline(this)
+    waiter.resolve(rest)
+  }
+
+  private fail(error: unknown): void {
+    const waiter = this.waiter
+    this.waiter = undefined
+    this.at = undefined
+    unwatchDeadline(this)
+    waiter?.reject(error)
   }
 }
 
-/** The timer of a run that took too long. */
-function expire(run: DirectRun): void {
-  run.timeOut()
+/** xstate's event for an effect's output. */
+function done(id: string, output: unknown): EventObject {
+  const event: EventObject & { output: unknown; actorId: string } = { type: `xstate.done.actor.${id}`, output, actorId: id }
+  return event
+}
+
+/** xstate's event for an effect that failed. */
+function failed(id: string, error: unknown): EventObject {
+  const event: EventObject & { error: unknown; actorId: string } = { type: `xstate.error.actor.${id}`, error, actorId: id }
+  return event
 }
 
 /** The persisted snapshot restored: by the direct runner's own restore when it takes it (machine-persist.ts), else by xstate. */

@@ -24,11 +24,12 @@ export interface MachineRun {
   /** The snapshot before the event: restored, or the initial one. */
   readonly before: AnyMachineSnapshot
   /**
-   * Sends the request's event; resolves with the snapshot the machine rests or ends at (status `error`
-   * when it failed: an effect error it does not handle, a guard or an action that threw), or `undefined`
-   * when the state does not take the event. Rejects with a `FlowStateError` after the timeout.
+   * Sends the request's event; gives the snapshot the machine rests or ends at (status `error` when it
+   * failed: an effect error it does not handle, a guard or an action that threw), or `undefined` when the
+   * state does not take the event: at once when nothing had to be awaited, else as a promise, which
+   * rejects with a `FlowStateError` after the timeout.
    */
-  send(event: EventObject): Promise<AnyMachineSnapshot | undefined>
+  send(event: EventObject): AnyMachineSnapshot | undefined | Promise<AnyMachineSnapshot | undefined>
   /** The snapshot as the flow store keeps it (xstate's persisted snapshot). */
   persist(snapshot: AnyMachineSnapshot): unknown
   /** Ends the run; effects still in flight reach nothing. */

@@ -27,10 +27,11 @@ export function effectContext(system: AnySystem): EffectContext {
 
 /**
  * Runs an effect for the direct runner: the request context, and the input the machine's invoke resolved
- * (typed by the machine's declaration of the effect, not here: the runner passes it through).
+ * (typed by the machine's declaration of the effect, not here: the runner passes it through). Its answer
+ * is the output at once, or a promise of it; a throw is the effect's error at once.
  */
 // biome-ignore lint/suspicious/noExplicitAny: the input is typed where the machine declares the effect
-export type EffectStarter = (ctx: EffectContext, input: any) => Promise<unknown>
+export type EffectStarter = (ctx: EffectContext, input: any) => unknown
 
 const starters = new WeakMap<object, EffectStarter>()
 
@@ -43,12 +44,21 @@ export function effectStarter(logic: object): EffectStarter | undefined {
 }
 
 /**
- * An effect: an async function of the request context and the machine's input, as xstate promise logic
- * (`fromPromise`), which the engine's direct runner also calls without an actor.
+ * An effect: a function of the request context and the machine's input answering its output (usually an
+ * async function; one that can answer at once may return the output itself, and the engine's direct
+ * runner then goes on without a promise), as xstate promise logic (`fromPromise`), which the direct
+ * runner also calls without an actor.
  * @example const lookup = effect(async (ctx, input: { id: string }) => ctx.config.adapter …)
  */
-export function effect<Output, Input>(run: (ctx: EffectContext, input: Input) => Promise<Output>): PromiseActorLogic<Output, Input> {
-  const logic = fromPromise<Output, Input>(({ input, system }) => run(effectContext(system), input))
+export function effect<Output, Input>(
+  run: (ctx: EffectContext, input: Input) => Output | Promise<Output>,
+): PromiseActorLogic<Output, Input> {
+  const logic = fromPromise<Output, Input>(({ input, system }) => later(run, effectContext(system), input))
   starters.set(logic, run)
   return logic
+}
+
+/** `run`'s answer as a promise, a throw included (what an async function's call gives). */
+async function later<Output, Input>(run: (ctx: EffectContext, input: Input) => Output | Promise<Output>, ctx: EffectContext, input: Input) {
+  return run(ctx, input)
 }
