@@ -7,6 +7,7 @@
  *   --max-semi-space-size=256` so no scavenge runs while it counts (heap used after − before).
  * - `heap`: a sampling heap profile of N sign-ins (garbage included) written to OUT (a .heapprofile).
  * - `prof`: N sign-ins and nothing else, for `node --cpu-prof`.
+ * - `promises`: promises made per sign-in (V8's promise hooks, the loop's own included).
  * Compare two checkouts by running it in each, alternating; report ratios, not absolute figures.
  */
 import Credentials from "../src/providers/credentials.js"
@@ -104,6 +105,17 @@ async function main() {
     const { profile } = (await session.post("HeapProfiler.stopSampling")) as { profile: unknown }
     const fs = await import("node:fs")
     fs.writeFileSync(process.env.OUT ?? "/tmp/postcpu-prof/heap.heapprofile", JSON.stringify(profile))
+    return
+  }
+  if (mode === "promises") {
+    const { promiseHooks } = await import("node:v8")
+    let made = 0
+    const stop = promiseHooks.onInit(() => {
+      made++
+    })
+    for (let i = 0; i < N; i++) await one()
+    stop()
+    console.log(`promises/sign-in: ${(made / N).toFixed(1)}`)
     return
   }
   if (mode === "prof") {

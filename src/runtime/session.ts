@@ -12,7 +12,7 @@ import { type OutCookie, readChunked, writeChunked } from "./cookies.js"
 import { fireEvent } from "./events.js"
 import { CLOCK_TOLERANCE, decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.js"
 import { databaseStrategy } from "./session-database.js"
-import { type SessionRead, type SessionStrategy, clearSession } from "./session-cookie.js"
+import { type SessionRead, type SessionStrategy, type SignInSubject, clearSession } from "./session-cookie.js"
 import type { SafeAdapter } from "./adapter.js"
 import type { AdapterUser } from "../adapters/types.js"
 import { isPromiseLike } from "./awaitable.js"
@@ -82,6 +82,24 @@ function encodeToken(ctx: RequestContext, token: JWT, salt: string): Encoded | P
   const [newest] = config.secrets
   const claims = extended(token, { iat, exp, jti: uuidv7(ctx.now) })
   return { value: encryptJwt(claims, deriveKey(newest as string, salt, "A256CBC-HS512")), exp }
+}
+
+/**
+ * The session cookies for the `jwt` callback's token (cleared when it gave none): at once unless the
+ * encoding or noting the session must be awaited.
+ */
+function issueToken(ctx: RequestContext, subject: SignInSubject, token: JWT | null): OutCookie[] | Promise<OutCookie[]> {
+  if (!token) return clearSession(ctx)
+  const kept = withNewSessionId(keepIdToken(ctx, token, subject.account))
+  const encoding = encodeToken(ctx, kept, ctx.cookies.sessionToken.name)
+  return encoding instanceof Promise ? encoding.then((encoded) => noted(ctx, subject, kept, encoded)) : noted(ctx, subject, kept, encoding)
+}
+
+/** The session noted for its user (OAuth/OIDC sign-ins), then its cookies. */
+function noted(ctx: RequestContext, subject: SignInSubject, kept: JWT, encoded: Encoded): OutCookie[] | Promise<OutCookie[]> {
+  const noting =
+    typeof kept.sub === "string" && kept.sub !== "" ? sessionIssued(ctx, kept.sub, jwtSessionId(kept) as string, subject) : undefined
+  return noting ? noting.then(() => sessionCookies(ctx, encoded.value, encoded.exp)) : sessionCookies(ctx, encoded.value, encoded.exp)
 }
 
 function sessionCookies(ctx: RequestContext, value: string, exp: number): OutCookie[] {
@@ -162,7 +180,7 @@ export const jwtStrategy: SessionStrategy = {
     return { body, cookies, ...(token.sub ? { userId: token.sub } : {}) }
   },
 
-  async issue(ctx, subject) {
+  issue(ctx, subject) {
     const { user, account, profile, isNewUser } = subject
     const initial: JWT = { name: user.name, email: user.email, picture: user.image, sub: user.id }
     const answer = ctx.config.callbacks.jwt({
@@ -173,16 +191,9 @@ export const jwtStrategy: SessionStrategy = {
       ...(isNewUser !== undefined ? { isNewUser } : {}),
       trigger: isNewUser ? "signUp" : "signIn",
     })
-    const token = isPromiseLike(answer) ? await answer : answer
-    if (!token) return clearSession(ctx)
-    const { name } = ctx.cookies.sessionToken
-    const kept = withNewSessionId(keepIdToken(ctx, token, account))
-    const encoding = encodeToken(ctx, kept, name)
-    const encoded = encoding instanceof Promise ? await encoding : encoding
-    const noted =
-      typeof kept.sub === "string" && kept.sub !== "" ? sessionIssued(ctx, kept.sub, jwtSessionId(kept) as string, subject) : undefined
-    if (noted) await noted
-    return sessionCookies(ctx, encoded.value, encoded.exp)
+    return isPromiseLike(answer)
+      ? Promise.resolve(answer).then((token) => issueToken(ctx, subject, token))
+      : issueToken(ctx, subject, answer)
   },
 
   async destroy(ctx) {

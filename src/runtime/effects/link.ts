@@ -188,19 +188,22 @@ async function indexAccount(ctx: EffectContext, user: FlowUser, account: Unlinke
   }
 }
 
-/** The tail's linking step: a no-op without an adapter. */
-export const linkIdentity = effect<Identity, Identity>(async (ctx, input) => {
+/** OAuth/OIDC: the account linked to its user, then noted in the user's account index. */
+async function linkOAuth(ctx: EffectContext, adapter: SafeAdapter, input: Identity, oauthAccount: UnlinkedAccount): Promise<Identity> {
+  const linked = await linkProviderAccount(ctx, adapter, input, oauthAccount, oauthRules(ctx))
+  await indexAccount(ctx, linked.user, oauthAccount)
+  return linked
+}
+
+/** The tail's linking step: a no-op without an adapter (answered at once then). */
+export const linkIdentity = effect<Identity, Identity>((ctx, input) => {
   const adapter = adapterOf(ctx)
   const { account } = input
   if (!adapter || !account) return input
   switch (account.type) {
     case "oauth":
-    case "oidc": {
-      const oauthAccount: UnlinkedAccount = { ...account, type: account.type }
-      const linked = await linkProviderAccount(ctx, adapter, input, oauthAccount, oauthRules(ctx))
-      await indexAccount(ctx, linked.user, oauthAccount)
-      return linked
-    }
+    case "oidc":
+      return linkOAuth(ctx, adapter, input, { ...account, type: account.type })
     case "credentials":
       return ctx.config.session.strategy === "database" ? ensureCredentialsUser(adapter, input, account.providerAccountId) : input
     case "email":
