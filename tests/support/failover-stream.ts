@@ -142,10 +142,10 @@ export async function signInStream(on: Instances, cluster: RedisClusterHandle, o
     if (warmed.answer !== "ok") throw new Error(`warm-up sign-in of ${account}: ${warmed.answer}`)
   }
 
-  // and is on the replica too: a master killed before its replica caught up loses those writes (Redis
-  // replicates asynchronously), and the probed session or an account would then be gone for good
-  const acked = await cluster.replicated(flowKey, 5_000)
-  if (acked < 1) throw new Error(`the replica of :${killed.port} did not acknowledge the writes before the kill (WAIT answered ${acked})`)
+  // and is on the replica too: a master killed before its replica has a record loses it for good (Redis
+  // replicates asynchronously), and an account or the probed session would then be gone
+  const unreplicated = await cluster.unreplicated("app:*", 5_000)
+  if (unreplicated.length > 0) throw new Error(`records a failover would lose, before the kill: ${unreplicated.join(", ")}`)
 
   const attempts: Attempt[] = []
   const probes: Probe[] = []

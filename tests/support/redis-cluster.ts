@@ -2,8 +2,9 @@
  * A real, throwaway Redis Cluster for tests: six redis-server processes on loopback (started by
  * tests/support/redis-server.ts, so the same port retries, fault signals and exit hook apply) in cluster
  * mode, joined by `redis-cli --cluster create … --cluster-replicas 1 --cluster-yes` into three masters
- * with one replica each, ready once every node reports `cluster_state:ok`. Node configs live in a temp
- * directory removed by `stop()`.
+ * with one replica each, ready once every node reports `cluster_state:ok` and every replica has finished
+ * its first sync. Each node keeps its config and its sync file in a directory of its own (a shared one
+ * let a replica load another node's `dump.rdb`), under a temp directory removed by `stop()`.
  *
  * The node timeout is short (default 1 s) and replicas may always take over
  * (`cluster-replica-validity-factor 0`), so a killed master is replaced within a few seconds;
@@ -12,7 +13,7 @@
  * Start one cluster per test file and share it across the suites in that file (about 2 s to start).
  */
 import { execFile } from "node:child_process"
-import { mkdtemp, rm } from "node:fs/promises"
+import { mkdir, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
@@ -43,11 +44,11 @@ export interface RedisClusterHandle {
   /** The hash slot of `key` (CLUSTER KEYSLOT). */
   slotOf(key: string): Promise<number>
   /**
-   * Writes a key in `key`'s hash slot on its master and waits (WAIT) until that master's replica has it:
-   * replication is ordered, so every earlier write to that master is on the replica too. The number of
-   * replicas that acknowledged within `timeoutMs` (0: none did).
+   * The keys matching `pattern` that a master holds and its replica lacks, once the replica has
+   * acknowledged every write the master took (WAIT, up to `timeoutMs`): what a failover would lose.
+   * Keys that expire within a minute are left out (their expiry reaches the replica later).
    */
-  replicated(key: string, timeoutMs: number): Promise<number>
+  unreplicated(pattern: string, timeoutMs: number): Promise<string[]>
   /** Resolves once a live node reports `cluster_state:ok` and `slot` served by a live master (polled every 100 ms). */
   waitUntilServed(slot: number, timeoutMs?: number): Promise<ClusterNode>
   /** Stops every node and removes the config directory. */
@@ -56,11 +57,18 @@ export interface RedisClusterHandle {
 
 /** One command to one node, on a short-lived connection. */
 async function ask(node: RedisServer, args: string[]): Promise<unknown> {
+  return (await askAll(node, [args]))[0]
+}
+
+/** Several commands to one node, in order, on one short-lived connection. */
+async function askAll(node: RedisServer, commands: string[][]): Promise<unknown[]> {
   const client = createClient({ url: node.url, disableOfflineQueue: true, socket: { connectTimeout: 3_000, reconnectStrategy: false } })
   client.on("error", () => undefined)
   try {
     await client.connect()
-    return await client.sendCommand(args)
+    const replies: unknown[] = []
+    for (const command of commands) replies.push(await client.sendCommand(command))
+    return replies
   } finally {
     client.destroy()
   }
@@ -68,10 +76,17 @@ async function ask(node: RedisServer, args: string[]): Promise<unknown> {
 
 const text = (reply: unknown) => (typeof reply === "string" ? reply : Buffer.isBuffer(reply) ? reply.toString() : String(reply))
 
-async function clusterInfo(node: RedisServer): Promise<Record<string, string>> {
-  const lines = text(await ask(node, ["CLUSTER", "INFO"])).split(/\r?\n/)
+/** `field:value` lines of an INFO-like reply as a record. */
+async function fields(node: RedisServer, args: string[]): Promise<Record<string, string>> {
+  const lines = text(await ask(node, args)).split(/\r?\n/)
   return Object.fromEntries(lines.filter((l) => l.includes(":")).map((l) => l.split(":", 2) as [string, string]))
 }
+
+const clusterInfo = (node: RedisServer) => fields(node, ["CLUSTER", "INFO"])
+
+/** A replica whose initial sync from its master is done (INFO replication). */
+const syncedReplica = (replication: Record<string, string>) =>
+  replication.role === "slave" && replication.master_link_status === "up" && replication.master_sync_in_progress === "0"
 
 /** The master port of `slot` according to `node` (CLUSTER SLOTS: [from, to, [host, port, id], …replicas]). */
 async function masterPortOf(node: RedisServer, slot: number): Promise<number | undefined> {
@@ -106,22 +121,34 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   const nodeTimeout = options.nodeTimeoutMs ?? 1_000
   const dir = await mkdtemp(join(tmpdir(), "authchart-cluster-"))
   const dead = new Set<number>()
-  const args = async (port: number) => [
-    "--cluster-enabled",
-    "yes",
-    "--cluster-config-file",
-    join(dir, `nodes-${port}.conf`),
-    "--cluster-port",
-    String(await freePort()),
-    "--cluster-node-timeout",
-    String(nodeTimeout),
-    "--cluster-replica-validity-factor",
-    "0",
-    "--cluster-require-full-coverage",
-    "no",
-    "--dir",
-    dir,
-  ]
+  // each node in a directory of its own: a replica's full sync lands in `<dir>/dump.rdb` and is then
+  // loaded from there, so replicas sharing a directory could each load another's file (seen: a replica
+  // holding a different master's keys, and the writes its own master took before the sync missing)
+  const args = async (port: number) => {
+    const home = join(dir, String(port))
+    await mkdir(home)
+    return [
+      "--cluster-enabled",
+      "yes",
+      "--cluster-config-file",
+      "nodes.conf",
+      "--cluster-port",
+      String(await freePort()),
+      "--cluster-node-timeout",
+      String(nodeTimeout),
+      "--cluster-replica-validity-factor",
+      "0",
+      "--cluster-require-full-coverage",
+      "no",
+      // the initial sync starts at once (the default waits 5 s for more replicas) and loads from the socket
+      "--repl-diskless-sync-delay",
+      "0",
+      "--repl-diskless-load",
+      "on-empty-db",
+      "--dir",
+      home,
+    ]
+  }
   const servers = await Promise.all(Array.from({ length: NODES }, () => startRedis({ args })))
   const nodes: ClusterNode[] = servers.map((server) => ({
     ...server,
@@ -158,12 +185,22 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       }
     }
     const slotOf = async (key: string) => Number(await ask(live()[0] as ClusterNode, ["CLUSTER", "KEYSLOT", key]))
-    // every slot covered and every node agreeing: slot 0 is enough once all report ok with 6 known nodes
+    // every slot covered, every node agreeing, and every replica done with its first sync (a write made
+    // before that reaches the replica only through the sync)
     const deadline = Date.now() + 20_000
     for (;;) {
       const infos = await Promise.all(nodes.map((n) => clusterInfo(n).catch(() => ({}) as Record<string, string>)))
-      if (infos.every((i) => i.cluster_state === "ok" && i.cluster_known_nodes === String(NODES) && i.cluster_slots_ok === "16384")) break
-      if (Date.now() > deadline) throw new Error(`the cluster did not reach cluster_state:ok: ${JSON.stringify(infos[0])}`)
+      const replication = await Promise.all(
+        nodes.map((n) => fields(n, ["INFO", "replication"]).catch(() => ({}) as Record<string, string>)),
+      )
+      const ok = infos.every((i) => i.cluster_state === "ok" && i.cluster_known_nodes === String(NODES) && i.cluster_slots_ok === "16384")
+      const replicas = replication.filter(syncedReplica).length
+      if (ok && replicas === NODES / 2) break
+      if (Date.now() > deadline) {
+        throw new Error(
+          `the cluster did not reach cluster_state:ok with ${NODES / 2} synced replicas: ${JSON.stringify(infos[0])}, ${replicas}`,
+        )
+      }
       await sleep(50)
     }
     return {
@@ -176,23 +213,30 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         if (!master) throw new Error(`no master known for ${key}`)
         return master
       },
-      async replicated(key, timeoutMs) {
-        const master = byPort(await masterPortOf(live()[0] as ClusterNode, await slotOf(key)))
-        if (!master) throw new Error(`no master known for ${key}`)
-        const client = createClient({
-          url: master.url,
-          disableOfflineQueue: true,
-          socket: { connectTimeout: 3_000, reconnectStrategy: false },
-        })
-        client.on("error", () => undefined)
-        try {
-          await client.connect()
-          // the hash tag keeps the probe in `key`'s slot, so this master accepts it
-          await client.sendCommand(["SET", `{${key}}:replicated`, "1", "PX", "60000"])
-          return Number(await client.sendCommand(["WAIT", "1", String(timeoutMs)]))
-        } finally {
-          client.destroy()
+      async unreplicated(pattern, timeoutMs) {
+        const shards = (await ask(live()[0] as ClusterNode, ["CLUSTER", "SLOTS"])) as [number, number, ...[string, number][]][]
+        const pairs = new Map(shards.map(([, , master, replica]) => [Number(master?.[1]), Number(replica?.[1])]))
+        const missing: string[] = []
+        for (const [masterPort, replicaPort] of pairs) {
+          const [master, replica] = [byPort(masterPort), byPort(replicaPort)]
+          if (!master || !replica) throw new Error(`no live replica for the master on :${masterPort}`)
+          const [, listed] = await askAll(master, [
+            ["WAIT", "1", String(timeoutMs)],
+            ["KEYS", pattern],
+          ])
+          const keys = (listed as unknown[]).map(text)
+          const ttls = await askAll(
+            master,
+            keys.map((key) => ["PTTL", key]),
+          )
+          const lasting = keys.filter((_, i) => Number(ttls[i]) === -1 || Number(ttls[i]) >= 60_000)
+          // a replica answers reads of its master's slots on a READONLY connection
+          const held = (await askAll(replica, [["READONLY"], ...lasting.map((key) => ["EXISTS", key])])).slice(1)
+          for (const [i, key] of lasting.entries()) {
+            if (Number(held[i]) !== 1) missing.push(`${key} (on :${masterPort}, not on its replica :${replicaPort})`)
+          }
         }
+        return missing
       },
       stop,
     }
