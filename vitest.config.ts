@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 import { publicModules } from "./scripts/exports.mjs"
 
@@ -17,6 +18,10 @@ export default defineConfig({
     // A browser or a child process answers late on a loaded machine: polls wait for the page, not a clock.
     expect: { poll: { timeout: 8_000 } },
     pool: "forks",
+    // vitest's default is one worker fewer than the cores: a single worker on CI's 2 cores, which then
+    // spends much of the run waiting on Chromium, servers and child processes with the second core idle.
+    // A worker per core (at least two) keeps both busy.
+    maxWorkers: Math.max(2, availableParallelism()),
     setupFiles: ["tests/setup/loopback-only.ts"],
   },
 })

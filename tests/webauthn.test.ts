@@ -27,6 +27,14 @@ import { type Browser, launchBrowser } from "./support/browser.js"
 const CALLBACK = "**/auth/callback/passkey"
 const EMAIL_FIELD = "#input-email-for-passkey-provider"
 
+// One Chromium for every backend: each test opens its own tab with its own virtual authenticator, and
+// a tab starts with the browser's cookies cleared.
+let browser: Browser
+beforeAll(async () => {
+  browser = await launchBrowser()
+})
+afterAll(() => browser?.close())
+
 describe.each(backends)("passkeys with the $name adapter", (backend) => {
   const gap = noPasskeys(backend)
   if (gap) {
@@ -37,7 +45,6 @@ describe.each(backends)("passkeys with the $name adapter", (backend) => {
   let teardown: () => Promise<void>
   let server: Server
   let base: string
-  let browser: Browser
   const log = captureLogger()
 
   /** The app's config; `provider` options and `extra` make the variants of the in-process checks. */
@@ -63,10 +70,8 @@ describe.each(backends)("passkeys with the $name adapter", (backend) => {
     server = app.listen(0, "127.0.0.1")
     await once(server, "listening")
     base = `http://localhost:${(server.address() as AddressInfo).port}`
-    browser = await launchBrowser()
   })
   afterAll(async () => {
-    await browser?.close()
     server?.close()
     await teardown?.()
   })
