@@ -6,6 +6,8 @@ import { describe, expect, it, vi } from "vitest"
 import { Auth, CredentialsSignin, raw, skipCSRFCheck } from "../src/index.js"
 import type { AuthConfig } from "../src/index.js"
 import { decode } from "../src/jwt.js"
+import { parseForm } from "../src/runtime/body.js"
+import fc from "fast-check"
 import Credentials from "../src/providers/credentials.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, setCookies, tamperJwe } from "./helpers.js"
 
@@ -563,6 +565,74 @@ describe("pages", () => {
 })
 
 describe("routing and bad input", () => {
+  /** What URLSearchParams gives, as the form fields: the reference the form parser must equal. */
+  const reference = (text: string) => Object.fromEntries(new URLSearchParams(text))
+  /** Fields, their order, and the prototype (a "__proto__" field is an own field, never the prototype). */
+  const shape = (fields: Record<string, string>) => ({ entries: Object.entries(fields), proto: Object.getPrototypeOf(fields) })
+
+  it.each([
+    "",
+    "&",
+    "&&a=1&&",
+    "a",
+    "a=",
+    "=",
+    "=x",
+    "a=b=c",
+    "a=1&a=2&b=3&a=4",
+    "a+b=c+d%2Be",
+    "%61%62=%63",
+    "name=%C3%A9t%C3%A9&x=%F0%9F%98%80",
+    "bad=%zz&ok=1",
+    "trunc=%4",
+    "trunc=%",
+    "notutf8=%FF%FE&ok=1",
+    "surrogate=%ED%A0%80",
+    "overlong=%C0%AF",
+    "lone=\uD800&ok=1",
+    "pair=\uD83D\uDE00",
+    "literal=é+ü",
+    "__proto__=x&constructor=y&toString=z",
+    "__proto__=%zz",
+    "2=b&1=a&x=c",
+    "bom=%EF%BB%BF",
+    "nul=%00",
+  ])("a form body %j is read as URLSearchParams reads it", (text) => {
+    expect(shape(parseForm(text))).toEqual(shape(reference(text)))
+  })
+
+  it("any form body is read as URLSearchParams reads it (property)", () => {
+    const piece = fc.constantFrom(
+      "a",
+      "b",
+      "=",
+      "&",
+      "+",
+      "%",
+      "%2",
+      "%2B",
+      "%3D",
+      "%26",
+      "%C3",
+      "%A9",
+      "%FF",
+      "%zz",
+      "é",
+      "\uD800",
+      "\uDC00",
+      "😀",
+      " ",
+      "__proto__",
+    )
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 24 }), (pieces) => {
+        const text = pieces.join("")
+        expect(shape(parseForm(text))).toEqual(shape(reference(text)))
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
   it.each([
     ["PUT", "/auth/session"],
     ["GET", "/auth/nope"],

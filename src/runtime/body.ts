@@ -20,7 +20,7 @@ export function bodyKind(contentType: string | null | undefined): BodyKind | und
  * body; JSON that does not parse, or is not an object, throws `UnknownAction` (→ 400 "Bad request.").
  */
 export function parseBody(kind: BodyKind, text: string): Record<string, unknown> | undefined {
-  if (kind === "form") return Object.fromEntries(new URLSearchParams(text))
+  if (kind === "form") return parseForm(text)
   if (text.trim() === "") return undefined
   let parsed: unknown
   try {
@@ -32,4 +32,51 @@ export function parseBody(kind: BodyKind, text: string): Record<string, unknown>
     throw new UnknownAction("The JSON body must be an object.")
   }
   return parsed as Record<string, unknown>
+}
+
+/**
+ * A form body's fields, exactly as `Object.fromEntries(new URLSearchParams(text))` gives them (the last
+ * of a repeated name wins, `+` is a space, a name without `=` has the value ""), without building the
+ * URLSearchParams and its iterator. Escapes are decoded by `decodeURIComponent` only when it decodes all
+ * of them; a malformed escape, escaped bytes that are not UTF-8 or a lone surrogate in the text go to
+ * URLSearchParams itself, which keeps the first and replaces the others with U+FFFD.
+ */
+export function parseForm(text: string): Record<string, string> {
+  if (LONE_SURROGATE.test(text)) return Object.fromEntries(new URLSearchParams(text))
+  const out: Record<string, string> = {}
+  // the next "=" at or after `start`, found again only once passed: one scan of the text in all
+  let eq = -1
+  for (let start = 0; start <= text.length; ) {
+    let end = text.indexOf("&", start)
+    if (end === -1) end = text.length
+    if (end > start) {
+      if (eq !== Number.POSITIVE_INFINITY && eq < start) {
+        eq = text.indexOf("=", start)
+        if (eq === -1) eq = Number.POSITIVE_INFINITY
+      }
+      const cut = eq < end ? eq : end
+      const name = decodedPart(text.slice(start, cut))
+      const value = cut === end ? "" : decodedPart(text.slice(cut + 1, end))
+      if (name === undefined || value === undefined) return Object.fromEntries(new URLSearchParams(text))
+      // "__proto__" as an own field, as Object.fromEntries makes it (an assignment would set the prototype)
+      if (name === "__proto__") Object.defineProperty(out, name, { value, writable: true, enumerable: true, configurable: true })
+      else out[name] = value
+    }
+    start = end + 1
+  }
+  return out
+}
+
+/** With the `u` flag a class of surrogates matches only those not in a pair. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u
+
+/** A name or value with `+` as a space and its escapes decoded; undefined when decodeURIComponent refuses it. */
+function decodedPart(part: string): string | undefined {
+  const spaced = part.includes("+") ? part.replaceAll("+", " ") : part
+  if (!spaced.includes("%")) return spaced
+  try {
+    return decodeURIComponent(spaced)
+  } catch {
+    return undefined
+  }
 }
