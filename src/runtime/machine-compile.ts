@@ -7,7 +7,7 @@
 import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, EventObject, StateValue } from "xstate"
 import { AWAITING_INPUT } from "../machines/types.js"
 import { type EffectStarter, effectStarter } from "./effects/effect.js"
-import { type SetsCache, type Transition, atomicOf } from "./machine-sets.js"
+import type { SetsCache, Transition } from "./machine-sets.js"
 
 /** What is worked out once per machine the direct runner takes. */
 export interface Compiled {
@@ -24,10 +24,34 @@ export interface Compiled {
   /** Each transition's assignments, resolved once. */
   readonly actions: WeakMap<Transition, readonly Assignment[]>
   /**
-   * The transition an event type takes from an atomic state (null: none), for the pairs where no
-   * candidate on the way to the root has a guard: the answer then depends on nothing else.
+   * The move an event type makes from an atomic state (null: none), for the pairs where no candidate on
+   * the way to the root has a guard (the answer then depends on nothing else); GUARDED where one has.
    */
-  readonly taken: Map<AnyStateNode, Map<string, Transition | null | typeof GUARDED>>
+  readonly moves: Map<AnyStateNode, Map<string, Move | null | typeof GUARDED>>
+  /** The moves of the transitions guards choose, by transition and the atomic state it is taken from. */
+  readonly guardedMoves: WeakMap<Transition, Map<AnyStateNode, Move>>
+}
+
+/** A transition from one atomic state, worked out once (machine-moves.ts), as machine-step.ts runs it. */
+export interface Move {
+  /** The exit assignments of the states left, innermost first. */
+  readonly exit: readonly Assignment[]
+  /** The invoke ids of the states left: their effects' outcomes reach nothing any more. */
+  readonly stops: readonly string[]
+  /** The transition's own assignments. */
+  readonly actions: readonly Assignment[]
+  /** Each state entered that runs something, outermost first: its entry assignments, then its effects. */
+  readonly enter: readonly Pick<StatePlan, "entry" | "invokes">[]
+  /** The final state entered (the machine ends), if any. */
+  readonly final: AnyStateNode | undefined
+  /** When it ends: the exit assignments of every state of the configuration it ends in, innermost first. */
+  readonly finalExit: readonly Assignment[]
+  /** Whether the step runs anything (an assignment, an effect started or stopped). */
+  readonly runs: boolean
+  /** The states left are the states entered (or none). */
+  readonly sameStates: boolean
+  /** The snapshot template of the configuration reached. */
+  readonly template: AnyMachineSnapshot
 }
 
 /** An `assign` action resolved: its assignment and its params (a mapper, a value, or none). */
@@ -37,14 +61,14 @@ export interface Assignment {
 }
 
 /** What a state runs: its entry and exit assignments and its effects (by invoke id, with their input). */
-interface StatePlan {
+export interface StatePlan {
   readonly entry: readonly Assignment[]
   readonly exit: readonly Assignment[]
   readonly invokes: readonly { readonly id: string; readonly start: EffectStarter; readonly input: unknown }[]
 }
 
 /** A (state, event type) whose transition xstate must choose each time (a guard decides). */
-const GUARDED = Symbol("guarded")
+export const GUARDED = Symbol("guarded")
 
 const compiled = new WeakMap<AnyStateMachine, Compiled | null>()
 
@@ -67,7 +91,14 @@ export function compiledOf(machine: AnyStateMachine): Compiled | null {
   let entry = compiled.get(machine)
   if (entry === undefined) {
     entry = qualifies(machine)
-      ? { templates: new Map(), sets: new WeakMap(), plans: new Map(), actions: new WeakMap(), taken: new Map() }
+      ? {
+          templates: new Map(),
+          sets: new WeakMap(),
+          plans: new Map(),
+          actions: new WeakMap(),
+          moves: new Map(),
+          guardedMoves: new WeakMap(),
+        }
       : null
     compiled.set(machine, entry)
   }
@@ -200,32 +231,4 @@ export function actionsOf(c: Compiled, machine: AnyStateMachine, t: Transition):
   let actions = c.actions.get(t)
   if (!actions) c.actions.set(t, (actions = resolveAll(machine, t.actions)))
   return actions
-}
-
-/** Whether any transition `node` may take on `type` (its exact ones, and every wildcard one) has a guard. */
-function guardedOn(node: AnyStateNode, type: string): boolean {
-  for (const [descriptor, transitions] of node.transitions) {
-    if ((descriptor === type || descriptor.includes("*")) && transitions.some((t) => t.guard !== undefined)) return true
-  }
-  return false
-}
-
-/** The transition `event` takes from `snapshot`: xstate's choice, kept per (atomic state, event type) when no guard can change it. */
-export function transitionOf(
-  c: Compiled,
-  machine: AnyStateMachine,
-  snapshot: AnyMachineSnapshot,
-  event: EventObject,
-): Transition | undefined {
-  const atomic = atomicOf(snapshot._nodes)
-  let byType = c.taken.get(atomic)
-  if (!byType) c.taken.set(atomic, (byType = new Map()))
-  let known = byType.get(event.type)
-  if (known === undefined) {
-    let guarded = false
-    for (let n: AnyStateNode | undefined = atomic; n && !guarded; n = n.parent) guarded = guardedOn(n, event.type)
-    known = guarded ? GUARDED : (machine.getTransitionData(snapshot, event)[0] ?? null)
-    byType.set(event.type, known)
-  }
-  return known === GUARDED ? machine.getTransitionData(snapshot, event)[0] : (known ?? undefined)
 }

@@ -20,17 +20,14 @@ import {
   type Assignment,
   type Context,
   type MapperArgs,
-  actionsOf,
   compiledOf,
   isFunction,
   isRecord,
   noSpawn,
-  planOf,
   quietInitial,
   template,
-  transitionOf,
 } from "./machine-compile.js"
-import { properAncestors, setsOf } from "./machine-sets.js"
+import { moveOf } from "./machine-moves.js"
 
 /** What a step asks its runner to do besides the new snapshot: effects to start and to forget. */
 export interface StepSink {
@@ -109,63 +106,34 @@ export function stepMachine(
 ): AnyMachineSnapshot {
   const c = compiledOf(machine)
   if (!c) throw new TypeError("stepMachine: the machine is not steppable")
-  const t = transitionOf(c, machine, snapshot, event)
-  if (!t) {
+  const move = moveOf(c, machine, snapshot, event)
+  if (!move) {
     if (!event.type.startsWith("xstate.error.actor")) return snapshot
     return { ...snapshot, status: "error", error: "error" in event ? event.error : undefined }
   }
-  const sets = setsOf(c.sets, t, snapshot._nodes)
-  let changed = false
+  // as xstate: the same snapshot when no action runs and the states are the same
+  if (!move.runs && move.sameStates) return snapshot
   let context: Context = snapshot.context
-  for (const s of sets.exit) {
-    const plan = planOf(c, machine, s)
-    if (plan.exit.length > 0) {
-      context = assignAll(plan.exit, context, event, self)
-      changed = true
-    }
-    for (const invoke of plan.invokes) {
-      sink.stopEffect(invoke.id)
-      changed = true
-    }
-  }
-  const actions = actionsOf(c, machine, t)
-  if (actions.length > 0) {
-    context = assignAll(actions, context, event, self)
-    changed = true
-  }
-  let status: "active" | "done" = "active"
-  let output: unknown
-  for (const s of sets.enter) {
-    const plan = planOf(c, machine, s)
-    if (plan.entry.length > 0) {
-      context = assignAll(plan.entry, context, event, self)
-      changed = true
-    }
-    for (const invoke of plan.invokes) {
+  if (move.exit.length > 0) context = assignAll(move.exit, context, event, self)
+  for (const id of move.stops) sink.stopEffect(id)
+  if (move.actions.length > 0) context = assignAll(move.actions, context, event, self)
+  for (const state of move.enter) {
+    if (state.entry.length > 0) context = assignAll(state.entry, context, event, self)
+    for (const invoke of state.invokes) {
       const input = isFunction(invoke.input)
         ? invoke.input({ context, event, self, spawn: noSpawn, system: undefined }, undefined)
         : invoke.input
       sink.startEffect(invoke.id, invoke.start, input)
-      changed = true
-    }
-    if (s.type === "final") {
-      status = "done"
-      const root = machine.root
-      const doneEvent = { type: `xstate.done.state.${s.id}`, output: undefined }
-      output = isFunction(root.output)
-        ? root.output({ context, event: doneEvent, self, spawn: noSpawn, system: undefined }, undefined)
-        : undefined
     }
   }
-  if (status === "done") {
-    for (const s of [sets.atomic, ...properAncestors(sets.atomic, undefined)])
-      context = assignAll(planOf(c, machine, s).exit, context, event, self)
-    sink.stopEffects()
-  }
-  // as xstate: the same snapshot when no action ran and the states are the same
-  if (!changed && sets.sameStates) return snapshot
-  const base = template(c, machine, sets.atomic)
-  return status === "done"
-    ? { ...base, context, status, output, error: undefined }
-    : { ...base, context, status, output: undefined, error: undefined }
+  const final = move.final
+  if (!final) return { ...move.template, context, status: "active", output: undefined, error: undefined }
+  const root = machine.root
+  const doneEvent = { type: `xstate.done.state.${final.id}`, output: undefined }
+  const output = isFunction(root.output)
+    ? root.output({ context, event: doneEvent, self, spawn: noSpawn, system: undefined }, undefined)
+    : undefined
+  if (move.finalExit.length > 0) context = assignAll(move.finalExit, context, event, self)
+  sink.stopEffects()
+  return { ...move.template, context, status: "done", output, error: undefined }
 }
