@@ -226,6 +226,8 @@ describe("the direct runner and xstate's actor run the same machine", () => {
     }
   }
   const submit: FlowEvent = { type: "SUBMIT", params: { password: "pw" }, now: 1 }
+  /** A thenable that is not a promise, whose `then` runs `then`. */
+  const thenable = (then: (ok: (value: unknown) => void) => void): unknown => ({ then })
 
   it.each([
     ["a sign-in to the end", { ...tail, authorize: () => identity }],
@@ -259,6 +261,17 @@ describe("the direct runner and xstate's actor run the same machine", () => {
       },
     ],
     ["a sign-in whose authorize answers later", { ...tail, authorize: () => Promise.resolve(identity) }],
+    ["a sign-in whose authorize answers a thenable", { ...tail, authorize: () => thenable((ok) => ok(identity)) }],
+    [
+      "a sign-in whose authorize answers a thenable that throws",
+      {
+        ...tail,
+        authorize: () =>
+          thenable(() => {
+            throw new CredentialsSignin()
+          }),
+      },
+    ],
   ])("credentials, effects that answer at once: %s ends as on the actor", async (_name, answers) => {
     const [direct, actor] = await Promise.all([
       request("direct", credentialsMachine, undefined, submit, answers, true),

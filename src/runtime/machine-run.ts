@@ -130,7 +130,8 @@ class DirectRun implements MachineRun, StepSink, Deadlined {
     }
     const pending: Pending = { id, outcome: { type: "" } }
     this.running.push(pending)
-    started.then(
+    // a native promise is itself (no extra promise); another thenable is adopted as `await` would
+    Promise.resolve(started).then(
       (output) => this.arrive(pending, done(id, output)),
       (error: unknown) => this.arrive(pending, failed(id, error)),
     )
