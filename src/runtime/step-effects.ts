@@ -5,7 +5,9 @@
 import type { Identity } from "../machines/types.js"
 import type { StepState } from "../machines/setup.js"
 import { effect } from "./effects/effect.js"
+import { isPromiseLike } from "./awaitable.js"
 import { stateKey } from "./server-state.js"
+import { syncVerbs } from "./server-state-memory.js"
 import type { EffectContext } from "./flow.js"
 import { type StepArgs, type StepDefinition, StepFailed } from "./step-definition.js"
 
@@ -32,17 +34,71 @@ export interface SubmitOutput {
   data: Record<string, unknown>
 }
 
+/** An answer counted: its key in the server-state port and the count in the window. */
+interface Counted {
+  readonly key: string
+  readonly count: number
+}
+
 /**
  * Counts one answer of the user at this step in the server-state port (a window of `attemptWindow`),
- * keyed by user, not by flow: a new sign-in or a replayed flow cookie does not start it again.
+ * keyed by user, not by flow: a new sign-in or a replayed flow cookie does not start it again. At once
+ * with the in-memory port (its synchronous verbs), else a promise.
  */
-async function countAttempt(ctx: EffectContext, step: StepDefinition, identity: Identity) {
+function countAttempt(ctx: EffectContext, step: StepDefinition, identity: Identity): Counted | undefined | Promise<Counted> {
   const user = identity.user
   const owner = user.id ?? user.email
   if (!owner) return undefined
   const key = stateKey("attempts", String(owner), step.id)
-  const { count } = await ctx.config.serverState.count(key, (step.attemptWindow ?? 900) * 1000)
-  return { key, count }
+  const windowMs = (step.attemptWindow ?? 900) * 1000
+  const sync = syncVerbs(ctx.config.serverState)
+  if (sync) return { key, count: sync.count(key, windowMs).count }
+  return ctx.config.serverState.count(key, windowMs).then(({ count }) => ({ key, count }))
+}
+
+type SubmitInput = { identity: Identity; state?: StepState; params: Record<string, unknown> }
+
+/** The answer checked once counted: the attempt allowed, the step's `submit` asked. */
+function answer(
+  ctx: EffectContext,
+  step: StepDefinition,
+  input: SubmitInput,
+  counted: Counted | undefined,
+): SubmitOutput | Promise<SubmitOutput> {
+  const max = step.maxAttempts ?? 5
+  const attempt = Math.max((input.state?.attempts ?? 0) + 1, counted?.count ?? 0)
+  if (attempt > max) throw new StepFailed(`The ${step.id} step refused attempt ${attempt} (at most ${max}).`)
+  const args = { ...argsOf(ctx, input.identity, input.state), params: input.params, attempt }
+  if (!step.submit) throw new StepFailed(`The ${step.id} step has no submit.`)
+  const verdict = step.submit(args)
+  return isPromiseLike(verdict)
+    ? Promise.resolve(verdict).then((v) => judged(ctx, step, input, counted, attempt, v))
+    : judged(ctx, step, input, counted, attempt, verdict)
+}
+
+/** The step's verdict: a pass resets the count; a failure, or a wrong answer at the last attempt, fails. */
+function judged(
+  ctx: EffectContext,
+  step: StepDefinition,
+  input: SubmitInput,
+  counted: Counted | undefined,
+  attempt: number,
+  verdict: Awaited<ReturnType<NonNullable<StepDefinition["submit"]>>>,
+): SubmitOutput | Promise<SubmitOutput> {
+  const normal = typeof verdict === "boolean" ? { result: verdict ? ("pass" as const) : ("retry" as const) } : verdict
+  const data = { ...(input.state?.data ?? {}), ...(normal.data ?? {}) }
+  if (normal.result === "pass") {
+    const passed: SubmitOutput = { result: "pass", data }
+    if (!counted) return passed
+    const sync = syncVerbs(ctx.config.serverState)
+    if (!sync) return ctx.config.serverState.reset(counted.key).then(() => passed)
+    sync.reset(counted.key)
+    return passed
+  }
+  if (normal.result === "fail" || attempt >= (step.maxAttempts ?? 5)) {
+    throw new StepFailed(`The ${step.id} step failed after ${attempt} attempt(s).`)
+  }
+  return { result: "retry", data, ...(normal.message ? { message: normal.message } : {}) }
 }
 
 export function stepActors(step: StepDefinition) {
@@ -55,24 +111,9 @@ export function stepActors(step: StepDefinition) {
     }
     return { skip: false, data: (await step.enter?.(args)) ?? {} }
   })
-  const submit = effect<SubmitOutput, { identity: Identity; state?: StepState; params: Record<string, unknown> }>(async (ctx, input) => {
-    const max = step.maxAttempts ?? 5
-    const counted = await countAttempt(ctx, step, input.identity)
-    const attempt = Math.max((input.state?.attempts ?? 0) + 1, counted?.count ?? 0)
-    if (attempt > max) throw new StepFailed(`The ${step.id} step refused attempt ${attempt} (at most ${max}).`)
-    const args = { ...argsOf(ctx, input.identity, input.state), params: input.params, attempt }
-    if (!step.submit) throw new StepFailed(`The ${step.id} step has no submit.`)
-    const verdict = await step.submit(args)
-    const normal = typeof verdict === "boolean" ? { result: verdict ? ("pass" as const) : ("retry" as const) } : verdict
-    const data = { ...(input.state?.data ?? {}), ...(normal.data ?? {}) }
-    if (normal.result === "pass") {
-      if (counted) await ctx.config.serverState.reset(counted.key)
-      return { result: "pass", data }
-    }
-    if (normal.result === "fail" || attempt >= max) {
-      throw new StepFailed(`The ${step.id} step failed after ${attempt} attempt(s).`)
-    }
-    return { result: "retry", data, ...(normal.message ? { message: normal.message } : {}) }
+  const submit = effect<SubmitOutput, SubmitInput>((ctx, input) => {
+    const counted = countAttempt(ctx, step, input.identity)
+    return counted instanceof Promise ? counted.then((c) => answer(ctx, step, input, c)) : answer(ctx, step, input, counted)
   })
   return { [`${step.id}.enter`]: enter, [`${step.id}.submit`]: submit }
 }

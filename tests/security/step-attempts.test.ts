@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest"
 import type { AuthConfig } from "../../src/index.js"
+import { memoryServerState } from "../../src/runtime/server-state-memory.js"
 import { totpCode } from "../../src/steps/totp.js"
 import { appConfig, users } from "../fixtures/credentials-with-totp.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger } from "../helpers.js"
@@ -13,9 +14,18 @@ import { AuthClient, ORIGIN, SECRET, captureLogger } from "../helpers.js"
 const ADA_SECRET = users.get("ada")?.totpSecret as string
 const ACCESS_DENIED = `${ORIGIN}/auth/error?error=AccessDenied`
 
-function app() {
+/**
+ * The server-state ports the count is kept in: the default in-memory one (its verbs answered at once) and
+ * a copy of one, whose verbs the runtime awaits as it awaits any other port's.
+ */
+const ports: { name: string; port: () => Partial<AuthConfig> }[] = [
+  { name: "in-memory port", port: () => ({}) },
+  { name: "a port answering with promises", port: () => ({ serverState: { ...memoryServerState() } }) },
+]
+
+function app(port: Partial<AuthConfig>) {
   const log = captureLogger()
-  const config: AuthConfig = { ...appConfig(SECRET), trustHost: true, logger: log.logger }
+  const config: AuthConfig = { ...appConfig(SECRET), trustHost: true, logger: log.logger, ...port }
   return { config, log }
 }
 
@@ -32,9 +42,9 @@ afterEach(() => {
   vi.useRealTimers()
 })
 
-describe("TOTP brute force: the attempt cap is per user on the server", () => {
+describe.each(ports)("TOTP brute force: the attempt cap is per user on the server ($name)", ({ port }) => {
   it("after 5 wrong codes, entering the password again does not reset the count: the right code is refused", async () => {
-    const { config, log } = app()
+    const { config, log } = app(port())
     const first = await password(config)
     for (let i = 0; i < 4; i++) expect((await first.code("000000")).status).toBe(200)
     expect((await first.code("000000")).headers.get("location")).toBe(ACCESS_DENIED)
@@ -47,7 +57,7 @@ describe("TOTP brute force: the attempt cap is per user on the server", () => {
   })
 
   it("wrong codes spread over several sign-ins add up: 3 in one, the 2nd of the next fails the flow", async () => {
-    const { config } = app()
+    const { config } = app(port())
     const first = await password(config)
     for (let i = 0; i < 3; i++) expect((await first.code("000000")).status).toBe(200)
     const second = await password(config)
@@ -56,7 +66,7 @@ describe("TOTP brute force: the attempt cap is per user on the server", () => {
   })
 
   it("the count ends with its window (15 minutes): then the right code signs in, and a success starts it again", async () => {
-    const { config } = app()
+    const { config } = app(port())
     const first = await password(config)
     for (let i = 0; i < 5; i++) await first.code("000000")
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 15 * 60 * 1000 + 1000 })
