@@ -22,6 +22,17 @@ export const OIDC_DURATION_S = Number(process.env.BENCH_OIDC_DURATION ?? 5)
  * until 2026-11-26) the bench measured sign-ins ~260–910 of each process.
  */
 export const OIDC_WARMUP_S = Number(process.env.BENCH_OIDC_WARMUP ?? 20)
+/**
+ * Unmeasured seconds of sign-ins on a side right before each of its measured halves
+ * (BENCH_OIDC_REWARM). One side runs at a time, so each half follows an idle stretch of its app. With the
+ * halves run A B B A straight after both warm-ups, authchart's always came after the longer idles (20 s
+ * and 5 s; Auth.js' after 2.5 s and none), and an app costs more for a while after it idled: authchart
+ * 1.18–1.22 ms per sign-in at the end of its warm-up, 1.95–1.98 ms in those halves (`bench:oidc`,
+ * 2026-11-26). Each side now gets the same: idle, re-warm, measured half. With 2 s its halves cost
+ * 1.60–1.80 ms. Why an idle costs is open: not V8's bytecode flushing (`--no-flush-bytecode` changed
+ * nothing); the extra CPU is on the app's other threads (0.4–0.5 ms against 0.1–0.2 warm).
+ */
+export const OIDC_REWARM_S = Number(process.env.BENCH_OIDC_REWARM ?? 2)
 /** Every Nth verified sign-in's session cookie is checked with GET /auth/session (after the timed window). */
 export const OIDC_SESSION_SAMPLE_EVERY = 10
 const OIDC_SESSION_SAMPLE_MAX = 50
@@ -359,7 +370,8 @@ function threadsNote(r: OidcResult): string {
 
 /**
  * Per side: a warm-up (checked, reported on stderr), then the measured run split in two halves in the
- * order A B B A so drifting background load hits both sides alike. One side under load at a time.
+ * order A B B A so drifting background load hits both sides alike, each half right after an unmeasured
+ * re-warm of its side (`OIDC_REWARM_S`). One side under load at a time.
  */
 export async function benchOidc(apps: Record<Side, App>, idp: OidcServer): Promise<Record<Side, OidcSide>> {
   const out = {} as Record<Side, OidcSide>
@@ -380,7 +392,10 @@ export async function benchOidc(apps: Record<Side, App>, idp: OidcServer): Promi
   }
   const parts = { authchart: [], authjs: [] } as Record<Side, OidcRaw[]>
   const order = [...live, ...[...live].reverse()]
-  for (const side of order) parts[side].push(await oidcLoad(apps[side], idp, OIDC_DURATION_S / 2))
+  for (const side of order) {
+    if (OIDC_REWARM_S > 0) await oidcLoad(apps[side], idp, OIDC_REWARM_S)
+    parts[side].push(await oidcLoad(apps[side], idp, OIDC_DURATION_S / 2))
+  }
   for (const side of live) {
     const r = await summarizeOidc(apps[side], idp, mergeRaw(parts[side]))
     out[side].result = r
