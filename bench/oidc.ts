@@ -4,7 +4,7 @@
  * thread (bench/threads.ts: the main thread and its wake-ups apart from V8's and libuv's threads).
  */
 import type { OidcServer } from "../tests/support/oidc-provider.js"
-import { type App, LABEL, SIDES, type Side, cpuMs } from "./children.js"
+import { type App, LABEL, SIDES, type Side, cpuMs, rssOf } from "./children.js"
 import { IDP_PROVIDER_ID, SESSION_COOKIE } from "./shared.js"
 import { type ThreadUse, sampleThreads, threadUse } from "./threads.js"
 
@@ -343,6 +343,8 @@ export interface OidcSide {
   notes: string[]
   warm?: OidcResult
   result?: OidcResult
+  /** The app's RSS right after its last measured half. */
+  rssAfterLoad?: { rss: number; vmRss: number | null }
 }
 
 /** One sign-in per side with every step checked (and the session read back) before any load. */
@@ -392,9 +394,10 @@ export async function benchOidc(apps: Record<Side, App>, idp: OidcServer): Promi
   }
   const parts = { authchart: [], authjs: [] } as Record<Side, OidcRaw[]>
   const order = [...live, ...[...live].reverse()]
-  for (const side of order) {
+  for (const [i, side] of order.entries()) {
     if (OIDC_REWARM_S > 0) await oidcLoad(apps[side], idp, OIDC_REWARM_S)
     parts[side].push(await oidcLoad(apps[side], idp, OIDC_DURATION_S / 2))
+    if (order.lastIndexOf(side) === i) out[side].rssAfterLoad = await rssOf(apps[side])
   }
   for (const side of live) {
     const r = await summarizeOidc(apps[side], idp, mergeRaw(parts[side]))

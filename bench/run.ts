@@ -462,11 +462,15 @@ async function benchApps(): Promise<Record<Side, SideResult>> {
     }
     const loads = { authchart: {}, authjs: {} } as Record<Side, Record<Route, LoadResult>>
     console.error("")
+    // each side's RSS right after its own last measured load: read at the end, the side that ran first
+    // had idled meanwhile and V8 had given memory back (Auth.js read 103 MB where authchart read 137)
+    const rssAfterLoad = {} as Record<Side, { rss: number; vmRss: number | null }>
     for (const [i, route] of ROUTES.entries()) {
       const order = i % 2 === 0 ? SIDES : [...SIDES].reverse()
       for (const side of order) {
         const { name, request, verify } = routeLoad(route, preps[side])
         loads[side][route] = await measure(apps[side], name, request, verify)
+        if (i === ROUTES.length - 1) rssAfterLoad[side] = await rssOf(apps[side])
       }
     }
     let oidc: Record<Side, OidcSide> | undefined
@@ -487,7 +491,7 @@ async function benchApps(): Promise<Record<Side, SideResult>> {
     const out = {} as Record<Side, SideResult>
     for (const side of SIDES) {
       const app = apps[side]
-      const after = await rssOf(app)
+      const after = oidc?.[side]?.rssAfterLoad ?? rssAfterLoad[side]
       out[side] = {
         notes: preps[side].notes,
         cold: cold[side],
