@@ -88,11 +88,22 @@ const clusterInfo = (node: RedisServer) => fields(node, ["CLUSTER", "INFO"])
 const syncedReplica = (replication: Record<string, string>) =>
   replication.role === "slave" && replication.master_link_status === "up" && replication.master_sync_in_progress === "0"
 
-/** The master port of `slot` according to `node` (CLUSTER SLOTS: [from, to, [host, port, id], …replicas]). */
+/** A slot range as `node` sees it (CLUSTER SLOTS: [from, to, [host, port, id], …replicas]): its master's and first replica's ports. */
+interface Shard {
+  from: number
+  to: number
+  master: number
+  replica: number | undefined
+}
+
+async function shardsOf(node: RedisServer): Promise<Shard[]> {
+  const ranges = (await ask(node, ["CLUSTER", "SLOTS"])) as [number, number, ...[string, number, string][]][]
+  return ranges.map(([from, to, master, replica]) => ({ from, to, master: Number(master?.[1]), replica: replica && Number(replica[1]) }))
+}
+
+/** The master port of `slot` according to `node`. */
 async function masterPortOf(node: RedisServer, slot: number): Promise<number | undefined> {
-  const ranges = (await ask(node, ["CLUSTER", "SLOTS"])) as [number, number, [string, number, string]][]
-  const range = ranges.find(([from, to]) => slot >= from && slot <= to)
-  return range ? Number(range[2][1]) : undefined
+  return (await shardsOf(node)).find(({ from, to }) => slot >= from && slot <= to)?.master
 }
 
 const alive = (node: RedisServer, dead: Set<number>) => !dead.has(node.port)
@@ -214,11 +225,10 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         return master
       },
       async unreplicated(pattern, timeoutMs) {
-        const shards = (await ask(live()[0] as ClusterNode, ["CLUSTER", "SLOTS"])) as [number, number, ...[string, number][]][]
-        const pairs = new Map(shards.map(([, , master, replica]) => [Number(master?.[1]), Number(replica?.[1])]))
+        const pairs = new Map((await shardsOf(live()[0] as ClusterNode)).map((shard) => [shard.master, shard.replica]))
         const missing: string[] = []
         for (const [masterPort, replicaPort] of pairs) {
-          const [master, replica] = [byPort(masterPort), byPort(replicaPort)]
+          const [master, replica] = [byPort(masterPort), replicaPort === undefined ? undefined : byPort(replicaPort)]
           if (!master || !replica) throw new Error(`no live replica for the master on :${masterPort}`)
           const [, listed] = await askAll(master, [
             ["WAIT", "1", String(timeoutMs)],
