@@ -1,17 +1,18 @@
 /**
- * The passkey verify POSTs (register, then authenticate) in a tight loop through `handleRequest` (in
- * process, no HTTP), with the steps bench's passkey config (NODE_ENV=production, memory adapter, JWT
- * sessions, `Passkey()`, rate limits on with maxima never reached). Each round takes B fresh users:
- * their options requests and the software authenticator's answers (bench/webauthn-authenticator.ts)
- * are made outside the measured part, then the B register POSTs are measured, then the same for the
- * authenticate POSTs. `node --import tsx bench/passkey-loop.ts`, with MODE:
- * - `cpu` (default): CPU µs per POST (`process.cpuUsage`), ROUNDS rounds of B (7 × 1,000), best and median.
- * - `alloc`: bytes allocated per POST; run with `--expose-gc --min-semi-space-size=256
+ * The four passkey steps (options GET and verify POST, register then authenticate) in a tight loop
+ * through `handleRequest` (in process, no HTTP), with the steps bench's passkey config (NODE_ENV=production,
+ * memory adapter, JWT sessions, `Passkey()`, rate limits on with maxima never reached). Each round takes
+ * B fresh users: their B register options GETs are measured, the software authenticator's answers
+ * (bench/webauthn-authenticator.ts) are made outside the measured part, then the B register POSTs are
+ * measured; then the same for authenticate. `node --import tsx bench/passkey-loop.ts`, with MODE:
+ * - `cpu` (default): CPU µs per request (`process.cpuUsage`), ROUNDS rounds of B (7 × 1,000), best and median.
+ * - `alloc`: bytes allocated per request; run with `--expose-gc --min-semi-space-size=256
  *   --max-semi-space-size=256` so no scavenge runs while it counts.
- * - `heap`: a sampling heap profile of the measured POSTs (garbage included), one per action, written to
- *   OUT_DIR as passkey-<action>.heapprofile.
- * - `prof`: a CPU profile of the measured POSTs only (the inspector's profiler, started and stopped
- *   around them), one per action, written to OUT_DIR (default /tmp) as passkey-<action>.cpuprofile.
+ * - `heap`: a sampling heap profile of the measured requests (garbage included), one per step, written to
+ *   OUT_DIR as passkey-<step>.heapprofile (steps `options-register`, `register`, `options-authenticate`,
+ *   `authenticate`).
+ * - `prof`: a CPU profile of the measured requests only (the inspector's profiler, started and stopped
+ *   around them), one per step, written to OUT_DIR (default /tmp) as passkey-<step>.cpuprofile.
  * Compare two checkouts by running it in each, alternating; report ratios, not absolute figures.
  */
 import { handleRequest } from "../src/runtime/auth.js"
@@ -39,6 +40,9 @@ const config = resolvedFor(authConfig)
 const authenticator = new SoftAuthenticator(base)
 
 type Action = "register" | "authenticate"
+/** A measured step: an action's verify POSTs, or its options GETs. */
+type Step = Action | `options-${Action}`
+const STEPS: readonly Step[] = ["options-register", "register", "options-authenticate", "authenticate"]
 interface Prepared {
   request: IncomingRequest
 }
@@ -60,19 +64,24 @@ function request(method: "GET" | "POST", url: URL, cookie: string, body?: Record
 const jar = (response: ResponseInternal) => (response.cookies ?? []).map((c) => `${c.name}=${c.value}`).join("; ")
 
 let users = 0
-/** B users' verify POSTs for `action`, their options requested and answered (not measured). */
-async function prepare(action: Action, emails: string[]): Promise<Prepared[]> {
-  const out: Prepared[] = []
-  for (const email of emails) {
-    const query = new URLSearchParams({ action, email })
-    const got = await handleRequest(request("GET", new URL(`${base}/auth/webauthn-options/${PASSKEY_PROVIDER_ID}?${query}`), ""), config)
-    const answer = got.response.body as { action: string; options: { challenge: string; rp: { id?: string }; rpId?: string } }
-    if (answer?.action !== action) throw new Error(`options: ${JSON.stringify(got.response)}`)
+/** B users' options GETs for `action` (the measured part), then their answers as verify POSTs (not measured). */
+async function prepare(action: Action, emails: string[], measure: (step: Step, run: () => Promise<void>) => Promise<void>) {
+  const got: ResponseInternal[] = []
+  await measure(`options-${action}`, async () => {
+    for (const email of emails) {
+      const query = new URLSearchParams({ action, email })
+      const url = new URL(`${base}/auth/webauthn-options/${PASSKEY_PROVIDER_ID}?${query}`)
+      got.push((await handleRequest(request("GET", url, ""), config)).response)
+    }
+  })
+  return got.map((response, i): Prepared => {
+    const answer = response.body as { action: string; options: { challenge: string; rp: { id?: string }; rpId?: string } }
+    if (answer?.action !== action) throw new Error(`options: ${JSON.stringify(response)}`)
+    const email = emails[i] as string
     const data = action === "register" ? authenticator.register(email, answer.options) : authenticator.authenticate(email, answer.options)
     const body = { action, data: JSON.stringify(data) }
-    out.push({ request: request("POST", new URL(`${base}/auth/callback/${PASSKEY_PROVIDER_ID}`), jar(got.response), body) })
-  }
-  return out
+    return { request: request("POST", new URL(`${base}/auth/callback/${PASSKEY_PROVIDER_ID}`), jar(response), body) }
+  })
 }
 
 async function post(p: Prepared): Promise<void> {
@@ -80,18 +89,18 @@ async function post(p: Prepared): Promise<void> {
   if (!h.response.cookies?.some((c) => c.name.includes("session-token"))) throw new Error(`no session: ${JSON.stringify(h.response)}`)
 }
 
-/** One round: B registrations then B sign-ins; CPU µs per POST of each. */
-async function round(b: number, measure: (action: Action, run: () => Promise<void>) => Promise<void>): Promise<void> {
+/** One round: B registrations then B sign-ins; CPU µs per request of each step. */
+async function round(b: number, measure: (step: Step, run: () => Promise<void>) => Promise<void>): Promise<void> {
   const emails = Array.from({ length: b }, () => `p${users++}@bench.test`)
   for (const action of ["register", "authenticate"] as const) {
-    const prepared = await prepare(action, emails)
+    const prepared = await prepare(action, emails, measure)
     await measure(action, async () => {
       for (const p of prepared) await post(p)
     })
   }
 }
 
-/** MODE=prof or heap: the last round's profile of each action's POSTs, written to OUT_DIR. */
+/** MODE=prof or heap: the last round's profile of each step's requests, written to OUT_DIR. */
 async function profile(mode: "prof" | "heap", b: number, rounds: number): Promise<void> {
   const { Session } = await import("node:inspector/promises")
   const { writeFileSync } = await import("node:fs")
@@ -100,22 +109,22 @@ async function profile(mode: "prof" | "heap", b: number, rounds: number): Promis
   const kind = mode === "prof" ? "Profiler" : "HeapProfiler"
   await session.post(`${kind}.enable`)
   if (mode === "prof") await session.post("Profiler.setSamplingInterval", { interval: 100 })
-  const last: Partial<Record<Action, unknown>> = {}
+  const last: Partial<Record<Step, unknown>> = {}
   for (let r = 0; r < rounds; r++) {
-    await round(b, async (action, run) => {
+    await round(b, async (step, run) => {
       if (mode === "prof") await session.post("Profiler.start")
       else {
         const sampling = { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }
         await session.post("HeapProfiler.startSampling", sampling)
       }
       await run()
-      last[action] =
+      last[step] =
         mode === "prof" ? (await session.post("Profiler.stop")).profile : (await session.post("HeapProfiler.stopSampling")).profile
     })
   }
   const ext = mode === "prof" ? "cpuprofile" : "heapprofile"
-  for (const [action, data] of Object.entries(last)) {
-    writeFileSync(`${process.env.OUT_DIR ?? "/tmp"}/passkey-${action}.${ext}`, JSON.stringify(data))
+  for (const [step, data] of Object.entries(last)) {
+    writeFileSync(`${process.env.OUT_DIR ?? "/tmp"}/passkey-${step}.${ext}`, JSON.stringify(data))
   }
 }
 
@@ -128,30 +137,30 @@ async function main() {
     await profile(mode, b, rounds)
     return
   }
-  const results: Record<Action, number[]> = { register: [], authenticate: [] }
+  const results: Record<Step, number[]> = { "options-register": [], register: [], "options-authenticate": [], authenticate: [] }
   const gc = (globalThis as { gc?: () => void }).gc
   if (mode === "alloc" && !gc) throw new Error("MODE=alloc needs --expose-gc")
   for (let r = 0; r < rounds; r++) {
-    await round(b, async (action, run) => {
+    await round(b, async (step, run) => {
       if (mode === "alloc") {
         gc?.()
         const before = process.memoryUsage().heapUsed
         await run()
-        results[action].push((process.memoryUsage().heapUsed - before) / b)
+        results[step].push((process.memoryUsage().heapUsed - before) / b)
         return
       }
       const before = process.cpuUsage()
       await run()
       const used = process.cpuUsage(before)
-      results[action].push((used.user + used.system) / b)
+      results[step].push((used.user + used.system) / b)
     })
   }
   const unit = mode === "alloc" ? "bytes" : "cpu µs"
-  for (const action of ["register", "authenticate"] as const) {
-    const sorted = [...results[action]].sort((x, y) => x - y)
+  for (const step of STEPS) {
+    const sorted = [...results[step]].sort((x, y) => x - y)
     const fmt = (x: number | undefined) => (x ?? Number.NaN).toFixed(mode === "alloc" ? 0 : 1)
     console.log(
-      `${unit}/POST ${action}: best ${fmt(sorted[0])} median ${fmt(sorted[Math.floor(sorted.length / 2)])} (${sorted.map(fmt).join(" ")})`,
+      `${unit}/request ${step}: best ${fmt(sorted[0])} median ${fmt(sorted[Math.floor(sorted.length / 2)])} (${sorted.map(fmt).join(" ")})`,
     )
   }
 }

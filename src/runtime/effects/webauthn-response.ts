@@ -9,7 +9,10 @@ import { isPlainObject } from "../plain-object.js"
 /** The browser's response as JSON, with a string `id`. */
 export type ResponseData = Record<string, unknown> & { id: string }
 
-/** The `data` field: the browser's response as JSON, with a string `id`. */
+/** Whether parsed JSON is an object with a string `id`. */
+const hasStringId = (value: unknown): value is ResponseData => isPlainObject(value) && typeof value.id === "string"
+
+/** The `data` field: the browser's response as JSON (the parsed object itself), with a string `id`. */
 export function parseResponse(data: unknown): ResponseData {
   let parsed: unknown
   try {
@@ -17,8 +20,8 @@ export function parseResponse(data: unknown): ResponseData {
   } catch {
     parsed = undefined
   }
-  if (!isPlainObject(parsed) || typeof parsed.id !== "string") throw new AuthError("Invalid WebAuthn response.")
-  return { ...parsed, id: parsed.id }
+  if (!hasStringId(parsed)) throw new AuthError("Invalid WebAuthn response.")
+  return parsed
 }
 
 /** Whether a response has the fields of a credential's JSON (what `@simplewebauthn/server` then checks in depth). */

@@ -15,13 +15,13 @@
  * Registration refuses a credential already stored. Both are checked with node:crypto in the common
  * cases and with the library for the rest (webauthn-verify.ts).
  */
-import { randomBytes } from "node:crypto"
 import { AccountNotLinked, AuthError, FlowStateError, WebAuthnVerificationError } from "../../errors.js"
 import type { FlowUser, Identity } from "../../machines/types.js"
 import type { WebAuthnOptionsResult, WebAuthnPending } from "../../machines/webauthn.js"
 import type { WebAuthnUserInfo } from "../../providers/webauthn-types.js"
 import type { SafeAdapter } from "../adapter.js"
 import type { EffectContext } from "../flow.js"
+import { randomBytes } from "../random.js"
 import { effect } from "./effect.js"
 import { normalizeEmail } from "./email.js"
 import { currentUser } from "../session.js"
@@ -36,7 +36,10 @@ const ACCOUNT_EXISTS =
   "This email address already has an account. Sign in to it first (with its passkey or another way), then add a passkey."
 /** Bytes of a challenge and of a new user's WebAuthn user handle (the library's own size for both). */
 const CHALLENGE_BYTES = 32
-/** Random bytes made synchronously (the library would await WebCrypto's `getRandomValues` for each). */
+/**
+ * Random bytes from the batched pool every request already draws from (node:crypto's `randomBytes`
+ * per options request cost about 20 µs in the server, its native job's code gone cold between uses).
+ */
 const freshBytes = () => new Uint8Array(randomBytes(CHALLENGE_BYTES))
 /** A registration's challenge and user handle, from one draw. */
 function freshPair(): [Uint8Array<ArrayBuffer>, Uint8Array<ArrayBuffer>] {
@@ -64,10 +67,10 @@ export function decideCeremony(
 }
 
 /** The default `getUserInfo`: the `email` field (normalised like email sign-in), looked up by email. */
-async function defaultUserInfo(adapter: SafeAdapter, params: Record<string, string>): Promise<WebAuthnUserInfo | null> {
+async function defaultUserInfo(adapter: SafeAdapter, given: string | undefined): Promise<WebAuthnUserInfo | null> {
   let email: string
   try {
-    email = normalizeEmail(params.email ?? "")
+    email = normalizeEmail(given ?? "")
   } catch {
     return null
   }
@@ -96,17 +99,17 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
   const action = input.params.action
   if (action !== undefined && action !== "register" && action !== "authenticate") return { refused: "Invalid action" }
   const signedIn = await currentUser(ctx, adapter)
-  const params = stringParams(input.params)
+  const givenEmail = typeof input.params.email === "string" ? input.params.email : undefined
   const custom = provider.getUserInfo
   const appAdapter = ctx.config.adapter
   const info: WebAuthnUserInfo | null = signedIn
     ? { user: signedIn, exists: true }
     : custom && appAdapter
-      ? await custom({ params, adapter: appAdapter, request: userRequest(ctx) })
-      : await defaultUserInfo(adapter, params)
+      ? await custom({ params: stringParams(input.params), adapter: appAdapter, request: userRequest(ctx) })
+      : await defaultUserInfo(adapter, givenEmail)
   const decision = decideCeremony(action, signedIn !== null, info)
   const email = info?.user.email
-  if (action === "register" && !email) return { refused: params.email ? "Invalid email" : "Missing email" }
+  if (action === "register" && !email) return { refused: givenEmail ? "Invalid email" : "Missing email" }
   if (!decision && action === "register" && !signedIn && info?.exists) {
     ctx.config.logger.error(
       new AccountNotLinked("A signed-out passkey registration named the email of an existing account.", { provider: provider.id }),
@@ -120,7 +123,7 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
   const userId = info && "id" in info.user ? info.user.id : undefined
   const known = userId ? await adapter.listAuthenticatorsByUserId(userId) : []
   // an email typed for sign-in that has no passkey: say so rather than let the browser find none
-  if (decision === "authenticate" && !signedIn && params.email && known.length === 0) {
+  if (decision === "authenticate" && !signedIn && givenEmail && known.length === 0) {
     return { refused: "Invalid request", message: NO_PASSKEY }
   }
   const credentials = known.map((a) => ({ id: toJsonId(a.credentialID), transports: transportList(a.transports) }))
