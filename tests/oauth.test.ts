@@ -10,6 +10,7 @@ import Apple from "../src/providers/apple.js"
 import Google from "../src/providers/google.js"
 import Okta from "../src/providers/okta.js"
 import { pkceChallenge } from "../src/runtime/effects/oauth.js"
+import { authorizationUrl } from "../src/runtime/effects/oauth-authorize.js"
 import { unsealEnvelope } from "../src/runtime/store.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, setCookies, tamperJwe } from "./helpers.js"
 import { type OidcServer, closedPort, startOidcProvider } from "./support/oidc-provider.js"
@@ -508,5 +509,53 @@ describe("bad input ends in the documented error, flow state cleared, no session
     const res = await client.send("/auth/signin/idp", { form: {} })
     expect(res.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=MissingCSRF`)
     expect(client.jar.get(flowCookie("idp"))).toBeUndefined()
+  })
+})
+
+describe("the authorization URL", () => {
+  const checks = { redirectUri: "https://app.test/auth/callback/x", state: "S-1.a_b", codeChallenge: "C_2-c", nonce: "N3" }
+  const serverOf = (href: string) => ({ issuer: "https://idp.test", authorization_endpoint: href })
+
+  it("a sign-in without parameters of its own appends its checks to the provider's prepared query: the URL the general path builds", () => {
+    const provider = {
+      ...oidc("x"),
+      clientId: "c id",
+      authorization: { url: "https://idp.test/ignored", params: { prompt: "consent", scope: "openid email" } },
+    }
+    const as = serverOf("https://idp.test/auth?tenant=a b")
+    const expected =
+      "https://idp.test/auth?tenant=a+b&prompt=consent&scope=openid+email&response_type=code&client_id=c+id" +
+      "&redirect_uri=https%3A%2F%2Fapp.test%2Fauth%2Fcallback%2Fx&state=S-1.a_b&code_challenge=C_2-c&code_challenge_method=S256&nonce=N3"
+    expect(authorizationUrl(provider, as, as.authorization_endpoint, { csrfToken: "t" }, checks)).toBe(expected)
+    expect(authorizationUrl(provider, as, as.authorization_endpoint, {}, checks)).toBe(expected)
+    expect(authorizationUrl(provider, as, as.authorization_endpoint, {}, { ...checks, state: "S4", nonce: null })).toBe(
+      expected.replace("state=S-1.a_b", "state=S4").replace("&nonce=N3", ""),
+    )
+    // another redirect URI, or parameters of the sign-in's own: built afresh
+    const other = authorizationUrl(
+      provider,
+      as,
+      as.authorization_endpoint,
+      { login_hint: "ada" },
+      { ...checks, redirectUri: "https://b.test/cb" },
+    )
+    expect(other).toBe(
+      expected
+        .replace("scope=openid+email", "scope=openid+email&login_hint=ada")
+        .replace("https%3A%2F%2Fapp.test%2Fauth%2Fcallback%2Fx", "https%3A%2F%2Fb.test%2Fcb"),
+    )
+  })
+
+  it("a configured state or nonce, an endpoint with a fragment, a state to encode: the sign-in's values still win, in place", () => {
+    const configured = { ...oidc("x"), authorization: { url: "https://idp.test/a", params: { state: "fixed", nonce: "fixed" } } }
+    const url = new URL(authorizationUrl(configured, serverOf("https://idp.test/a"), "https://idp.test/a", {}, checks))
+    expect(url.searchParams.getAll("state")).toEqual(["S-1.a_b"])
+    expect(url.searchParams.getAll("nonce")).toEqual(["N3"])
+    const fragment = new URL(authorizationUrl(oidc("x"), serverOf("https://idp.test/a#f"), "https://idp.test/a#f", {}, checks))
+    expect([fragment.hash, fragment.searchParams.get("state")]).toEqual(["#f", "S-1.a_b"])
+    const odd = new URL(
+      authorizationUrl(oidc("x"), serverOf("https://idp.test/a"), "https://idp.test/a", {}, { ...checks, state: "a&b=c" }),
+    )
+    expect(odd.searchParams.get("state")).toBe("a&b=c")
   })
 })

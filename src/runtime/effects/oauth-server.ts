@@ -110,8 +110,31 @@ export function httpOptions(
   return { [o.customFetch]: fetchFor(provider), [o.allowInsecureRequests]: insecureAllowed(provider, url) }
 }
 
-/** The client as oauth4webapi sees it, and how it authenticates at the token endpoint. */
+/** A provider's client as last made, with the settings it was made from. */
+interface MadeClient {
+  readonly client: o.Client
+  readonly auth: o.ClientAuth
+  readonly from: readonly unknown[]
+}
+
+const clients = new WeakMap<OAuthConfig, MadeClient>()
+
+/** The settings a provider's client is made from. */
+const clientSettings = (provider: OAuthConfig): readonly unknown[] => [
+  provider.clientId,
+  provider.clientSecret,
+  provider.client?.token_endpoint_auth_method,
+  provider.client?.id_token_signed_response_alg,
+]
+
+/**
+ * The client as oauth4webapi sees it, and how it authenticates at the token endpoint: made once per
+ * provider and its settings (a callback asks twice; oauth4webapi changes neither object).
+ */
 export function clientOf(provider: OAuthConfig): { client: o.Client; auth: o.ClientAuth } {
+  const from = clientSettings(provider)
+  const made = clients.get(provider)
+  if (made?.from.every((value, i) => value === from[i])) return made
   const method = provider.client?.token_endpoint_auth_method ?? (provider.clientSecret ? "client_secret_basic" : "none")
   const alg = provider.client?.id_token_signed_response_alg
   const client: o.Client = {
@@ -122,7 +145,9 @@ export function clientOf(provider: OAuthConfig): { client: o.Client; auth: o.Cli
   }
   const secret = provider.clientSecret ?? ""
   const auth = method === "client_secret_post" ? o.ClientSecretPost(secret) : method === "none" ? o.None() : o.ClientSecretBasic(secret)
-  return { client, auth }
+  const fresh = { client: Object.freeze(client), auth, from }
+  clients.set(provider, fresh)
+  return fresh
 }
 
 interface CacheEntry {
@@ -185,9 +210,8 @@ async function discovered(provider: OAuthConfig, cache: DiscoveryCache, now: num
  * issuer. Without either, `InvalidEndpoints`.
  */
 export async function authorizationServer(provider: OAuthConfig, cache: DiscoveryCache, now: number): Promise<o.AuthorizationServer> {
-  const hit = resolvedServers.get(provider)
-  // the same provider, config and discovery document as last time: the same (frozen) server
-  if (hit && hit.cache === cache && (hit.key === null || (hit.until > now && cache.get(hit.key)?.server === hit.from))) return hit.server
+  const known = knownServer(provider, cache, now)
+  if (known) return known
   const authorization = endpoint(provider.authorization).url
   const token = endpoint(provider.token).url
   const userinfo = endpoint(provider.userinfo).url
@@ -206,6 +230,19 @@ export async function authorizationServer(provider: OAuthConfig, cache: Discover
   }
   resolvedServers.set(provider, { server, cache, key: entry?.key ?? null, from, until: entry?.until ?? Number.POSITIVE_INFINITY })
   return server
+}
+
+/**
+ * The authorization server {@link authorizationServer} built last for this provider and config, while
+ * it is still the one it would build (the same unexpired discovery document); undefined otherwise. Lets
+ * a caller go on without a promise when nothing must be fetched.
+ * @example const server = knownServer(provider, cache, ctx.now) ?? (await authorizationServer(provider, cache, ctx.now))
+ */
+export function knownServer(provider: OAuthConfig, cache: DiscoveryCache, now: number): o.AuthorizationServer | undefined {
+  const hit = resolvedServers.get(provider)
+  // the same provider, config and discovery document as last time: the same (frozen) server
+  if (hit && hit.cache === cache && (hit.key === null || (hit.until > now && cache.get(hit.key)?.server === hit.from))) return hit.server
+  return undefined
 }
 
 /**

@@ -20,26 +20,12 @@ import type { AuthorizationStart, OAuthPending } from "../../machines/oauth.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
 import type { Profile, TokenSet, User } from "../../types.js"
 import type { EffectContext } from "../flow.js"
-import { authorizationServer, clientOf, discoveryCache, endpoint, httpOptions } from "./oauth-server.js"
+import { authorizationUrl } from "./oauth-authorize.js"
+import { type DiscoveryCache, authorizationServer, clientOf, discoveryCache, endpoint, httpOptions, knownServer } from "./oauth-server.js"
 import { effect } from "./effect.js"
 import { asAuthError, redeemCode } from "./oauth-token.js"
 import { proxyOf, sealProxyState } from "./redirect-proxy.js"
 import { providerConfig } from "../provider-config.js"
-
-/** Authorization parameters a sign-in request may add (RFC 9700: never redirect_uri, client_id, …). */
-const ALLOWED_PARAMS = new Set(["prompt", "login_hint", "ui_locales", "acr_values", "max_age", "scope", "display", "hd"])
-const FIXED_PARAMS = new Set([
-  "response_type",
-  "client_id",
-  "redirect_uri",
-  "state",
-  "nonce",
-  "code_challenge",
-  "code_challenge_method",
-  "response_mode",
-  "request",
-  "request_uri",
-])
 
 const STORED_TOKEN_FIELDS = ["access_token", "token_type", "id_token", "refresh_token", "scope", "expires_at", "session_state"]
 
@@ -75,47 +61,46 @@ function equal(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y)
 }
 
-export const startAuthorization = effect<AuthorizationStart, { params: Record<string, unknown> }>(async (ctx, input) => {
-  const cache = discoveryCache(ctx.config)
-  const provider = providerOf(ctx)
-  let server: o.AuthorizationServer
+/** The server to start a sign-in with, described (discovery) when it is not known yet. */
+async function describedServer(provider: OAuthConfig, cache: DiscoveryCache, now: number): Promise<o.AuthorizationServer> {
   try {
-    server = await authorizationServer(provider, cache, ctx.now)
+    return await authorizationServer(provider, cache, now)
   } catch (err) {
     if (err instanceof AuthError) throw err
     throw new OAuthSignInError(`The provider "${provider.id}" could not be reached or described.`, { err })
   }
-  if (!server.authorization_endpoint) throw new OAuthSignInError(`The provider "${provider.id}" has no authorization endpoint.`)
-  const url = new URL(server.authorization_endpoint)
-  // built apart and written into the URL once: each `url.searchParams.set` would re-serialise the URL
-  const query = new URLSearchParams(url.search)
-  const configured = endpoint(provider.authorization)
-  for (const [key, value] of Object.entries(configured.params)) query.set(key, value)
-  // the authorization parameters of the sign-in request's query (Auth.js' `authorizationParams`)
-  for (const [key, value] of Object.entries(input.params)) {
-    if (typeof value !== "string" || FIXED_PARAMS.has(key)) continue
-    if (!ALLOWED_PARAMS.has(key) && !provider.allowedAuthorizationParams?.includes(key)) continue
-    if (key === "scope") {
-      const scopes = new Set([...(query.get("scope") ?? "").split(" "), ...value.split(" ")])
-      query.set("scope", [...scopes].filter(Boolean).join(" "))
-    } else query.set(key, value)
-  }
-  if (provider.type === "oidc" && !query.has("scope")) query.set("scope", "openid profile email")
+}
+
+function authorizationStart(
+  ctx: EffectContext,
+  input: { params: Record<string, unknown> },
+  provider: OAuthConfig,
+  server: o.AuthorizationServer,
+) {
+  const endpointUrl = server.authorization_endpoint
+  if (!endpointUrl) throw new OAuthSignInError(`The provider "${provider.id}" has no authorization endpoint.`)
   const redirectUri = redirectUriOf(ctx, provider)
   const ownCallback = `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`
   const random = randomBytes(96) // one draw for state, code verifier and nonce: 32 bytes each (node:crypto: the pool is not in the kit)
   const state = redirectUri === ownCallback ? randomToken(random, 0) : sealProxyState(ctx, ownCallback)
   const codeVerifier = randomToken(random, 1)
   const nonce = checksOf(provider).nonce ? randomToken(random, 2) : null
-  query.set("response_type", "code")
-  query.set("client_id", provider.clientId ?? "")
-  query.set("redirect_uri", redirectUri)
-  query.set("state", state)
-  query.set("code_challenge", pkceChallenge(codeVerifier))
-  query.set("code_challenge_method", "S256")
-  if (nonce) query.set("nonce", nonce)
-  url.search = query.toString()
-  return { url: url.href, pending: { state, codeVerifier, nonce, redirectUri, issuer: server.issuer } }
+  const url = authorizationUrl(provider, server, endpointUrl, input.params, {
+    redirectUri,
+    state,
+    codeChallenge: pkceChallenge(codeVerifier),
+    nonce,
+  })
+  return { url, pending: { state, codeVerifier, nonce, redirectUri, issuer: server.issuer } }
+}
+
+/** Builds the authorization request: at once when the provider's server is known, after its discovery otherwise. */
+export const startAuthorization = effect<AuthorizationStart, { params: Record<string, unknown> }>((ctx, input) => {
+  const cache = discoveryCache(ctx.config)
+  const provider = providerOf(ctx)
+  const known = knownServer(provider, cache, ctx.now)
+  if (known) return authorizationStart(ctx, input, provider, known)
+  return describedServer(provider, cache, ctx.now).then((server) => authorizationStart(ctx, input, provider, server))
 })
 
 async function readProfile(
