@@ -10,6 +10,8 @@
  * - `cpu` (default): CPU µs per sign-in (`process.cpuUsage`), ROUNDS rounds of N (5 × 2,000), after WARM.
  * - `alloc`: bytes allocated per sign-in; run with `--expose-gc --min-semi-space-size=256
  *   --max-semi-space-size=256` so no scavenge runs while it counts (heap used after − before).
+ * - `split`: CPU µs of the start and of the callback apart (`process.cpuUsage` around each request), ROUNDS
+ *   rounds of N; the callback's figure holds the token request's send and read, not the stub's work.
  * - `prof`: N sign-ins after WARM and nothing else, for `node --cpu-prof`.
  * Compare two checkouts by running it in each, alternating; report ratios, not absolute figures.
  */
@@ -97,7 +99,13 @@ async function main() {
   const csrfToken = (csrf.response.body as { csrfToken: string }).csrfToken
   const csrfCookie = jar(csrf.response.cookies)
   const callbackUrl = `${BASE}/dashboard`
+  const spent = { start: 0, callback: 0 }
+  const cpu = () => {
+    const { user, system } = process.cpuUsage()
+    return user + system
+  }
   const one = async () => {
+    const c0 = cpu()
     const start = await handleRequest(
       request("POST", `${BASE}/auth/signin/${IDP_PROVIDER_ID}`, csrfCookie, { csrfToken, callbackUrl }),
       config,
@@ -107,7 +115,11 @@ async function main() {
     const nonce = authz.searchParams.get("nonce") ?? ""
     const back = new URLSearchParams({ code: nonce, state, iss: issuer })
     const cookie = jar(start.response.cookies, csrfCookie)
+    const c1 = cpu()
     const done = await handleRequest(request("GET", `${BASE}/auth/callback/${IDP_PROVIDER_ID}?${back}`, cookie), config)
+    const c2 = cpu()
+    spent.start += c1 - c0
+    spent.callback += c2 - c1
     if (done.response.redirect !== callbackUrl || !done.response.cookies?.some((c) => c.name.includes("session-token"))) {
       throw new Error(`callback: ${JSON.stringify(done.response).slice(0, 400)}`)
     }
@@ -126,6 +138,20 @@ async function main() {
       res.push((process.memoryUsage().heapUsed - before) / N)
     }
     console.log(`alloc bytes/sign-in (start + callback): ${res.map((x) => x.toFixed(0)).join(" ")}`)
+    process.exit(0)
+  }
+  if (mode === "split") {
+    const starts: number[] = []
+    const callbacks: number[] = []
+    for (let round = 0, rounds = Number(process.env.ROUNDS ?? 5); round < rounds; round++) {
+      spent.start = spent.callback = 0
+      for (let i = 0; i < N; i++) await one()
+      starts.push(spent.start / N)
+      callbacks.push(spent.callback / N)
+    }
+    const sorted = (xs: number[]) => xs.sort((a, b) => a - b)
+    console.log(`cpu µs per start (with the jar's reading): ${roundsSummary(sorted(starts))}`)
+    console.log(`cpu µs per callback (with the token request): ${roundsSummary(sorted(callbacks))}`)
     process.exit(0)
   }
   if (mode === "prof") {

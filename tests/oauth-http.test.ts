@@ -262,6 +262,7 @@ const scripted: Record<string, { answer: string; end?: boolean }> = {
   "/http10": { answer: "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}" },
   "/trailing-bytes": { answer: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}JUNK" },
   "/short-keep-alive": { answer: "HTTP/1.1 200 OK\r\nKeep-Alive: timeout=1\r\nContent-Length: 2\r\n\r\n{}" },
+  "/keep-2": { answer: "HTTP/1.1 200 OK\r\nKeep-Alive: timeout=2\r\nContent-Length: 2\r\n\r\n{}" },
   "/kept": { answer: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}" },
   "/folded-header": { answer: "HTTP/1.1 200 OK\r\nX-A: 1\r\n folded\r\nContent-Length: 2\r\n\r\n{}" },
   "/two-lengths": { answer: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}" },
@@ -328,6 +329,13 @@ describe("the provider HTTP client reads HTTP/1.1 framing (RFC 9112)", () => {
     }
     await wireGet("/kept")
     expect(await closedAfter("/kept")).toBe(false)
+  })
+
+  it("closes a kept connection itself a second before the server's Keep-Alive timeout", async () => {
+    expect(await wireGet("/keep-2")).toMatchObject({ status: 200, text: "{}" })
+    expect(await closedAfter("/keep-2")).toBe(false)
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    expect(await closedAfter("/keep-2")).toBe(true)
   })
 
   it("a kept connection the server closed while it was idle is not used", async () => {

@@ -85,13 +85,19 @@ export function providerFetch(timeoutMs: number): (url: string, init: ProviderRe
 }
 
 /**
- * One request to a provider on a kept-alive connection (oauth-wire.ts), answered whole within
+ * One request to a provider (its URL as text, or parsed once by the caller) on a kept-alive connection (oauth-wire.ts), answered whole within
  * `timeoutMs` (else `ProviderHttpError` `ETIMEDOUT`; network failures reject with Node's own error): what
  * {@link providerFetch} answers, before it becomes a web `Response`.
  * @example const answer = await providerRequest(tokenEndpoint, { method: "POST", headers, body }, 10_000)
  */
-export async function providerRequest(href: string, init: ProviderRequest, timeoutMs: number): Promise<ProviderAnswer> {
+export async function providerRequest(href: string | URL, init: ProviderRequest, timeoutMs: number): Promise<ProviderAnswer> {
   const body = init.body === undefined || init.body === null ? undefined : String(init.body)
-  const wire = await wireRequest(new URL(href), { method: init.method, headers: init.headers, body, timeoutMs, signal: init.signal })
+  const wire = await wireRequest(typeof href === "string" ? new URL(href) : href, {
+    method: init.method,
+    headers: init.headers,
+    body,
+    timeoutMs,
+    signal: init.signal,
+  })
   return answerOf(wire)
 }

@@ -29,11 +29,20 @@ export interface CodeExchange {
 /** The body fields that change per sign-in; the others (grant type, client credentials) are the provider's. */
 const PER_SIGN_IN = new Set(["code", "redirect_uri", "code_verifier"])
 
+/** What a provider's token request is made from: the `token_endpoint` and the provider's client settings. */
+interface FormSource {
+  readonly endpoint: string | undefined
+  readonly clientId: string | undefined
+  readonly clientSecret: string | undefined
+  readonly authMethod: string | undefined
+  readonly insecure: boolean | undefined
+}
+
 /** A provider's token request as oauth4webapi made it. */
 interface RequestForm {
-  /** What it was made from: the `token_endpoint` and the provider's client settings (see `madeFrom`). */
-  readonly from: string
-  readonly href: string
+  /** What it was made from: a form made from anything else is not used. */
+  readonly from: FormSource
+  readonly url: URL
   readonly headers: Readonly<Record<string, string>>
   /** The body's fields in order; null where each sign-in puts its own value. */
   readonly fields: readonly (readonly [string, string | null])[]
@@ -41,17 +50,28 @@ interface RequestForm {
 
 const forms = new WeakMap<OAuthConfig, RequestForm>()
 
-/** What a provider's token request is made from: a form made from anything else is not used. */
-function madeFrom(provider: OAuthConfig, endpoint: string | undefined): string {
+function sourceOf(provider: OAuthConfig, endpoint: string | undefined): FormSource {
   const { clientId, clientSecret, client, allowInsecureRequests } = provider
-  return JSON.stringify([endpoint, clientId, clientSecret, client?.token_endpoint_auth_method, allowInsecureRequests])
+  return { endpoint, clientId, clientSecret, authMethod: client?.token_endpoint_auth_method, insecure: allowInsecureRequests }
 }
 
-function remember(provider: OAuthConfig, from: string, href: string, init: ProviderRequest): void {
+/** Whether `form` was made from this provider's current settings and this endpoint. */
+function madeFrom(form: RequestForm, provider: OAuthConfig, endpoint: string | undefined): boolean {
+  const { from } = form
+  return (
+    from.endpoint === endpoint &&
+    from.clientId === provider.clientId &&
+    from.clientSecret === provider.clientSecret &&
+    from.authMethod === provider.client?.token_endpoint_auth_method &&
+    from.insecure === provider.allowInsecureRequests
+  )
+}
+
+function remember(provider: OAuthConfig, from: FormSource, href: string, init: ProviderRequest): void {
   const { body } = init
   if (!(body instanceof URLSearchParams)) return
   const fields = [...body].map(([key, value]) => [key, PER_SIGN_IN.has(key) ? null : value] as const)
-  forms.set(provider, { from, href, headers: { ...init.headers }, fields })
+  forms.set(provider, { from, url: new URL(href), headers: { ...init.headers }, fields })
 }
 
 function bodyOf(form: RequestForm, exchange: CodeExchange, code: string): string {
@@ -81,13 +101,13 @@ export async function redeemCode(exchange: CodeExchange): Promise<Redeemed> {
     return { tokens, claims: o.getValidatedIdTokenClaims(tokens) }
   }
   const form = own ? forms.get(provider) : undefined
-  const from = madeFrom(provider, server.token_endpoint)
   const code = exchange.callback.getAll("code")
-  if (form && form.from === from && code.length === 1 && code[0]) {
+  if (form && madeFrom(form, provider, server.token_endpoint) && code.length === 1 && code[0]) {
     const body = bodyOf(form, exchange, code[0])
-    const answer = await providerRequest(form.href, { method: "POST", headers: form.headers, body }, timeout)
+    const answer = await providerRequest(form.url, { method: "POST", headers: form.headers, body }, timeout)
     return acceptTokenAnswer(answer, expect) ?? judge(answerResponse(answer))
   }
+  const from = sourceOf(provider, server.token_endpoint)
   const http = httpOptions(provider, server.token_endpoint ? new URL(server.token_endpoint) : undefined)
   let first: ProviderAnswer | undefined
   // the first request on our client: oauth4webapi's, kept as the form of the next ones

@@ -14,58 +14,112 @@ import { AnswerReader, FIELD_VALUE, ProviderHttpError, type Read, TOKEN, type Wi
 
 export { MAX_BODY_BYTES, ProviderHttpError, type WireAnswer } from "./oauth-wire-read.js"
 
-interface Idle {
-  readonly socket: Socket
-  readonly timer: NodeJS.Timeout
-  readonly gone: () => void
+/**
+ * One kept connection and what it serves now: an exchange (the request in flight reads the socket's
+ * events) or nothing (idle in its origin's list until `idleUntil`: any event then ends it). Its
+ * listeners are set once, so a reused connection costs no listener or timer per request.
+ */
+class Connection {
+  exchange: Exchange | undefined
+  idleUntil = 0
+
+  constructor(
+    readonly socket: Socket,
+    readonly key: string,
+  ) {
+    socket
+      .on("data", (data: Buffer) => (this.exchange ? this.exchange.data(data) : this.drop()))
+      .on("end", () => (this.exchange ? this.exchange.end() : this.drop()))
+      .on("error", (err: Error) => (this.exchange ? this.exchange.fail(err) : this.drop()))
+      .on("close", () => (this.exchange ? this.exchange.closed() : this.drop()))
+  }
+
+  /** Out of the idle list, and closed. */
+  drop(): void {
+    const list = idle.get(this.key)
+    const at = list?.indexOf(this) ?? -1
+    if (at >= 0) list?.splice(at, 1)
+    this.socket.destroy()
+  }
 }
 
-const idle = new Map<string, Idle[]>()
+/** Idle connections per origin, the most recently used last. */
+const idle = new Map<string, Connection[]>()
+/** Per origin, the one timer that closes its idle connections once their time is up, and when it fires. */
+const sweeps = new Map<string, { readonly timer: NodeJS.Timeout; readonly at: number }>()
 
-function take(url: URL, key: string): Socket {
+/** Sweeps `key`'s idle connections at `at` (or sooner, if a sweep is already set for then). */
+function sweepAt(key: string, at: number, now: number): void {
+  const set = sweeps.get(key)
+  if (set && set.at <= at) return
+  if (set) clearTimeout(set.timer)
+  sweeps.set(key, { timer: setTimeout(sweep, Math.max(at - now, 1), key).unref(), at })
+}
+
+function sweep(key: string): void {
+  sweeps.delete(key)
+  const list = idle.get(key) ?? []
+  const now = Date.now()
+  for (const kept of list.filter((c) => c.idleUntil <= now)) kept.drop()
+  if (list.length > 0) sweepAt(key, Math.min(...list.map((c) => c.idleUntil)), now)
+}
+
+function take(url: URL, key: string): Connection {
   const list = idle.get(key)
+  const now = Date.now()
   for (let kept = list?.pop(); kept; kept = list?.pop()) {
-    clearTimeout(kept.timer)
-    kept.socket.off("close", kept.gone).off("end", kept.gone).off("error", kept.gone).off("data", kept.gone)
-    if (!kept.socket.destroyed) return kept.socket.ref()
+    if (!kept.socket.destroyed && kept.idleUntil > now) {
+      kept.socket.ref()
+      return kept
+    }
     kept.socket.destroy()
   }
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
   const https = url.protocol === "https:"
   const port = Number(url.port) || (https ? 443 : 80)
   const socket = https ? tlsConnect({ host, port, ...(isIP(host) ? {} : { servername: host }) }) : netConnect({ host, port })
-  return socket.setNoDelay(true).setKeepAlive(true, 1_000)
+  return new Connection(socket.setNoDelay(true).setKeepAlive(true, 1_000), key)
 }
 
-function release(key: string, socket: Socket, idleMs: number): void {
-  const gone = () => {
-    clearTimeout(timer)
-    const list = idle.get(key)
-    const at = list?.findIndex((kept) => kept.socket === socket) ?? -1
-    if (at >= 0) list?.splice(at, 1)
-    socket.destroy()
-  }
-  const timer = setTimeout(gone, idleMs).unref()
-  socket.on("close", gone).on("end", gone).on("error", gone).on("data", gone).unref()
+function release(connection: Connection, idleMs: number): void {
+  const { key } = connection
+  const now = Date.now()
+  connection.exchange = undefined
+  connection.idleUntil = now + idleMs
+  connection.socket.unref()
   let list = idle.get(key)
   if (!list) idle.set(key, (list = []))
-  list.push({ socket, timer, gone })
+  list.push(connection)
+  sweepAt(key, connection.idleUntil, now)
 }
 
-/** The request's bytes: request line, Host, the given headers, Content-Length, the body. */
-function requestBytes(url: URL, method: string, headers: Readonly<Record<string, string>>, body: string | undefined): Buffer {
-  if (!TOKEN.test(method)) throw new TypeError(`Not an HTTP method: ${method}`)
-  let head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: keep-alive\r\n`
+/** Validated header lines by headers object: a provider's kept token request sends the same object each time. */
+const headerLines = new WeakMap<Readonly<Record<string, string>>, string>()
+
+function linesOf(headers: Readonly<Record<string, string>>): string {
+  const known = headerLines.get(headers)
+  if (known !== undefined) return known
+  let lines = ""
   for (const [name, value] of Object.entries(headers)) {
     if (!TOKEN.test(name) || !FIELD_VALUE.test(value)) throw new TypeError(`Invalid header "${name}".`)
     const lower = name.toLowerCase()
     if (lower === "host" || lower === "connection" || lower === "content-length" || lower === "transfer-encoding") continue
-    head += `${name}: ${value}\r\n`
+    lines += `${name}: ${value}\r\n`
   }
-  const payload = body === undefined ? undefined : Buffer.from(body, "utf8")
-  if (payload) head += `Content-Length: ${payload.length}\r\n`
-  const start = Buffer.from(`${head}\r\n`, "latin1")
-  return payload ? Buffer.concat([start, payload]) : start
+  headerLines.set(headers, lines)
+  return lines
+}
+
+const ASCII = /^[\x00-\x7f]*$/
+
+/** The request's bytes: request line, Host, the given headers, Content-Length, the body. */
+function requestBytes(url: URL, method: string, headers: Readonly<Record<string, string>>, body: string | undefined): string | Buffer {
+  if (!TOKEN.test(method)) throw new TypeError(`Not an HTTP method: ${method}`)
+  const head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: keep-alive\r\n${linesOf(headers)}`
+  if (body === undefined) return Buffer.from(`${head}\r\n`, "latin1")
+  const start = `${head}Content-Length: ${Buffer.byteLength(body, "utf8")}\r\n\r\n`
+  // an ASCII head reads the same in UTF-8: one string, one write; else the head's bytes as Latin-1
+  return ASCII.test(start) ? start + body : Buffer.concat([Buffer.from(start, "latin1"), Buffer.from(body, "utf8")])
 }
 
 /** A request to a provider: method, headers, body (UTF-8), its deadline, and the caller's abort signal. */
@@ -85,7 +139,7 @@ export interface WireRequest {
  */
 export function wireRequest(url: URL, request: WireRequest): Promise<WireAnswer> {
   if (url.protocol !== "https:" && url.protocol !== "http:") return Promise.reject(new TypeError(`Not an HTTP URL: ${url.protocol}`))
-  let bytes: Buffer
+  let bytes: string | Buffer
   try {
     bytes = requestBytes(url, request.method, request.headers, request.body)
   } catch (err) {
@@ -95,52 +149,88 @@ export function wireRequest(url: URL, request: WireRequest): Promise<WireAnswer>
   if (signal?.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error("The request was aborted."))
   const key = `${url.protocol}//${url.host}`
   return new Promise<WireAnswer>((resolve, reject) => {
-    const socket = take(url, key)
-    const reader = new AnswerReader(url.origin)
-    let settled = false
-    const stop = () => {
-      settled = true
-      clearTimeout(deadline)
-      signal?.removeEventListener("abort", onAbort)
-      socket.off("data", onData).off("end", onEnd).off("error", fail).off("close", onClose)
-    }
-    function fail(err: Error): void {
-      if (settled) return
-      stop()
-      socket.destroy()
-      reject(err)
-    }
-    const finish = ({ head, body }: NonNullable<Read>) => {
-      stop()
-      // reused only when the answer ended the exchange: nothing of it left unread, nothing of ours unsent
-      if (head.reusable && !reader.leftover && socket.writableLength === 0) release(key, socket, head.idleMs)
-      else socket.destroy()
-      resolve({ ...head.answer, body })
-    }
-    const settle = (read: () => Read) => {
-      try {
-        const answer = read()
-        if (answer) finish(answer)
-      } catch (err) {
-        fail(err instanceof Error ? err : new Error(String(err)))
-      }
-    }
-    const cutOff = () => new Error(`The connection to ${url.origin} closed before the answer was complete.`)
-    const onData = (data: Buffer) => settle(() => reader.feed(data))
-    const onEnd = () =>
-      settle(() => {
-        const answer = reader.end()
-        if (!answer) fail(cutOff())
-        return answer
-      })
-    const onClose = () => fail(cutOff())
-    const onAbort = () => fail(signal?.reason instanceof Error ? signal.reason : new Error("The request was aborted."))
-    const deadline = setTimeout(
-      () => fail(new ProviderHttpError(`No answer from ${url.origin} within ${timeoutMs} ms.`, "ETIMEDOUT")),
+    new Exchange(take(url, key), url.origin, timeoutMs, signal, resolve, reject).send(bytes)
+  })
+}
+
+/** One request on a connection: reads the answer as it arrives and settles once, within the deadline. */
+class Exchange {
+  readonly #reader: AnswerReader
+  readonly #deadline: NodeJS.Timeout
+  #settled = false
+  readonly #onAbort: (() => void) | undefined
+
+  constructor(
+    readonly connection: Connection,
+    readonly origin: string,
+    timeoutMs: number,
+    readonly signal: AbortSignal | undefined,
+    readonly resolve: (answer: WireAnswer) => void,
+    readonly reject: (err: Error) => void,
+  ) {
+    this.#reader = new AnswerReader(origin)
+    connection.exchange = this
+    this.#deadline = setTimeout(
+      () => this.fail(new ProviderHttpError(`No answer from ${origin} within ${timeoutMs} ms.`, "ETIMEDOUT")),
       timeoutMs,
     )
-    signal?.addEventListener("abort", onAbort, { once: true })
-    socket.on("data", onData).on("end", onEnd).on("error", fail).on("close", onClose)
-    socket.write(bytes)
-  })
+    if (signal) {
+      this.#onAbort = () => this.fail(signal.reason instanceof Error ? signal.reason : new Error("The request was aborted."))
+      signal.addEventListener("abort", this.#onAbort, { once: true })
+    }
+  }
+
+  send(bytes: string | Buffer): void {
+    this.connection.socket.write(bytes)
+  }
+
+  #stop(): void {
+    this.#settled = true
+    clearTimeout(this.#deadline)
+    if (this.#onAbort) this.signal?.removeEventListener("abort", this.#onAbort)
+  }
+
+  fail(err: Error): void {
+    if (this.#settled) return
+    this.#stop()
+    this.connection.exchange = undefined
+    this.connection.socket.destroy()
+    this.reject(err)
+  }
+
+  #finish({ head, body }: NonNullable<Read>): void {
+    this.#stop()
+    const { connection } = this
+    // reused only when the answer ended the exchange: nothing of it left unread, nothing of ours unsent
+    if (head.reusable && !this.#reader.leftover && connection.socket.writableLength === 0) release(connection, head.idleMs)
+    else {
+      connection.exchange = undefined
+      connection.socket.destroy()
+    }
+    this.resolve({ ...head.answer, body })
+  }
+
+  #settle(answer: Read): void {
+    if (answer && !this.#settled) this.#finish(answer)
+  }
+
+  data(data: Buffer): void {
+    if (this.#settled) return
+    try {
+      this.#settle(this.#reader.feed(data))
+    } catch (err) {
+      this.fail(err instanceof Error ? err : new Error(String(err)))
+    }
+  }
+
+  end(): void {
+    if (this.#settled) return
+    const answer = this.#reader.end()
+    if (answer) this.#settle(answer)
+    else this.closed()
+  }
+
+  closed(): void {
+    this.fail(new Error(`The connection to ${this.origin} closed before the answer was complete.`))
+  }
 }
