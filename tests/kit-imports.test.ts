@@ -34,6 +34,7 @@ const builtIn = [
   "src/runtime/effects/webauthn-registration.ts",
   "src/runtime/effects/webauthn-client-data.ts",
   "src/runtime/effects/webauthn-cbor.ts",
+  "src/runtime/effects/webauthn-options.ts",
   "src/runtime/effects/redirect-proxy.ts",
 ]
 const own = (target: string) => builtIn.includes(target)

@@ -1,7 +1,7 @@
 /**
  * WebAuthn without a browser: the provider presets, the configuration checks, the register/authenticate
  * decision, the machine driven by pure transitions, the sign-in page's passkey form and the served
- * script. The ceremonies themselves are in webauthn.test.ts (Chromium).
+ * script, the options JSON beside the library's. The ceremonies themselves are in webauthn.test.ts (Chromium).
  */
 import { describe, expect, it } from "vitest"
 import { type AnyEventObject, initialTransition, transition } from "xstate"
@@ -13,6 +13,13 @@ import Passkey from "../src/providers/passkey.js"
 import WebAuthn from "../src/providers/webauthn.js"
 import { decideCeremony } from "../src/runtime/effects/webauthn.js"
 import { verifyAssertion } from "../src/runtime/effects/webauthn-assertion.js"
+import {
+  type AuthenticationInput,
+  type RegistrationInput,
+  authenticationOptions,
+  registrationOptions,
+} from "../src/runtime/effects/webauthn-options.js"
+import type { generateAuthenticationOptions, generateRegistrationOptions } from "@simplewebauthn/server"
 import { isoCBOR } from "@simplewebauthn/server/helpers"
 import { type AssertionTweak, SoftAuthenticator, type SoftKeyType } from "../bench/webauthn-authenticator.js"
 import { renderSignIn } from "../src/runtime/pages/index.js"
@@ -467,5 +474,89 @@ describe("passkey assertions checked with node:crypto (webauthn-assertion.ts), b
     expect(refused.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=AccountNotLinked`)
     expect(client.jar.get("authjs.session-token")).toBe(session)
     expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual(["AccountNotLinked"])
+  })
+})
+
+describe("the options JSON (webauthn-options.ts) is the library's, built synchronously", () => {
+  const bytes = (n: number, from: number) => Uint8Array.from({ length: n }, (_, i) => (from + i * 37) % 256)
+  const challenge = bytes(32, 1)
+  const userID = bytes(32, 2)
+  const stored = [{ id: "AAECAwQFBgcICQ", transports: ["internal", "hybrid"] }, { id: "qrvM3e7_-A==" }]
+  const signIns: AuthenticationInput[] = [
+    { rpID: "example.com", challenge },
+    { rpID: "example.com", challenge, allowCredentials: stored, timeout: 300_000, userVerification: "required" },
+    { rpID: "example.com", challenge, allowCredentials: [], userVerification: "discouraged", extensions: { appid: "https://example.com" } },
+    { ...Passkey().authenticationOptions, rpID: "login.example.com", challenge },
+  ]
+  const registrations: RegistrationInput[] = [
+    { rpName: "example.com", rpID: "example.com", userName: "ada@example.com", userID, challenge },
+    {
+      ...Passkey().registrationOptions,
+      rpName: "Example",
+      rpID: "example.com",
+      userName: "ada@example.com",
+      userID,
+      challenge,
+      excludeCredentials: stored,
+    },
+    {
+      ...WebAuthn().registrationOptions,
+      rpName: "Example",
+      rpID: "example.com",
+      userName: "ada@example.com",
+      userDisplayName: "Ada",
+      userID,
+      challenge,
+      attestationType: "direct",
+      supportedAlgorithmIDs: [-7],
+      extensions: { largeBlob: { support: "preferred" } },
+      authenticatorSelection: { requireResidentKey: true, userVerification: "discouraged" },
+    },
+    ...["securityKey", "localDevice", "remoteDevice", "elsewhere"].map((preferredAuthenticatorType) => ({
+      rpName: "Example",
+      rpID: "example.com",
+      userName: "ada@example.com",
+      userID,
+      challenge,
+      preferredAuthenticatorType,
+      authenticatorSelection: { residentKey: "discouraged", authenticatorAttachment: "platform" },
+    })),
+  ]
+  // the library writes its residentKey decision into the selection it is given: each side gets a copy
+  const copy = <T>(value: T): T => structuredClone(value)
+  const lib = () => import("@simplewebauthn/server")
+
+  it.each(
+    signIns.map((input, i) => [i, input] as const),
+  )("sign-in options %i: the same JSON, field for field and in order", async (_, input) => {
+    const theirs = await (await lib()).generateAuthenticationOptions(copy(input) as Parameters<typeof generateAuthenticationOptions>[0])
+    expect(JSON.stringify(authenticationOptions(copy(input)))).toBe(JSON.stringify(theirs))
+  })
+
+  it.each(
+    registrations.map((input, i) => [i, input] as const),
+  )("registration options %i: the same JSON, field for field and in order", async (_, input) => {
+    const library = await lib()
+    const theirs = await library.generateRegistrationOptions(copy(input) as Parameters<typeof generateRegistrationOptions>[0])
+    const ours = registrationOptions(copy(input), library.getDefaultSupportedAlgorithmIDs())
+    expect(JSON.stringify(ours)).toBe(JSON.stringify(theirs))
+  })
+
+  it("a credential id that is not base64url is refused with the library's error; the given selection is left as it was", async () => {
+    const library = await lib()
+    const bad = [{ id: "a+b/c" }]
+    const signIn = { rpID: "example.com", challenge, allowCredentials: bad }
+    await expect(library.generateAuthenticationOptions(signIn)).rejects.toThrow(
+      'allowCredential id "a+b/c" is not a valid base64url string',
+    )
+    expect(() => authenticationOptions(signIn)).toThrow('allowCredential id "a+b/c" is not a valid base64url string')
+    const registration = { rpName: "x", rpID: "example.com", userName: "ada", userID, challenge, excludeCredentials: bad }
+    await expect(library.generateRegistrationOptions(registration)).rejects.toThrow(
+      'excludeCredential id "a+b/c" is not a valid base64url string',
+    )
+    expect(() => registrationOptions(registration, [-7])).toThrow('excludeCredential id "a+b/c" is not a valid base64url string')
+    const selection = { residentKey: "required" }
+    registrationOptions({ rpName: "x", rpID: "example.com", userName: "ada", userID, challenge, authenticatorSelection: selection }, [-7])
+    expect(selection).toEqual({ residentKey: "required" })
   })
 })

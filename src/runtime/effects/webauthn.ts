@@ -2,7 +2,8 @@
  * The WebAuthn flow's effects, with `@simplewebauthn/server`, following Auth.js' passkey provider.
  *
  * `webauthnOptions`: who is asking (the signed-in user, else `getUserInfo` from the form fields), then
- * Auth.js' decision between register and authenticate, then the options with a fresh challenge. Bad
+ * Auth.js' decision between register and authenticate, then the options with a fresh challenge (built as
+ * the library builds them, webauthn-options.ts). Bad
  * input is refused with a reason (`Invalid action`, `Missing email`, `Invalid email`, `Invalid request`),
  * and where the person can act on it a `message` saying what happened and what to do (registering,
  * signed out, with an existing account's email, logged as `AccountNotLinked`; signing in with an email
@@ -26,6 +27,7 @@ import { effect } from "./effect.js"
 import { normalizeEmail } from "./email.js"
 import { currentUser } from "../session.js"
 import { consumeChallenge, providerOf, relyingParty, requireAdapter, simpleWebAuthn, toJsonId, transportList } from "./webauthn-support.js"
+import { authenticationOptions, registrationOptions } from "./webauthn-options.js"
 import { parseResponse } from "./webauthn-response.js"
 import { authenticate, register } from "./webauthn-verify.js"
 
@@ -40,11 +42,11 @@ const CHALLENGE_BYTES = 32
  * Random bytes from the batched pool every request already draws from (node:crypto's `randomBytes`
  * per options request cost about 20 µs in the server, its native job's code gone cold between uses).
  */
-const freshBytes = () => new Uint8Array(randomBytes(CHALLENGE_BYTES))
+const freshBytes = () => randomBytes(CHALLENGE_BYTES)
 /** A registration's challenge and user handle, from one draw. */
-function freshPair(): [Uint8Array<ArrayBuffer>, Uint8Array<ArrayBuffer>] {
+function freshPair(): [Buffer, Buffer] {
   const bytes = randomBytes(2 * CHALLENGE_BYTES)
-  return [new Uint8Array(bytes.subarray(0, CHALLENGE_BYTES)), new Uint8Array(bytes.subarray(CHALLENGE_BYTES))]
+  return [bytes.subarray(0, CHALLENGE_BYTES), bytes.subarray(CHALLENGE_BYTES)]
 }
 
 /** Signing in with an email that has no passkey here. */
@@ -118,6 +120,7 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
   }
   if (!decision) return { refused: "Invalid request" }
 
+  // the peer is needed for passkeys (its default algorithms here, the checks it makes for the rest)
   const lib = await simpleWebAuthn()
   const rp = relyingParty(ctx, provider)
   const userId = info && "id" in info.user ? info.user.id : undefined
@@ -128,7 +131,7 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
   }
   const credentials = known.map((a) => ({ id: toJsonId(a.credentialID), transports: transportList(a.transports) }))
   if (decision === "authenticate") {
-    const options = await lib.generateAuthenticationOptions({
+    const options = authenticationOptions({
       ...provider.authenticationOptions,
       challenge: freshBytes(),
       rpID: rp.id,
@@ -140,16 +143,19 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
   }
   if (!email) return { refused: "Missing email" }
   const [challenge, userID] = freshPair()
-  const options = await lib.generateRegistrationOptions({
-    ...provider.registrationOptions,
-    challenge,
-    userID,
-    rpID: rp.id,
-    rpName: rp.name,
-    userName: email,
-    ...(info?.user.name ? { userDisplayName: info.user.name } : {}),
-    excludeCredentials: credentials,
-  })
+  const options = registrationOptions(
+    {
+      ...provider.registrationOptions,
+      challenge,
+      userID,
+      rpID: rp.id,
+      rpName: rp.name,
+      userName: email,
+      ...(info?.user.name ? { userDisplayName: info.user.name } : {}),
+      excludeCredentials: credentials,
+    },
+    lib.getDefaultSupportedAlgorithmIDs(),
+  )
   const user = pendingUser(info?.user ?? {})
   return { options: { action: "register", options }, pending: { action: "register", challenge: options.challenge, user } }
 })
