@@ -5,10 +5,10 @@
  * The proxy opens the state and forwards the provider's answer to that deployment, which validates it
  * against its own flow state as usual. The proxy learns nothing it could use: no flow state lives there.
  */
-import { randomBytes } from "node:crypto"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
 import type { Handled, RequestContext } from "../context.js"
 import { redirect } from "../respond.js"
+import { randomBytes } from "../random.js"
 import { openClaims, sealClaims } from "../sealed.js"
 
 const SALT = "authchart.redirect-proxy-state"
