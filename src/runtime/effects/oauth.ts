@@ -105,7 +105,19 @@ export const startAuthorization = effect<AuthorizationStart, { params: Record<st
   return describedServer(provider, cache, ctx.now).then((server) => authorizationStart(ctx, input, provider, server))
 })
 
-async function readProfile(
+/** The profile: the ID token's claims when they are it (at once), else the userinfo answer. */
+function readProfile(
+  provider: OAuthConfig,
+  server: o.AuthorizationServer,
+  tokens: o.TokenEndpointResponse,
+  claims: o.IDToken | undefined,
+): Profile | Promise<Profile> {
+  const custom = typeof provider.userinfo === "object" && provider.userinfo.request !== undefined
+  if (!custom && claims && provider.idToken !== false) return { ...claims }
+  return fetchedProfile(provider, server, tokens, claims)
+}
+
+async function fetchedProfile(
   provider: OAuthConfig,
   server: o.AuthorizationServer,
   tokens: o.TokenEndpointResponse,
@@ -117,7 +129,6 @@ async function readProfile(
     const context = { tokens: { ...tokens }, provider: { id: provider.id, userinfo: { url: userinfo.url?.href } } }
     return { ...(await provider.userinfo.request(context)) }
   }
-  if (claims && provider.idToken !== false) return { ...claims }
   if (!server.userinfo_endpoint) throw new CallbackRouteError(`Provider "${provider.id}" has no userinfo endpoint.`)
   const response = await o.userInfoRequest(server, client, tokens.access_token, httpOptions(provider, new URL(server.userinfo_endpoint)))
   if (claims) return { ...(await o.processUserInfoResponse(server, client, claims.sub, response)) }
@@ -150,7 +161,8 @@ function defaultProfile(profile: Profile): User {
 async function identityOf(provider: OAuthConfig, profile: Profile, tokens: TokenSet): Promise<Identity> {
   let mapped: User
   try {
-    mapped = await (provider.profile ?? defaultProfile)(profile, tokens)
+    // the default mapping answers at once: no promise to wait for
+    mapped = provider.profile ? await provider.profile(profile, tokens) : defaultProfile(profile)
   } catch (err) {
     throw new OAuthProfileParseError(`The profile of "${provider.id}" could not be mapped.`, { err })
   }
@@ -189,7 +201,7 @@ export const finishAuthorization = effect<Identity, { params: Record<string, unk
     const state = params.get("state")
     if (!state || !equal(state, pending.state)) throw new InvalidCheck("The state does not match this sign-in.")
     try {
-      const server = await authorizationServer(provider, cache, ctx.now)
+      const server = knownServer(provider, cache, ctx.now) ?? (await authorizationServer(provider, cache, ctx.now))
       if (server.issuer !== pending.issuer) throw new InvalidCheck("The provider's issuer changed during sign-in.")
       if (!provider.issuer) params.delete("iss")
       const { client } = clientOf(provider)
@@ -199,7 +211,8 @@ export const finishAuthorization = effect<Identity, { params: Record<string, unk
       const { tokens, claims } = await redeemCode({ provider, server, callback, redirectUri, codeVerifier, nonce })
       const tokenSet: TokenSet = { ...tokens }
       if (typeof tokens.expires_in === "number") tokenSet.expires_at = Math.floor(ctx.now / 1000) + tokens.expires_in
-      const profile = await readProfile(provider, server, tokens, claims)
+      const read = readProfile(provider, server, tokens, claims)
+      const profile = read instanceof Promise ? await read : read
       const appleUser = input.params.user
       if (typeof appleUser === "string") {
         try {
