@@ -25,6 +25,7 @@ import { directRunnable, startDirectRun } from "../src/runtime/machine-run.js"
 import { watchedRuns } from "../src/runtime/run-deadlines.js"
 import type { AuthConfig, FlowEnvelope } from "../src/index.js"
 import { eventParams, loadFlow, persistFlow, runMachine, storeIO } from "../src/runtime/engine.js"
+import { discoveryCache } from "../src/runtime/effects/oauth-server.js"
 import { respondFlow } from "../src/runtime/flow-respond.js"
 import { callbackUrlNow, defaultRedirect, resolveCallbackUrl } from "../src/runtime/callback-url.js"
 import { confirmFlow, confirmMachine } from "./support/confirm-flow.js"
@@ -140,6 +141,46 @@ describe("load → run → persist → respond", () => {
     expect(String(handled.response.body)).toContain("type the code")
     expect(handled.response.headers?.["Content-Security-Policy"]).toContain("form-action")
     expect(handled.response.cookies?.map((c) => c.name)).toContain("authchart.flow.two-step")
+  })
+
+  it("the page's cancel link is the sign-in page with the callback URL, the built-in one or the app's own", async () => {
+    const cancelOf = async (extra: Partial<AuthConfig> = {}) => {
+      const ctx = await contextOf("/auth/probe/two-step", { password: "pw", callbackUrl: "/home?a=1&b=ü x" }, undefined, extra)
+      const io = storeIO(ctx, flow)
+      const loaded = await loadFlow(ctx, flow, start, io)
+      const outcome = await runMachine(ctx, flow, start, loaded)
+      const handled = respondFlow(ctx, flow, loaded, outcome, await persistFlow(ctx, flow, loaded, outcome, io))
+      const href = /<p class="cancel"><a href="([^"]+)"/.exec(String(handled.response.body))?.[1]
+      return { href: href?.replaceAll("&amp;", "&"), callbackUrl: loaded.keptUrl as string }
+    }
+    // as `new URL` and `searchParams.set` write it
+    const builtIn = await cancelOf()
+    expect(builtIn.callbackUrl).toBe(`${ORIGIN}/home?a=1&b=%C3%BC%20x`)
+    const expected = new URL(`${ORIGIN}/auth/signin`)
+    expected.searchParams.set("callbackUrl", builtIn.callbackUrl)
+    expect(builtIn.href).toBe(expected.href)
+    const custom = await cancelOf({ pages: { signIn: "/login?from=step" } })
+    const expectedCustom = new URL(`${ORIGIN}/login?from=step`)
+    expectedCustom.searchParams.set("callbackUrl", custom.callbackUrl)
+    expect(custom.href).toBe(expectedCustom.href)
+  })
+
+  it("the page's form-action names a provider's authorization server discovered after an earlier page", async () => {
+    const pageOf = async (ctx: RequestContext) => {
+      const io = storeIO(ctx, flow)
+      const loaded = await loadFlow(ctx, flow, start, io)
+      const outcome = await runMachine(ctx, flow, start, loaded)
+      return respondFlow(ctx, flow, loaded, outcome, await persistFlow(ctx, flow, loaded, outcome, io))
+    }
+    const ctx = await contextOf("/auth/probe/two-step", { password: "pw" })
+    const policyOf = async () => (await pageOf(ctx)).response.headers?.["Content-Security-Policy"]?.replace(/'nonce-[^']+'/g, "'nonce'")
+    const before = await policyOf()
+    expect(before).toContain(`form-action 'self' ${ORIGIN};`)
+    const discovered = { authorization_endpoint: "https://login.example/authorize" }
+    discoveryCache(ctx.config).set("probe", { server: discovered } as never)
+    expect(await policyOf()).toContain(`form-action 'self' ${ORIGIN} https://login.example;`)
+    discoveryCache(ctx.config).delete("probe")
+    expect(await policyOf()).toBe(before)
   })
 
   it("the resumed run ends; persist clears the state it carried; respond redirects to the kept callback URL", async () => {

@@ -12,7 +12,7 @@ import type { OutCookie } from "./cookies.js"
 import { csrfState } from "./csrf.js"
 import type { FlowDefinition } from "./flow.js"
 import { pageNonce } from "./pages/csp.js"
-import { errorResponse, formTargets, htmlPage, json, pageUrl, redirect } from "./respond.js"
+import { errorResponse, formTargets, htmlPage, json, redirect, signInHref } from "./respond.js"
 
 /** How one request left the flow: ended (with its output) or resting (with its context, persisted). */
 export type Outcome =
@@ -39,8 +39,6 @@ function flowPage(
   const csrf = csrfState(ctx)
   const message = typeof reply.data?.message === "string" ? reply.data.message : undefined
   const nonce = pageNonce()
-  const cancel = pageUrl(ctx, "signIn")
-  if (callbackUrl) cancel.searchParams.set("callbackUrl", callbackUrl)
   // a machine of its own may keep no `steps`
   const step = context?.steps?.[reply.page]
   const html = render({
@@ -52,7 +50,7 @@ function flowPage(
     data: step?.data ?? reply.data ?? {},
     theme: ctx.config.theme,
     nonce,
-    cancelUrl: cancel.href,
+    cancelUrl: signInHref(ctx, callbackUrl),
     ...(message ? { message } : {}),
   })
   const all = [...cookies, ...(csrf.cookie ? [csrf.cookie] : [])]

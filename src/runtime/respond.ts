@@ -48,6 +48,47 @@ function authorizationOrigins(provider: OAuthConfig): string[] {
   }
 }
 
+/** What {@link formTargets} takes from the config alone, per origin the app is served on. */
+interface ConfiguredTargets {
+  /** The configured OAuth/OIDC providers' authorization origins (configured endpoint or issuer). */
+  readonly providers: readonly string[]
+  /** The origins of the app's custom pages. */
+  readonly pages: readonly string[]
+}
+
+const configuredTargets = new WeakMap<ResolvedConfig, Map<string, ConfiguredTargets>>()
+/** Origins an app is served on that keep their own {@link ConfiguredTargets} (an unpinned app answers on each Host it is sent). */
+const MAX_ORIGINS_KEPT = 16
+
+/** The config's part of {@link formTargets} for `ctx.origin`: worked out once per config and origin. */
+function configuredFor(ctx: RequestContext): ConfiguredTargets {
+  let byOrigin = configuredTargets.get(ctx.config)
+  if (!byOrigin) configuredTargets.set(ctx.config, (byOrigin = new Map()))
+  const kept = byOrigin.get(ctx.origin)
+  if (kept) return kept
+  const providers: string[] = []
+  for (const provider of ctx.config.providers.values()) {
+    if (provider.type === "oauth" || provider.type === "oidc") providers.push(...authorizationOrigins(provider.config as OAuthConfig))
+  }
+  const pages: string[] = []
+  for (const page of Object.values(ctx.config.pages)) {
+    const origin = typeof page === "string" ? originOf(page, ctx.origin) : undefined
+    if (origin) pages.push(origin)
+  }
+  const made = { providers, pages }
+  if (byOrigin.size < MAX_ORIGINS_KEPT) byOrigin.set(ctx.origin, made)
+  return made
+}
+
+/** The origin of a discovered server's authorization endpoint, per discovery document (the cache replaces a document when it refreshes it). */
+const discoveredOrigins = new WeakMap<object, string | null>()
+
+function discoveredOrigin(server: { authorization_endpoint?: string }): string | null {
+  let origin = discoveredOrigins.get(server)
+  if (origin === undefined) discoveredOrigins.set(server, (origin = originOf(server.authorization_endpoint) ?? null))
+  return origin
+}
+
 /**
  * Where a form of a built-in page may lead, besides `'self'`: the auth routes' origin, every configured
  * OAuth/OIDC provider's authorization endpoint (configured, its issuer's, or discovered so far), since
@@ -55,18 +96,13 @@ function authorizationOrigins(provider: OAuthConfig): string[] {
  * there); and `callbackUrl`, where a finished sign-in lands.
  */
 export function formTargets(ctx: RequestContext, callbackUrl?: string): string[] {
-  const out = [ctx.origin]
-  for (const provider of ctx.config.providers.values()) {
-    if (provider.type === "oauth" || provider.type === "oidc") out.push(...authorizationOrigins(provider.config as OAuthConfig))
-  }
+  const { providers, pages } = configuredFor(ctx)
+  const out = [ctx.origin, ...providers]
   for (const { server } of discoveryCache(ctx.config).values()) {
-    const origin = originOf(server.authorization_endpoint)
+    const origin = discoveredOrigin(server)
     if (origin) out.push(origin)
   }
-  for (const page of Object.values(ctx.config.pages)) {
-    const origin = typeof page === "string" ? originOf(page, ctx.origin) : undefined
-    if (origin) out.push(origin)
-  }
+  out.push(...pages)
   const landing = originOf(callbackUrl)
   if (landing) out.push(landing)
   return [...new Set(out)]
@@ -104,6 +140,27 @@ export function pageUrl(ctx: RequestContext, page: "signIn" | "error" | "signOut
   if (custom) return new URL(custom, ctx.origin)
   const builtIn = { signIn: "signin", error: "error", signOut: "signout", verifyRequest: "verify-request" }[page]
   return new URL(`${ctx.authUrl}/${builtIn}`)
+}
+
+/** The built-in sign-in page's href per auth URL (as `new URL` writes it). */
+const signInHrefs = new Map<string, string>()
+
+/**
+ * The sign-in page's address with `callbackUrl` in its query, as {@link pageUrl} and `searchParams.set`
+ * write it: a page without an override is one string, with no URL parsed (a step page links to it).
+ */
+export function signInHref(ctx: RequestContext, callbackUrl: string | undefined): string {
+  if (ctx.config.pages.signIn) {
+    const url = pageUrl(ctx, "signIn")
+    if (callbackUrl) url.searchParams.set("callbackUrl", callbackUrl)
+    return url.href
+  }
+  let href = signInHrefs.get(ctx.authUrl)
+  if (href === undefined) {
+    href = pageUrl(ctx, "signIn").href
+    if (signInHrefs.size < MAX_ORIGINS_KEPT) signInHrefs.set(ctx.authUrl, href)
+  }
+  return callbackUrl ? `${href}?${new URLSearchParams({ callbackUrl })}` : href
 }
 
 /**

@@ -1,0 +1,235 @@
+/**
+ * The TOTP and email steps in a tight loop through `handleRequest` (in process, no HTTP), with the steps
+ * bench's config for them (NODE_ENV=production, memory adapter, JWT sessions, rate limits on with maxima
+ * never reached). Each round takes B fresh users and measures each step of theirs in turn: the password
+ * POST that rests on the TOTP step, then the TOTP code POST; the email link's request, then its visit.
+ * `node --import tsx bench/step-loop.ts`, with MODE:
+ * - `cpu` (default): CPU µs per request of each step (`process.cpuUsage`), ROUNDS rounds of B (7 × 1,000).
+ * - `alloc`: bytes allocated per request of each step; run with `--expose-gc --min-semi-space-size=256
+ *   --max-semi-space-size=256` so no scavenge runs while it counts.
+ * - `heap`: a sampling heap profile of each step's requests in the last round (garbage included), written
+ *   to OUT_DIR as step-<step>.heapprofile.
+ * - `prof`: a CPU profile of each step's requests in the last round (the inspector's profiler at 100 µs),
+ *   written to OUT_DIR (default /tmp) as step-<step>.cpuprofile.
+ * Compare two checkouts by running it in each, alternating; report ratios, not absolute figures.
+ */
+import { MemoryAdapter } from "../src/adapters/memory.js"
+import { credentialsFlow, extendFlow } from "../src/index.js"
+import Credentials from "../src/providers/credentials.js"
+import { handleRequest } from "../src/runtime/auth.js"
+import { resolvedFor } from "../src/runtime/config.js"
+import type { IncomingRequest, ResponseInternal } from "../src/runtime/context.js"
+import { parseCookies } from "../src/runtime/cookies.js"
+import { totpCode, totpStep } from "../src/steps/totp.js"
+import type { AuthConfig } from "../src/types.js"
+import { BENCH_SECRET, EMAIL_PROVIDER_ID, TOTP_FLOW_ID, TOTP_PROVIDER_ID } from "./shared.js"
+import { benchTotpSecret } from "./totp-secret.js"
+
+process.env.NODE_ENV = "production"
+const base = "http://127.0.0.1:3000"
+const callbackUrl = `${base}/dashboard`
+const unlimited = { max: 1e9 }
+const mail = new Map<string, string>()
+const authConfig: AuthConfig = {
+  secret: BENCH_SECRET,
+  trustHost: true,
+  adapter: MemoryAdapter(),
+  session: { strategy: "jwt" },
+  flows: [{ ...extendFlow(credentialsFlow, [totpStep({ secretFor: async (user) => benchTotpSecret(user.id ?? "") })]), id: TOTP_FLOW_ID }],
+  rateLimit:
+    process.env.RL === "0"
+      ? false
+      : {
+          rules: {
+            client: unlimited,
+            passwordAccount: unlimited,
+            passwordClient: unlimited,
+            passwordAccounts: unlimited,
+            emailClient: unlimited,
+            emailAddress: unlimited,
+          },
+        },
+  providers: [
+    {
+      id: EMAIL_PROVIDER_ID,
+      name: "Email",
+      type: "email",
+      from: "bench@example.test",
+      maxAge: 86_400,
+      sendVerificationRequest: ({ identifier, url }: { identifier: string; url: string }) => {
+        mail.set(identifier, url)
+      },
+    },
+    {
+      ...Credentials({
+        id: TOTP_PROVIDER_ID,
+        credentials: { username: {}, password: {} },
+        authorize: async (c: Record<string, unknown>) => {
+          const name = String(c.username)
+          return c.password === "bench" ? { id: name, name, email: `${name}@bench.test` } : null
+        },
+      }),
+      flow: TOTP_FLOW_ID,
+    },
+  ] as AuthConfig["providers"],
+}
+const config = resolvedFor(authConfig)
+
+function request(method: "GET" | "POST", url: URL, cookie: string, body?: Record<string, string>): IncomingRequest {
+  const headers: Record<string, string> = { host: "127.0.0.1:3000", cookie }
+  if (body) headers["content-type"] = "application/x-www-form-urlencoded"
+  return {
+    method,
+    url,
+    headers: { get: (name: string) => headers[name] ?? null },
+    cookies: parseCookies(cookie),
+    body,
+    headerEntries: () => Object.entries(headers),
+    clientIp: "127.0.0.1",
+  }
+}
+const jar = (response: ResponseInternal, ...extra: string[]) =>
+  [...extra, ...(response.cookies ?? []).filter((c) => c.value !== "").map((c) => `${c.name}=${c.value}`)].join("; ")
+
+type Step = "totp-password" | "totp-code" | "email-send" | "email-verify"
+const FLOWS: Record<string, [Step, Step]> = { totp: ["totp-password", "totp-code"], email: ["email-send", "email-verify"] }
+
+let csrf: { token: string; cookie: string }
+let users = 0
+
+/** One step's B requests, made (not measured) before `run` sends them, and a check of each answer. */
+interface Batch {
+  requests: IncomingRequest[]
+  check(response: ResponseInternal, i: number): void
+}
+
+function expect(ok: boolean, what: string, response: ResponseInternal): void {
+  if (!ok) throw new Error(`${what}: ${JSON.stringify(response).slice(0, 300)}`)
+}
+
+const signedIn = (r: ResponseInternal) => r.redirect === callbackUrl && !!r.cookies?.some((c) => c.name.includes("session-token"))
+
+/** The first step's batch for `flow`; its answers give the second's (through `then`). */
+function firstBatch(flow: string, names: string[], then: ResponseInternal[]): Batch {
+  if (flow === "totp") {
+    const requests = names.map((name) =>
+      request("POST", new URL(`${base}/auth/callback/${TOTP_PROVIDER_ID}`), csrf.cookie, {
+        csrfToken: csrf.token,
+        username: name,
+        password: "bench",
+        callbackUrl,
+      }),
+    )
+    return { requests, check: (r, i) => (expect(r.status === 200 && String(r.body).includes('name="code"'), "password", r), (then[i] = r)) }
+  }
+  const requests = names.map((name) =>
+    request("POST", new URL(`${base}/auth/signin/${EMAIL_PROVIDER_ID}`), csrf.cookie, {
+      csrfToken: csrf.token,
+      email: `${name}@bench.test`,
+      callbackUrl,
+    }),
+  )
+  return { requests, check: (r, i) => (expect(!!r.redirect?.includes("/verify-request"), "send", r), (then[i] = r)) }
+}
+
+async function secondBatch(flow: string, names: string[], first: ResponseInternal[]): Promise<Batch> {
+  if (flow === "totp") {
+    const requests: IncomingRequest[] = []
+    for (const [i, name] of names.entries()) {
+      const code = totpCode(await benchTotpSecret(name))
+      requests.push(
+        request("POST", new URL(`${base}/auth/callback/${TOTP_PROVIDER_ID}`), jar(first[i] as ResponseInternal, csrf.cookie), {
+          csrfToken: csrf.token,
+          step: "totp",
+          code,
+        }),
+      )
+    }
+    return { requests, check: (r) => expect(signedIn(r), "code", r) }
+  }
+  const requests = names.map((name) => request("GET", new URL(mail.get(`${name}@bench.test`) as string), ""))
+  return { requests, check: (r) => expect(signedIn(r), "verify", r) }
+}
+
+/** CONCURRENCY requests in flight at once (default 1: one after the other). */
+const CONCURRENCY = Math.max(1, Number(process.env.CONCURRENCY ?? 1))
+
+async function send(batch: Batch): Promise<void> {
+  let next = 0
+  const worker = async () => {
+    while (next < batch.requests.length) {
+      const i = next++
+      batch.check((await handleRequest(batch.requests[i] as IncomingRequest, config)).response, i)
+    }
+  }
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker))
+}
+
+/** One round of `flow` for B fresh users: `measure` runs each step's batch. */
+async function round(flow: string, b: number, measure: (step: Step, run: () => Promise<void>) => Promise<void>): Promise<void> {
+  const names = Array.from({ length: b }, () => `totp-u${users++}`)
+  const [one, two] = FLOWS[flow] as [Step, Step]
+  const first: ResponseInternal[] = []
+  const batch = firstBatch(flow, names, first)
+  await measure(one, () => send(batch))
+  const next = await secondBatch(flow, names, first)
+  await measure(two, () => send(next))
+}
+
+async function main() {
+  const mode = process.env.MODE ?? "cpu"
+  const b = Number(process.env.B ?? 1000)
+  const rounds = Number(process.env.ROUNDS ?? 7)
+  const flows = (process.env.FLOWS ?? "totp,email").split(",")
+  const got = await handleRequest(request("GET", new URL(`${base}/auth/csrf`), ""), config)
+  csrf = { token: (got.response.body as { csrfToken: string }).csrfToken, cookie: jar(got.response) }
+  for (const flow of flows) await round(flow, Math.min(b, 500), (_, run) => run()) // warm-up
+  const results = new Map<Step, number[]>()
+  const { Session } = await import("node:inspector/promises")
+  const session = mode === "prof" || mode === "heap" ? new Session() : undefined
+  const kind = mode === "prof" ? "Profiler" : "HeapProfiler"
+  if (session) {
+    session.connect()
+    await session.post(`${kind}.enable`)
+    if (mode === "prof") await session.post("Profiler.setSamplingInterval", { interval: 100 })
+  }
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (mode === "alloc" && !gc) throw new Error("MODE=alloc needs --expose-gc")
+  for (let r = 0; r < rounds; r++) {
+    for (const flow of flows) {
+      await round(flow, b, async (step, run) => {
+        const last = session && r === rounds - 1
+        if (last && mode === "prof") await session.post("Profiler.start")
+        const sampling = { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }
+        if (last && mode === "heap") await session.post("HeapProfiler.startSampling", sampling)
+        gc?.()
+        const heapBefore = process.memoryUsage().heapUsed
+        const before = process.cpuUsage()
+        await run()
+        const used = process.cpuUsage(before)
+        const allocated = process.memoryUsage().heapUsed - heapBefore
+        if (last) {
+          const { writeFileSync } = await import("node:fs")
+          const profile =
+            mode === "prof" ? (await session.post("Profiler.stop")).profile : (await session.post("HeapProfiler.stopSampling")).profile
+          writeFileSync(
+            `${process.env.OUT_DIR ?? "/tmp"}/step-${step}.${mode === "prof" ? "cpuprofile" : "heapprofile"}`,
+            JSON.stringify(profile),
+          )
+        }
+        results.set(step, [...(results.get(step) ?? []), (mode === "alloc" ? allocated : used.user + used.system) / b])
+      })
+    }
+  }
+  for (const [step, values] of results) {
+    const sorted = [...values].sort((x, y) => x - y)
+    const fmt = (x: number | undefined) => (x ?? Number.NaN).toFixed(mode === "alloc" ? 0 : 1)
+    console.log(
+      `${mode === "alloc" ? "bytes" : "cpu µs"} ${step.padEnd(14)}: best ${fmt(sorted[0])} median ${fmt(sorted[Math.floor(sorted.length / 2)])} (${sorted.map(fmt).join(" ")})`,
+    )
+  }
+}
+main().catch((e: unknown) => {
+  console.error(e)
+  process.exit(1)
+})
