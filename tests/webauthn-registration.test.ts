@@ -114,6 +114,7 @@ describe("registrations node:crypto's path checks: the same verdict and the same
 
   const refused: Record<string, Case> = {
     "another challenge": { tweak: { clientData: { challenge: "another-challenge" } } },
+    "another challenge of the same length": { tweak: { clientData: { challenge: "the-registration-challengf" } } },
     "a challenge of another type": { tweak: { clientData: { challenge: 42 } } },
     "another origin": { tweak: { clientData: { origin: "https://evil.test" } } },
     "the type of a sign-in (webauthn.get)": { tweak: { clientData: { type: "webauthn.get" } } },

@@ -280,6 +280,7 @@ describe("passkey assertions checked with node:crypto (webauthn-assertion.ts), b
     "a valid assertion": { tweak: {}, accepted: true },
     "a tampered signature": { tweak: { signature: flip }, accepted: false },
     "another challenge": { tweak: { clientData: { challenge: "another-challenge" } }, accepted: false },
+    "another challenge of the same length": { tweak: { clientData: { challenge: "the-challengf" } }, accepted: false },
     "another origin": { tweak: { clientData: { origin: "https://evil.test" } }, accepted: false },
     "the type of a registration (webauthn.create)": { tweak: { clientData: { type: "webauthn.create" } }, accepted: false },
     "another RP ID's hash": { tweak: { rpId: "evil.test" }, accepted: false },

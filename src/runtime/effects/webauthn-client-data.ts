@@ -3,7 +3,7 @@
  * (webauthn-assertion.ts) share: reading the client data as `@simplewebauthn/server` reads it, the
  * checks both ceremonies make of it, the authenticator data's flags and the RP ID's hash.
  */
-import { createHash, timingSafeEqual } from "node:crypto"
+import { createHash } from "node:crypto"
 import { isPlainObject } from "../plain-object.js"
 
 // Authenticator data flags (WebAuthn §6.1)
@@ -46,11 +46,15 @@ export function readClientData(encoded: string): { bytes: Buffer; client: Record
   return isPlainObject(client) ? { bytes, client } : undefined
 }
 
-/** Equal strings, compared in constant time for equal lengths. */
+/**
+ * Equal strings, compared in constant time for equal lengths: every UTF-16 code unit is read, with no
+ * early exit (no buffers made: converting both to UTF-8 cost more than the comparison).
+ */
 export function sameString(a: string, b: string): boolean {
-  const left = Buffer.from(a)
-  const right = Buffer.from(b)
-  return left.length === right.length && timingSafeEqual(left, right)
+  if (a.length !== b.length) return false
+  let diff = 0
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i)
+  return diff === 0
 }
 
 /**
