@@ -8,7 +8,7 @@
  * every secret (and Auth.js' comma-joined list), so a pending link survives a secret rotation. With
  * several email providers the hashed token carries the provider id: a link works only at its own callback.
  */
-import { createHash, randomBytes, randomUUID } from "node:crypto"
+import { createHash, randomUUID } from "node:crypto"
 import { EmailSignInError, MissingAdapter, Verification } from "../../errors.js"
 import type { Identity } from "../../machines/types.js"
 import type { EmailConfig } from "../../providers/email-types.js"
@@ -25,6 +25,7 @@ import { stateKey } from "../server-state.js"
 import { providerConfig } from "../provider-config.js"
 import { isPlainObject } from "../plain-object.js"
 import { newestSecret } from "../jwe.js"
+import { randomBytes } from "../random.js"
 
 const DEFAULT_MAX_AGE_S = 24 * 60 * 60
 
@@ -166,10 +167,24 @@ export const requestLink = effect<{ redirect: string }, { params: Record<string,
     error.code = "send_failed"
     throw error
   }
-  const next = new URL(`${ctx.authUrl}/verify-request`)
-  next.search = new URLSearchParams({ provider: provider.id, type: "email" }).toString()
-  return { redirect: next.href }
+  return { redirect: verifyRequestHref(ctx.authUrl, provider.id) }
 })
+
+/** The "check your email" page's address per auth URL and provider (as `new URL` writes it), made once. */
+const verifyRequestHrefs = new Map<string, string>()
+const MAX_HREFS_KEPT = 64
+
+function verifyRequestHref(authUrl: string, providerId: string): string {
+  const key = `${authUrl} ${providerId}`
+  let href = verifyRequestHrefs.get(key)
+  if (href === undefined) {
+    const next = new URL(`${authUrl}/verify-request`)
+    next.search = new URLSearchParams({ provider: providerId, type: "email" }).toString()
+    href = next.href
+    if (verifyRequestHrefs.size < MAX_HREFS_KEPT) verifyRequestHrefs.set(key, href)
+  }
+  return href
+}
 
 export const verifyLink = effect<Identity, { params: Record<string, unknown> }>(async (ctx, input) => {
   const provider = providerOf(ctx)
