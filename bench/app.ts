@@ -17,10 +17,12 @@ import type { Request, Response } from "express"
 import {
   BENCH_SECRET,
   BENCH_USER,
+  CSRF_COOKIE,
   EMAIL_PROVIDER_ID,
   IDP_ENV,
   IDP_PROVIDER_ID,
   PASSKEY_PROVIDER_ID,
+  SESSION_COOKIE,
   TOTP_FLOW_ID,
   TOTP_PROVIDER_ID,
 } from "./shared.js"
@@ -124,6 +126,49 @@ async function stepsConfig(): Promise<{ config: object; providers: unknown[]; ma
   }
 }
 
+/**
+ * `POST /__integration` (steps bench): the Express integration's own part of a credentials sign-in and
+ * nothing else. It reads the form, makes the request object the runtime reads (its URL and cookies
+ * included), and writes a sign-in's answer: a redirect with a session cookie of a real one's size and the
+ * callback-URL cookie, serialised and written as the middleware writes every answer. The step between
+ * this and the credentials POST is `handleRequest` itself.
+ */
+async function integrationRoute(): Promise<express.RequestHandler> {
+  const [{ readBody }, { ExpressIncoming, requestUrl }, { write }, { finish }, { resolvedFor }] = await Promise.all([
+    authchart("integration/body.js"),
+    authchart("integration/express-request.js"),
+    authchart("integration/express-write.js"),
+    authchart("runtime/auth.js"),
+    authchart("runtime/config.js"),
+  ])
+  const resolved = resolvedFor({ secret: BENCH_SECRET, trustHost: true, providers: [] })
+  const options = { path: "/", httpOnly: true, sameSite: "lax" }
+  // a session token as long as a bench sign-in's (478 characters: the JWE of BENCH_USER with iat, exp and jti)
+  const token = "x".repeat(Number(process.env.BENCH_INTEGRATION_TOKEN_CHARS ?? 478))
+  return async (req, res, next) => {
+    try {
+      const url = requestUrl(req, resolved)
+      const body = await readBody(req)
+      const incoming = new ExpressIncoming(req, req.method, url, body)
+      if (typeof incoming.body?.csrfToken !== "string" || !incoming.cookies[CSRF_COOKIE]) {
+        res.status(400).end()
+        return
+      }
+      const expires = new Date(Date.now() + 30 * 86_400_000)
+      const response = {
+        redirect: String(incoming.body.callbackUrl),
+        cookies: [
+          { name: SESSION_COOKIE, value: token, options: { ...options, expires } },
+          { name: "authjs.callback-url", value: String(incoming.body.callbackUrl), options },
+        ],
+      }
+      write(res, finish({ response }, incoming))
+    } catch (err) {
+      next(err)
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const [side, portArg] = process.argv.slice(2)
   if (side !== "authchart" && side !== "authjs") throw new Error(`usage: app.ts <authchart|authjs> <port>, got ${side}`)
@@ -198,6 +243,7 @@ async function main(): Promise<void> {
     res.json({ gc: gc !== undefined, ...process.memoryUsage() })
   })
   if (steps) {
+    app.post("/__integration", await integrationRoute())
     // the last magic link sent to an address (the steps bench follows it)
     app.get("/__mail", (req: Request, res: Response) => {
       const url = steps.mail.get(String(req.query.email))

@@ -42,7 +42,7 @@ export interface CannonJob {
 }
 
 /** The steps a `steps` job can run, in the order given. */
-export type StepFlow = "bare" | "session" | "csrf" | "credentials" | "oidc" | "email" | "totp" | "webauthn"
+export type StepFlow = "bare" | "session" | "csrf" | "integration" | "credentials" | "oidc" | "email" | "totp" | "webauthn"
 
 export interface StepsJob {
   mode: "steps"
@@ -298,6 +298,14 @@ async function runFlow(job: StepsJob, flow: StepFlow, idp: OidcServer | undefine
       ]
     case "session":
       return [await sessionReads(base, flow, sessionCookie, count, concurrency)]
+    case "integration": {
+      const form = { csrfToken, username: "bench", password: "bench", callbackUrl }
+      return [
+        await go("POST /__integration (the Express integration alone)", async () =>
+          signedIn(await call(`${base}/__integration`, { cookie: csrfCookie, form }), "integration"),
+        ),
+      ]
+    }
     case "credentials": {
       const form = { csrfToken, username: "bench", password: "bench", callbackUrl }
       return [

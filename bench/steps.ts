@@ -30,7 +30,7 @@ const WARMUP = Number(process.env.BENCH_STEPS_WARMUP ?? 200)
 /** Unmeasured requests of each flow before its first measured round (the JIT settles; see `firstWarmup`). */
 const FIRST_WARMUP = Number(process.env.BENCH_STEPS_FIRST_WARMUP ?? 3000)
 const ROUNDS = Math.max(1, Number(process.env.BENCH_STEPS_ROUNDS ?? 3))
-const ALL_FLOWS: StepFlow[] = ["bare", "session", "csrf", "credentials", "oidc", "email", "totp", "webauthn"]
+const ALL_FLOWS: StepFlow[] = ["bare", "session", "csrf", "integration", "credentials", "oidc", "email", "totp", "webauthn"]
 /** BENCH_STEPS_FLOWS=session,oidc runs only those flows (in that order), e.g. for a profile of one flow. */
 const FLOWS = process.env.BENCH_STEPS_FLOWS ? (process.env.BENCH_STEPS_FLOWS.split(",") as StepFlow[]) : ALL_FLOWS
 const IDP_CLIENT = { clientId: "bench-steps", clientSecret: "bench-steps-secret-0123456789abcdef" }
