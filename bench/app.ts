@@ -14,18 +14,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks"
 import express from "express"
 import type { Request, Response } from "express"
 
-import {
-  BENCH_SECRET,
-  BENCH_USER,
-  CSRF_COOKIE,
-  EMAIL_PROVIDER_ID,
-  IDP_ENV,
-  IDP_PROVIDER_ID,
-  PASSKEY_PROVIDER_ID,
-  SESSION_COOKIE,
-  TOTP_FLOW_ID,
-  TOTP_PROVIDER_ID,
-} from "./shared.js"
+import { BENCH_SECRET, BENCH_USER, CSRF_COOKIE, IDP_ENV, IDP_PROVIDER_ID, PASSKEY_PROVIDER_ID, SESSION_COOKIE } from "./shared.js"
 
 type Side = "authchart" | "authjs"
 
@@ -75,7 +64,7 @@ async function stepsConfig(): Promise<{ config: object; providers: unknown[]; ma
     { credentialsFlow, extendFlow },
     { totpStep },
     { default: Passkey },
-    { benchTotpSecret },
+    { stepsProviders },
   ] = await Promise.all([
     authchart("adapters/memory.js"),
     authchart("providers/credentials.js"),
@@ -83,46 +72,14 @@ async function stepsConfig(): Promise<{ config: object; providers: unknown[]; ma
     authchart("steps/totp.js"),
     authchart("providers/passkey.js"),
     // not in ./shared.js: the @auth/express app must load nothing of authchart's
-    import("./totp-secret.js"),
+    import("./steps-providers.js"),
   ])
   const mail = new Map<string, string>()
-  const secrets = new Map<string, string>()
-  const secretFor = async (user: { id?: string }) => {
-    if (!user.id?.startsWith("totp-")) return null
-    let secret = secrets.get(user.id)
-    if (!secret) secrets.set(user.id, (secret = await benchTotpSecret(user.id)))
-    return secret
-  }
-  const totpFlow = { ...extendFlow(credentialsFlow, [totpStep({ secretFor })]), id: TOTP_FLOW_ID }
+  const { flows, providers } = stepsProviders({ Credentials, credentialsFlow, extendFlow, totpStep }, mail)
   return {
-    config: { adapter: MemoryAdapter(), session: { strategy: "jwt" }, flows: [totpFlow], experimental: { enableWebAuthn: true } },
+    config: { adapter: MemoryAdapter(), session: { strategy: "jwt" }, flows, experimental: { enableWebAuthn: true } },
     mail,
-    providers: [
-      {
-        id: EMAIL_PROVIDER_ID,
-        name: "Email",
-        type: "email",
-        from: "bench@example.test",
-        maxAge: 86_400,
-        sendVerificationRequest: ({ identifier, url }: { identifier: string; url: string }) => {
-          if (mail.size > 100_000) mail.clear()
-          mail.set(identifier, url)
-        },
-      },
-      {
-        ...Credentials({
-          id: TOTP_PROVIDER_ID,
-          name: "Password + TOTP",
-          credentials: { username: { label: "Username" }, password: { label: "Password", type: "password" } },
-          authorize: async (credentials: Record<string, unknown>) => {
-            const name = String(credentials.username)
-            return name.startsWith("totp-") && credentials.password === "bench" ? { id: name, name, email: `${name}@bench.test` } : null
-          },
-        }),
-        flow: TOTP_FLOW_ID,
-      },
-      Passkey({ id: PASSKEY_PROVIDER_ID }),
-    ],
+    providers: [...providers, Passkey({ id: PASSKEY_PROVIDER_ID })],
   }
 }
 

@@ -22,7 +22,8 @@ import type { IncomingRequest, ResponseInternal } from "../src/runtime/context.j
 import { parseCookies } from "../src/runtime/cookies.js"
 import { totpCode, totpStep } from "../src/steps/totp.js"
 import type { AuthConfig } from "../src/types.js"
-import { BENCH_SECRET, EMAIL_PROVIDER_ID, TOTP_FLOW_ID, TOTP_PROVIDER_ID } from "./shared.js"
+import { BENCH_SECRET, EMAIL_PROVIDER_ID, TOTP_PROVIDER_ID } from "./shared.js"
+import { type StepsLib, stepsProviders } from "./steps-providers.js"
 import { benchTotpSecret } from "./totp-secret.js"
 
 process.env.NODE_ENV = "production"
@@ -30,12 +31,13 @@ const base = "http://127.0.0.1:3000"
 const callbackUrl = `${base}/dashboard`
 const unlimited = { max: 1e9 }
 const mail = new Map<string, string>()
+const { flows, providers } = stepsProviders({ Credentials, credentialsFlow, extendFlow, totpStep: totpStep as StepsLib["totpStep"] }, mail)
 const authConfig: AuthConfig = {
   secret: BENCH_SECRET,
   trustHost: true,
   adapter: MemoryAdapter(),
   session: { strategy: "jwt" },
-  flows: [{ ...extendFlow(credentialsFlow, [totpStep({ secretFor: async (user) => benchTotpSecret(user.id ?? "") })]), id: TOTP_FLOW_ID }],
+  flows: flows as AuthConfig["flows"],
   rateLimit:
     process.env.RL === "0"
       ? false
@@ -49,29 +51,7 @@ const authConfig: AuthConfig = {
             emailAddress: unlimited,
           },
         },
-  providers: [
-    {
-      id: EMAIL_PROVIDER_ID,
-      name: "Email",
-      type: "email",
-      from: "bench@example.test",
-      maxAge: 86_400,
-      sendVerificationRequest: ({ identifier, url }: { identifier: string; url: string }) => {
-        mail.set(identifier, url)
-      },
-    },
-    {
-      ...Credentials({
-        id: TOTP_PROVIDER_ID,
-        credentials: { username: {}, password: {} },
-        authorize: async (c: Record<string, unknown>) => {
-          const name = String(c.username)
-          return c.password === "bench" ? { id: name, name, email: `${name}@bench.test` } : null
-        },
-      }),
-      flow: TOTP_FLOW_ID,
-    },
-  ] as AuthConfig["providers"],
+  providers: providers as AuthConfig["providers"],
 }
 const config = resolvedFor(authConfig)
 
