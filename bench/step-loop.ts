@@ -19,9 +19,9 @@ import Credentials from "../src/providers/credentials.js"
 import { handleRequest } from "../src/runtime/auth.js"
 import { resolvedFor } from "../src/runtime/config.js"
 import type { IncomingRequest, ResponseInternal } from "../src/runtime/context.js"
-import { parseCookies } from "../src/runtime/cookies.js"
 import { totpCode, totpStep } from "../src/steps/totp.js"
 import type { AuthConfig } from "../src/types.js"
+import { cookieJar, loopRequest } from "./loop-request.js"
 import { BENCH_SECRET, EMAIL_PROVIDER_ID, TOTP_PROVIDER_ID } from "./shared.js"
 import { type StepsLib, stepsProviders } from "./steps-providers.js"
 import { benchTotpSecret } from "./totp-secret.js"
@@ -55,22 +55,6 @@ const authConfig: AuthConfig = {
 }
 const config = resolvedFor(authConfig)
 
-function request(method: "GET" | "POST", url: URL, cookie: string, body?: Record<string, string>): IncomingRequest {
-  const headers: Record<string, string> = { host: "127.0.0.1:3000", cookie }
-  if (body) headers["content-type"] = "application/x-www-form-urlencoded"
-  return {
-    method,
-    url,
-    headers: { get: (name: string) => headers[name] ?? null },
-    cookies: parseCookies(cookie),
-    body,
-    headerEntries: () => Object.entries(headers),
-    clientIp: "127.0.0.1",
-  }
-}
-const jar = (response: ResponseInternal, ...extra: string[]) =>
-  [...extra, ...(response.cookies ?? []).filter((c) => c.value !== "").map((c) => `${c.name}=${c.value}`)].join("; ")
-
 type Step = "totp-password" | "totp-code" | "email-send" | "email-verify"
 const FLOWS: Record<string, [Step, Step]> = { totp: ["totp-password", "totp-code"], email: ["email-send", "email-verify"] }
 
@@ -93,7 +77,7 @@ const signedIn = (r: ResponseInternal) => r.redirect === callbackUrl && !!r.cook
 function firstBatch(flow: string, names: string[], then: ResponseInternal[]): Batch {
   if (flow === "totp") {
     const requests = names.map((name) =>
-      request("POST", new URL(`${base}/auth/callback/${TOTP_PROVIDER_ID}`), csrf.cookie, {
+      loopRequest("POST", new URL(`${base}/auth/callback/${TOTP_PROVIDER_ID}`), csrf.cookie, {
         csrfToken: csrf.token,
         username: name,
         password: "bench",
@@ -103,7 +87,7 @@ function firstBatch(flow: string, names: string[], then: ResponseInternal[]): Ba
     return { requests, check: (r, i) => (expect(r.status === 200 && String(r.body).includes('name="code"'), "password", r), (then[i] = r)) }
   }
   const requests = names.map((name) =>
-    request("POST", new URL(`${base}/auth/signin/${EMAIL_PROVIDER_ID}`), csrf.cookie, {
+    loopRequest("POST", new URL(`${base}/auth/signin/${EMAIL_PROVIDER_ID}`), csrf.cookie, {
       csrfToken: csrf.token,
       email: `${name}@bench.test`,
       callbackUrl,
@@ -118,7 +102,7 @@ async function secondBatch(flow: string, names: string[], first: ResponseInterna
     for (const [i, name] of names.entries()) {
       const code = totpCode(await benchTotpSecret(name))
       requests.push(
-        request("POST", new URL(`${base}/auth/callback/${TOTP_PROVIDER_ID}`), jar(first[i] as ResponseInternal, csrf.cookie), {
+        loopRequest("POST", new URL(`${base}/auth/callback/${TOTP_PROVIDER_ID}`), cookieJar(first[i] as ResponseInternal, csrf.cookie), {
           csrfToken: csrf.token,
           step: "totp",
           code,
@@ -127,7 +111,7 @@ async function secondBatch(flow: string, names: string[], first: ResponseInterna
     }
     return { requests, check: (r) => expect(signedIn(r), "code", r) }
   }
-  const requests = names.map((name) => request("GET", new URL(mail.get(`${name}@bench.test`) as string), ""))
+  const requests = names.map((name) => loopRequest("GET", new URL(mail.get(`${name}@bench.test`) as string), ""))
   return { requests, check: (r) => expect(signedIn(r), "verify", r) }
 }
 
@@ -161,8 +145,8 @@ async function main() {
   const b = Number(process.env.B ?? 1000)
   const rounds = Number(process.env.ROUNDS ?? 7)
   const flows = (process.env.FLOWS ?? "totp,email").split(",")
-  const got = await handleRequest(request("GET", new URL(`${base}/auth/csrf`), ""), config)
-  csrf = { token: (got.response.body as { csrfToken: string }).csrfToken, cookie: jar(got.response) }
+  const got = await handleRequest(loopRequest("GET", new URL(`${base}/auth/csrf`), ""), config)
+  csrf = { token: (got.response.body as { csrfToken: string }).csrfToken, cookie: cookieJar(got.response) }
   for (const flow of flows) await round(flow, Math.min(b, 500), (_, run) => run()) // warm-up
   const results = new Map<Step, number[]>()
   const { Session } = await import("node:inspector/promises")
