@@ -34,6 +34,8 @@ const trusted = (value: string): SafeHtml => new Markup(value) as unknown as Saf
 export const appMarkup = (markup: string): SafeHtml => trusted(markup)
 
 const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }
+const SPECIAL = /[&<>"']/
+const SPECIALS = /[&<>"']/g
 
 /**
  * Escapes `& < > " '`, which makes `text` safe both as element content and as a quoted attribute value.
@@ -41,7 +43,8 @@ const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;
  * @example escapeHtml(`"><img src=x>`) // "&quot;&gt;&lt;img src=x&gt;"
  */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c)
+  // most values (tokens, URLs, nonces, titles) have nothing to escape: no replace pass for them
+  return SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ENTITIES[c] ?? c) : text
 }
 
 function render(value: HtmlValue): string {
@@ -58,9 +61,7 @@ function render(value: HtmlValue): string {
  */
 export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {
   let out = strings[0] ?? ""
-  values.forEach((value, i) => {
-    out += render(value) + (strings[i + 1] ?? "")
-  })
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + (strings[i + 1] ?? "")
   return trusted(out)
 }
 
