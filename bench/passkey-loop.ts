@@ -17,12 +17,12 @@
  */
 import { handleRequest } from "../src/runtime/auth.js"
 import { resolvedFor } from "../src/runtime/config.js"
-import { parseCookies } from "../src/runtime/cookies.js"
 import type { IncomingRequest, ResponseInternal } from "../src/runtime/context.js"
 import { MemoryAdapter } from "../src/adapters/memory.js"
 import Passkey from "../src/providers/passkey.js"
 import type { AuthConfig } from "../src/types.js"
 import { BENCH_SECRET, PASSKEY_PROVIDER_ID } from "./shared.js"
+import { cookieJar, loopRequest } from "./loop-request.js"
 import { SoftAuthenticator } from "./webauthn-authenticator.js"
 
 process.env.NODE_ENV = "production"
@@ -47,22 +47,6 @@ interface Prepared {
   request: IncomingRequest
 }
 
-function request(method: "GET" | "POST", url: URL, cookie: string, body?: Record<string, string>): IncomingRequest {
-  const headers: Record<string, string> = { host: "127.0.0.1:3000", cookie }
-  if (body) headers["content-type"] = "application/x-www-form-urlencoded"
-  return {
-    method,
-    url,
-    headers: { get: (name: string) => headers[name] ?? null },
-    cookies: parseCookies(cookie),
-    body,
-    headerEntries: () => Object.entries(headers),
-    clientIp: "127.0.0.1",
-  }
-}
-
-const jar = (response: ResponseInternal) => (response.cookies ?? []).map((c) => `${c.name}=${c.value}`).join("; ")
-
 let users = 0
 /** B users' options GETs for `action` (the measured part), then their answers as verify POSTs (not measured). */
 async function prepare(action: Action, emails: string[], measure: (step: Step, run: () => Promise<void>) => Promise<void>) {
@@ -71,7 +55,7 @@ async function prepare(action: Action, emails: string[], measure: (step: Step, r
     for (const email of emails) {
       const query = new URLSearchParams({ action, email })
       const url = new URL(`${base}/auth/webauthn-options/${PASSKEY_PROVIDER_ID}?${query}`)
-      got.push((await handleRequest(request("GET", url, ""), config)).response)
+      got.push((await handleRequest(loopRequest("GET", url, ""), config)).response)
     }
   })
   return got.map((response, i): Prepared => {
@@ -80,7 +64,7 @@ async function prepare(action: Action, emails: string[], measure: (step: Step, r
     const email = emails[i] as string
     const data = action === "register" ? authenticator.register(email, answer.options) : authenticator.authenticate(email, answer.options)
     const body = { action, data: JSON.stringify(data) }
-    return { request: request("POST", new URL(`${base}/auth/callback/${PASSKEY_PROVIDER_ID}`), jar(response), body) }
+    return { request: loopRequest("POST", new URL(`${base}/auth/callback/${PASSKEY_PROVIDER_ID}`), cookieJar(response), body) }
   })
 }
 
