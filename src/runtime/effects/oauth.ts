@@ -4,7 +4,7 @@
  * OIDC); `finishAuthorization` validates the callback (state, RFC 9207 `iss`), redeems the code, checks
  * the ID token (nonce, iss, aud), reads userinfo where needed and maps the profile to a user.
  */
-import { createHash, timingSafeEqual } from "node:crypto"
+import * as nodeCrypto from "node:crypto"
 import * as o from "oauth4webapi"
 import {
   AuthError,
@@ -51,15 +51,23 @@ function randomToken(random: Buffer, index: number): string {
   return random.subarray(index * 32, index * 32 + 32).toString("base64url")
 }
 
+/** SHA-256 of `text` as UTF-8: Node's one-shot `crypto.hash` where it has it (20.12 and later; no Hash object), else `createHash`. */
+function sha256(text: string, encoding: "hex" | "base64url"): string {
+  return typeof nodeCrypto.hash === "function"
+    ? nodeCrypto.hash("sha256", text, encoding)
+    : nodeCrypto.createHash("sha256").update(text).digest(encoding)
+}
+
 /** RFC 7636 §4.2 S256: BASE64URL(SHA256(ASCII(code_verifier))), synchronous (WebCrypto's digest is a job of its own). */
 export function pkceChallenge(codeVerifier: string): string {
-  return createHash("sha256").update(codeVerifier, "ascii").digest("base64url")
+  // a code verifier is ASCII (RFC 7636 §4.1: unreserved characters), so its UTF-8 is its ASCII
+  return sha256(codeVerifier, "base64url")
 }
 
 function equal(a: string, b: string): boolean {
   const x = Buffer.from(a)
   const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
+  return x.length === y.length && nodeCrypto.timingSafeEqual(x, y)
 }
 
 /** The server to start a sign-in with, described (discovery) when it is not known yet. */
@@ -143,7 +151,7 @@ async function fetchedProfile(
  * @example stableUserId("email-code", "ada@example.com") // the same id at every sign-in
  */
 export function stableUserId(provider: string, providerAccountId: string): string {
-  const hex = createHash("sha256").update(`${provider}\u0000${providerAccountId}`).digest("hex")
+  const hex = sha256(`${provider}\u0000${providerAccountId}`, "hex")
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`
 }
 
@@ -158,6 +166,13 @@ function defaultProfile(profile: Profile): User {
   }
 }
 
+/** The token fields an account keeps (Auth.js' default `account()`). */
+function storedTokens(tokens: TokenSet): Partial<TokenSet> {
+  const stored: Partial<TokenSet> = {}
+  for (const key of STORED_TOKEN_FIELDS) if (tokens[key] !== undefined) stored[key] = tokens[key]
+  return stored
+}
+
 async function identityOf(provider: OAuthConfig, profile: Profile, tokens: TokenSet): Promise<Identity> {
   let mapped: User
   try {
@@ -168,11 +183,9 @@ async function identityOf(provider: OAuthConfig, profile: Profile, tokens: Token
   }
   if (mapped.id === undefined || mapped.id === null) throw new OAuthProfileParseError("profile() returned no id.")
   const providerAccountId = String(mapped.id)
-  const stored =
-    provider.account?.(tokens) ?? Object.fromEntries(STORED_TOKEN_FIELDS.filter((k) => tokens[k] !== undefined).map((k) => [k, tokens[k]]))
   return {
     user: { ...mapped, id: stableUserId(provider.id, providerAccountId), email: mapped.email?.toLowerCase() ?? null },
-    account: { ...stored, provider: provider.id, type: provider.type, providerAccountId },
+    account: { ...(provider.account?.(tokens) ?? storedTokens(tokens)), provider: provider.id, type: provider.type, providerAccountId },
     profile,
   }
 }
