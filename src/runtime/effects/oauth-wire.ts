@@ -68,17 +68,15 @@ function take(url: URL, key: string): Connection {
   const list = idle.get(key)
   const now = Date.now()
   for (let kept = list?.pop(); kept; kept = list?.pop()) {
-    if (!kept.socket.destroyed && kept.idleUntil > now) {
-      kept.socket.ref()
-      return kept
-    }
+    if (!kept.socket.destroyed && kept.idleUntil > now) return kept
     kept.socket.destroy()
   }
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
   const https = url.protocol === "https:"
   const port = Number(url.port) || (https ? 443 : 80)
   const socket = https ? tlsConnect({ host, port, ...(isIP(host) ? {} : { servername: host }) }) : netConnect({ host, port })
-  return new Connection(socket.setNoDelay(true).setKeepAlive(true, 1_000), key)
+  // never what keeps the process alive: an exchange's deadline timer does that while it waits
+  return new Connection(socket.setNoDelay(true).setKeepAlive(true, 1_000).unref(), key)
 }
 
 function release(connection: Connection, idleMs: number): void {
@@ -86,7 +84,6 @@ function release(connection: Connection, idleMs: number): void {
   const now = Date.now()
   connection.exchange = undefined
   connection.idleUntil = now + idleMs
-  connection.socket.unref()
   let list = idle.get(key)
   if (!list) idle.set(key, (list = []))
   list.push(connection)
