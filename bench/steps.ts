@@ -41,7 +41,11 @@ const APP_FLAGS = process.env.BENCH_STEPS_NODE_FLAGS?.split(" ").filter(Boolean)
 const CRYPTO: Record<string, { seals: number; opens: number; es256?: number; note: string }> = {
   "POST /auth/callback/credentials": { seals: 1, opens: 0, note: "session JWE" },
   "POST /auth/signin/<oidc> (start)": { seals: 1, opens: 0, note: "flow state JWE" },
-  "GET /auth/callback/<oidc> (code exchange)": { seals: 1, opens: 1, note: "flow state open, session JWE, ID token RS256 (not counted)" },
+  "GET /auth/callback/<oidc> (code exchange)": {
+    seals: 1,
+    opens: 1,
+    note: "flow state open, session JWE (the ID token comes from the token endpoint: no signature check)",
+  },
   "POST /auth/signin/email (send link)": { seals: 0, opens: 0, note: "token hash" },
   "GET /auth/callback/email (verify link)": { seals: 1, opens: 0, note: "session JWE, token hash" },
   "POST /auth/callback/totp (password, rests on the TOTP step)": { seals: 1, opens: 0, note: "flow state JWE" },
