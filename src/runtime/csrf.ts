@@ -3,7 +3,7 @@
  * written with the newest secret and checked against every secret (and against the comma-joined list
  * Auth.js used), so rotating the secret invalidates no form.
  */
-import { createHash, timingSafeEqual } from "node:crypto"
+import { constantTimeEqual, sha256 } from "./digest.js"
 import { randomBytes } from "./random.js"
 import type { OutCookie } from "./cookies.js"
 import type { RequestContext } from "./context.js"
@@ -15,16 +15,6 @@ export interface CsrfState {
   readonly cookie?: OutCookie
   /** True when this POST carried the cookie's token in its body `csrfToken`. */
   readonly verified: boolean
-}
-
-function sha256hex(value: string): string {
-  return createHash("sha256").update(value).digest("hex")
-}
-
-function equal(a: string, b: string): boolean {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
 }
 
 /** Cookie values already checked, per secrets list: a browser sends its CSRF cookie with every request. */
@@ -41,7 +31,7 @@ function validToken(value: string | undefined, secrets: readonly string[]): stri
   const token = value.slice(0, bar)
   const hash = value.slice(bar + 1)
   const candidates = secrets.length > 1 ? [...secrets, secrets.join(",")] : secrets
-  if (!candidates.some((secret) => equal(sha256hex(`${token}${secret}`), hash))) return undefined
+  if (!candidates.some((secret) => constantTimeEqual(sha256(`${token}${secret}`, "hex"), hash))) return undefined
   if (!seen) verified.set(secrets, (seen = new Map()))
   if (seen.size >= VERIFIED_MAX) seen.delete(seen.keys().next().value as string)
   seen.set(value, token)
@@ -55,10 +45,10 @@ export function csrfState(ctx: RequestContext): CsrfState {
   const existing = validToken(ctx.req.cookies[name], secrets)
   if (existing) {
     const sent = ctx.req.body?.csrfToken
-    const verified = ctx.req.method === "POST" && typeof sent === "string" && equal(sent, existing)
+    const verified = ctx.req.method === "POST" && typeof sent === "string" && constantTimeEqual(sent, existing)
     return { token: existing, verified: verified || ctx.config.skipCSRFCheck }
   }
   const token = randomBytes(32).toString("hex")
-  const value = `${token}|${sha256hex(`${token}${secrets[0] ?? ""}`)}`
+  const value = `${token}|${sha256(`${token}${secrets[0] ?? ""}`, "hex")}`
   return { token, cookie: { name, value, options }, verified: ctx.config.skipCSRFCheck }
 }

@@ -3,7 +3,7 @@
  * request rows that drive it, and the effects the runtime provides to it.
  */
 import type { AnyActorLogic, AnyStateMachine } from "xstate"
-import { createHash } from "node:crypto"
+import { sha256 } from "./digest.js"
 import type { AuthAction } from "./env.js"
 import type { CookieOption } from "../types.js"
 import type { Handled, RequestContext } from "./context.js"
@@ -124,7 +124,7 @@ export interface FlowDefinitionInput extends Omit<FlowDefinition, "ttl" | "versi
 
 function fingerprint(machine: AnyStateMachine): string {
   const shape = JSON.stringify(machine.definition, (key, value) => (typeof value === "function" ? `fn:${key}` : value))
-  return createHash("sha256").update(shape).digest("base64url").slice(0, 16)
+  return sha256(shape, "base64url").slice(0, 16)
 }
 
 /**

@@ -16,7 +16,7 @@
  * at its next read, with no creation time. The public id is a hash of the token: it names the session
  * and cannot be turned back into the token.
  */
-import { createHash } from "node:crypto"
+import { sha256 } from "./digest.js"
 import type { AdapterUser } from "../adapters/types.js"
 import type { ResolvedConfig } from "./config.js"
 import type { RequestContext } from "./context.js"
@@ -44,7 +44,7 @@ const TOUCHED_MAX = 10_000
 
 /** The public id of a session token: a one-way hash, 22 base64url characters. */
 export function sessionId(token: string): string {
-  return createHash("sha256").update(`authchart-session\u0000${token}`).digest("base64url").slice(0, 22)
+  return sha256(`authchart-session\u0000${token}`, "base64url").slice(0, 22)
 }
 
 const indexKey = (userId: string) => stateKey("sessions", userId)

@@ -8,7 +8,7 @@
  * every secret (and Auth.js' comma-joined list), so a pending link survives a secret rotation. With
  * several email providers the hashed token carries the provider id: a link works only at its own callback.
  */
-import { createHash, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import { EmailSignInError, MissingAdapter, Verification } from "../../errors.js"
 import type { Identity } from "../../machines/types.js"
 import type { EmailConfig } from "../../providers/email-types.js"
@@ -26,6 +26,7 @@ import { providerConfig } from "../provider-config.js"
 import { isPlainObject } from "../plain-object.js"
 import { newestSecret } from "../jwe.js"
 import { randomBytes } from "../random.js"
+import { sha256 } from "../digest.js"
 
 const DEFAULT_MAX_AGE_S = 24 * 60 * 60
 
@@ -50,7 +51,7 @@ export function normalizeEmail(input: string): string {
 }
 
 function hashToken(token: string, secret: string): string {
-  return createHash("sha256").update(`${token}${secret}`).digest("hex")
+  return sha256(`${token}${secret}`, "hex")
 }
 
 /**

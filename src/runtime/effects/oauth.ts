@@ -4,7 +4,6 @@
  * OIDC); `finishAuthorization` validates the callback (state, RFC 9207 `iss`), redeems the code, checks
  * the ID token (nonce, iss, aud), reads userinfo where needed and maps the profile to a user.
  */
-import * as nodeCrypto from "node:crypto"
 import * as o from "oauth4webapi"
 import {
   AuthError,
@@ -27,6 +26,7 @@ import { asAuthError, redeemCode } from "./oauth-token.js"
 import { proxyOf, sealProxyState } from "./redirect-proxy.js"
 import { providerConfig } from "../provider-config.js"
 import { randomBytes } from "../random.js"
+import { constantTimeEqual, sha256 } from "../digest.js"
 
 const STORED_TOKEN_FIELDS = ["access_token", "token_type", "id_token", "refresh_token", "scope", "expires_at", "session_state"]
 
@@ -51,23 +51,10 @@ function randomToken(random: Buffer, index: number): string {
   return random.subarray(index * 32, index * 32 + 32).toString("base64url")
 }
 
-/** SHA-256 of `text` as UTF-8: Node's one-shot `crypto.hash` where it has it (20.12 and later; no Hash object), else `createHash`. */
-function sha256(text: string, encoding: "hex" | "base64url"): string {
-  return typeof nodeCrypto.hash === "function"
-    ? nodeCrypto.hash("sha256", text, encoding)
-    : nodeCrypto.createHash("sha256").update(text).digest(encoding)
-}
-
 /** RFC 7636 §4.2 S256: BASE64URL(SHA256(ASCII(code_verifier))), synchronous (WebCrypto's digest is a job of its own). */
 export function pkceChallenge(codeVerifier: string): string {
   // a code verifier is ASCII (RFC 7636 §4.1: unreserved characters), so its UTF-8 is its ASCII
   return sha256(codeVerifier, "base64url")
-}
-
-function equal(a: string, b: string): boolean {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && nodeCrypto.timingSafeEqual(x, y)
 }
 
 /** The server to start a sign-in with, described (discovery) when it is not known yet. */
@@ -212,7 +199,7 @@ export const finishAuthorization = effect<Identity, { params: Record<string, unk
       })
     }
     const state = params.get("state")
-    if (!state || !equal(state, pending.state)) throw new InvalidCheck("The state does not match this sign-in.")
+    if (!state || !constantTimeEqual(state, pending.state)) throw new InvalidCheck("The state does not match this sign-in.")
     try {
       const server = knownServer(provider, cache, ctx.now) ?? (await authorizationServer(provider, cache, ctx.now))
       if (server.issuer !== pending.issuer) throw new InvalidCheck("The provider's issuer changed during sign-in.")

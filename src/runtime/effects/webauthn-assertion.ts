@@ -25,8 +25,8 @@ import {
   isBase64Url,
   readClientData,
   rpIdHash,
-  sameString,
 } from "./webauthn-client-data.js"
+import { constantTimeEqual } from "../digest.js"
 
 /** What the response must match, as the library's `expected*` options (one origin, one RP ID). */
 export interface AssertionExpectation {
@@ -141,7 +141,7 @@ function storedCheck(publicKey: string): Check | null {
 /** The client data checks (§7.2 steps 11–14 and the cross-origin rules the library applies). */
 function checkClientData(client: Record<string, unknown>, expected: AssertionExpectation): void {
   if (client.type !== "webauthn.get") throw new Error("clientDataJSON.type is not webauthn.get")
-  if (typeof client.challenge !== "string" || !sameString(client.challenge, expected.challenge)) {
+  if (typeof client.challenge !== "string" || !constantTimeEqual(client.challenge, expected.challenge)) {
     throw new Error("clientDataJSON.challenge is not the challenge these options issued")
   }
   // no expected top origin is configured: a cross-origin response naming its top origin is refused

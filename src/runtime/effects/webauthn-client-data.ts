@@ -47,17 +47,6 @@ export function readClientData(encoded: string): { bytes: Buffer; client: Record
 }
 
 /**
- * Equal strings, compared in constant time for equal lengths: every UTF-16 code unit is read, with no
- * early exit (no buffers made: converting both to UTF-8 cost more than the comparison).
- */
-export function sameString(a: string, b: string): boolean {
-  if (a.length !== b.length) return false
-  let diff = 0
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i)
-  return diff === 0
-}
-
-/**
  * The client data's token binding, when there is one, must be an object with a known status; the
  * library spells "not supported" `not-supported` for registrations and `notSupported` for sign-ins.
  */

@@ -25,9 +25,9 @@ import {
   checkTokenBinding,
   readClientData,
   rpIdHash,
-  sameString,
   strictBase64Url,
 } from "./webauthn-client-data.js"
+import { constantTimeEqual } from "../digest.js"
 
 /** What the response must match, as the library's options (one origin, one RP ID). */
 export interface RegistrationExpectation {
@@ -79,7 +79,7 @@ export function registrationExpectation(
 /** The client data checks of a registration (§7.1 steps 7–10), as the library makes them. */
 function checkClientData(client: Record<string, unknown>, expected: RegistrationExpectation): void {
   if (client.type !== "webauthn.create") throw new Error("clientDataJSON.type is not webauthn.create")
-  if (typeof client.challenge !== "string" || !sameString(client.challenge, expected.challenge)) {
+  if (typeof client.challenge !== "string" || !constantTimeEqual(client.challenge, expected.challenge)) {
     throw new Error("clientDataJSON.challenge is not the challenge these options issued")
   }
   if (client.origin !== expected.origin) throw new Error("clientDataJSON.origin is not the relying party's origin")

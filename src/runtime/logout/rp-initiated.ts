@@ -8,7 +8,7 @@
  * Without an `end_session_endpoint`, without a kept ID token, or for a provider that is not OIDC the
  * sign-out stays local (logged at debug level); Auth.js' plain `POST /signout` is unchanged.
  */
-import { randomBytes } from "node:crypto"
+import { randomBytes } from "../random.js"
 import { InvalidCheck, SignOutError } from "../../errors.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
 import { redirectTo } from "../callback-url.js"
