@@ -7,6 +7,9 @@
  * BENCH_OIDC_PHASED=<n> then runs, per side and alternating, n sign-ins as the bench runs them (loops,
  * the app idle while the provider works) and n phase by phase as `npm run bench:steps` does (the app
  * busy from request to request): the same code, warm, with and without a wake-up per request.
+ * BENCH_OIDC_IDLE_CURVE=<s> then, twice per side and alternating, leaves the app idle that many seconds
+ * and prints its CPU per sign-in in 1 s windows of load (BENCH_OIDC_CURVE_WINDOWS, 12): what a sign-in
+ * costs after an idle, and how long the app takes to settle.
  */
 import { type OidcServer, startOidcProvider } from "../tests/support/oidc-provider.js"
 import { type App, LABEL, SIDES, type Side, freePort, killAll, startApp, stopApp } from "./children.js"
@@ -18,6 +21,7 @@ import {
   type OidcStep,
   benchOidc,
   idpClientId,
+  oidcLoad,
   oidcSignIn,
 } from "./oidc.js"
 import { type ThreadUse, sampleThreads, threadUse } from "./threads.js"
@@ -27,6 +31,9 @@ import { loadavg } from "node:os"
 const ROUNDS = Math.max(1, Number(process.env.BENCH_OIDC_ROUNDS ?? 1))
 /** BENCH_OIDC_PHASED=<n>: after the rounds, n sign-ins in loops against n phase by phase, alternating, 3 times per side. */
 const PHASED = Number(process.env.BENCH_OIDC_PHASED ?? 0)
+/** BENCH_OIDC_IDLE_CURVE=<s>: after the rounds, the CPU per sign-in in 1 s windows after s seconds idle. */
+const IDLE_CURVE_S = Number(process.env.BENCH_OIDC_IDLE_CURVE ?? 0)
+const CURVE_WINDOWS = Number(process.env.BENCH_OIDC_CURVE_WINDOWS ?? 12)
 /** BENCH_OIDC_APP_FLAGS: node flags for both app children (e.g. V8's tier-up settings, to see what JIT warm-up costs). */
 const APP_FLAGS = (process.env.BENCH_OIDC_APP_FLAGS ?? "").split(" ").filter(Boolean)
 
@@ -149,6 +156,18 @@ async function main(): Promise<void> {
           `${LABEL[side]}: ${PHASED} sign-ins in ${OIDC_CONCURRENCY} loops ${perSignIn(loops)}; phase by phase ${perSignIn(phases)}; ` +
             `load average ${loadavg()[0]!.toFixed(2)}`,
         )
+        console.error(rows.at(-1))
+      }
+    }
+    for (let i = 0; IDLE_CURVE_S > 0 && i < 2; i++) {
+      for (const side of SIDES) {
+        await new Promise((resolve) => setTimeout(resolve, IDLE_CURVE_S * 1000))
+        const windows: string[] = []
+        for (let w = 0; w < CURVE_WINDOWS; w++) {
+          const { threads, ok } = await oidcLoad(apps[side], idp, 1)
+          windows.push(ok > 0 ? ((threads.mainMs + threads.otherMs) / ok).toFixed(2) : "n/a")
+        }
+        rows.push(`${LABEL[side]}: ms per sign-in in 1 s windows after ${IDLE_CURVE_S} s idle: ${windows.join(" ")}`)
         console.error(rows.at(-1))
       }
     }

@@ -24,15 +24,17 @@ export const OIDC_DURATION_S = Number(process.env.BENCH_OIDC_DURATION ?? 5)
 export const OIDC_WARMUP_S = Number(process.env.BENCH_OIDC_WARMUP ?? 20)
 /**
  * Unmeasured seconds of sign-ins on a side right before each of its measured halves
- * (BENCH_OIDC_REWARM). One side runs at a time, so each half follows an idle stretch of its app. With the
- * halves run A B B A straight after both warm-ups, authchart's always came after the longer idles (20 s
- * and 5 s; Auth.js' after 2.5 s and none), and an app costs more for a while after it idled: authchart
- * 1.18–1.22 ms per sign-in at the end of its warm-up, 1.95–1.98 ms in those halves (`bench:oidc`,
- * 2026-11-26). Each side now gets the same: idle, re-warm, measured half. With 2 s its halves cost
- * 1.60–1.80 ms. Why an idle costs is open: not V8's bytecode flushing (`--no-flush-bytecode` changed
- * nothing); the extra CPU is on the app's other threads (0.4–0.5 ms against 0.1–0.2 warm).
+ * (BENCH_OIDC_REWARM). One side runs at a time, so each half follows an idle stretch of its app, and an
+ * app costs more for a while after it idled: both do. After 25 s idle (`BENCH_OIDC_IDLE_CURVE=25`,
+ * 2026-11-26, 1 s windows) authchart cost 2.09 → 1.58 → 1.25 … 1.09–1.17 ms per sign-in and Auth.js
+ * 6.54 → 5.31 → 4.54 … 3.79–4.03 ms, settling after 5–8 s in both. V8's log shows why: a collection in
+ * the idle stretch frees hidden classes that optimised code depends on, about a hundred functions
+ * (Node's HTTP, URL and stream code as much as either app's) are deoptimised at once, and the compiler
+ * threads optimise them again under load. With a 2 s re-warm each half caught its app partway down
+ * that curve, at a different point each time, so the ratio swung 2.1–3.4× from round to round on the
+ * same code. 8 s lets both apps settle; the curve itself is what a first sign-in after an idle costs.
  */
-export const OIDC_REWARM_S = Number(process.env.BENCH_OIDC_REWARM ?? 2)
+export const OIDC_REWARM_S = Number(process.env.BENCH_OIDC_REWARM ?? 8)
 /** Every Nth verified sign-in's session cookie is checked with GET /auth/session (after the timed window). */
 export const OIDC_SESSION_SAMPLE_EVERY = 10
 const OIDC_SESSION_SAMPLE_MAX = 50
@@ -203,7 +205,7 @@ interface OidcRaw {
 }
 
 /** OIDC_CONCURRENCY loops of complete sign-ins for `seconds` (sign-ins in flight at the end finish and count). */
-async function oidcLoad(app: App, idp: OidcServer, seconds: number): Promise<OidcRaw> {
+export async function oidcLoad(app: App, idp: OidcServer, seconds: number): Promise<OidcRaw> {
   const raw: OidcRaw = {
     totals: [],
     apps: [],
