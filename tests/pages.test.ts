@@ -14,7 +14,7 @@ import {
   type SignInPageProps,
 } from "../src/runtime/pages/index.js"
 import { contentSecurityPolicy, pageNonce } from "../src/runtime/pages/csp.js"
-import { renderStepCard } from "../src/runtime/pages/step.js"
+import { keptCardTemplates, renderStepCard } from "../src/runtime/pages/step.js"
 
 const XSS = `x"><img src=x onerror=alert(1)><script>alert(1)</script>'`
 const ESCAPED = "x&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&lt;script&gt;alert(1)&lt;/script&gt;&#39;"
@@ -445,6 +445,57 @@ describe("renderStepCard", () => {
     expect(page).toContain(`<div class="error" role="alert"><p>${ESCAPED}</p></div>`)
     expect(page).toContain(`action="${ESCAPED}"`)
     expect(page).toContain(`<a href="${ESCAPED}">Cancel and start over</a>`)
+    expect(page).toContain(`<input type="hidden" name="step" value="${ESCAPED}">`)
+    expect(page).toContain(`<input type="hidden" name="csrfToken" value="${ESCAPED}">`)
+    expect(page).toContain(`<button id="submitButton" type="submit">${ESCAPED}</button>`)
+    expect(page).toContain(`<title>${ESCAPED}</title>`)
     expect(page).toContain('<input name="code">')
+  })
+
+  it("escapes what varies per response on every render, not only the first (the card's fixed part is made once)", () => {
+    const first = renderStepCard(props)
+    const again = renderStepCard({ ...props, message: XSS, action: XSS, csrfToken: XSS, cancelUrl: XSS, nonce: XSS, attempt: 2 })
+    expect(first).toContain(`<style nonce="${NONCE}">`)
+    expect(again).not.toContain("<script")
+    expect(again).toContain(`<style nonce="${ESCAPED}">`)
+    expect(again).toContain(
+      `<div class="error" role="alert"><p>${ESCAPED}</p></div><p class="hint" data-attempts-left="3">3 attempts left.</p>`,
+    )
+    expect(again).toContain(`<form method="POST" action="${ESCAPED}"><input type="hidden" name="step" value="totp">`)
+    expect(again).toContain(`<input type="hidden" name="csrfToken" value="${ESCAPED}"><input name="code">`)
+    expect(again).toContain(`<a href="${ESCAPED}">Cancel and start over</a>`)
+  })
+
+  it("the same fields under another title, button, step or theme are drawn with those (a theme by its values)", () => {
+    const theme: { colorScheme?: "light" | "dark"; brandColor?: string; logo?: string; buttonText?: string } = {}
+    const base = { ...props, theme }
+    // each variant right after the card it differs from in that one input alone
+    const variant = (change: Partial<typeof props>, expected: string) => {
+      expect(renderStepCard(base)).not.toContain(expected)
+      expect(renderStepCard({ ...base, ...change })).toContain(expected)
+    }
+    variant({ title: "Other" }, "<title>Other</title>")
+    variant({ title: "Other" }, "<h1>Other</h1>")
+    variant({ step: "terms" }, 'name="step" value="terms"')
+    variant({ submitLabel: "Send" }, ">Send</button>")
+    variant({ theme: { colorScheme: "dark" } }, '<body class="__next-auth-theme-dark">')
+    variant({ theme: { logo: "/logo.png" } }, '<img class="logo" src="/logo.png" alt="Logo">')
+    variant({ theme: { brandColor: "#222222" } }, "--brand-color:#222222;")
+    variant({ theme: { buttonText: "#333333" } }, "--button-text-color:#333333;")
+    // the same theme object, changed in between
+    renderStepCard(base)
+    theme.colorScheme = "light"
+    theme.brandColor = "#111111"
+    const changed = renderStepCard(base)
+    expect(changed).toContain('<body class="__next-auth-theme-light">')
+    expect(changed).toContain("--brand-color:#111111;")
+    expect(renderStepCard(props)).toBe(renderStepCard({ ...props, fields: html`<input name="code">` }))
+  })
+
+  it("draws pages whose fields vary per request, beyond what it keeps, each with its own fields", () => {
+    for (let i = 0; i < 200; i++) {
+      expect(renderStepCard({ ...props, fields: `<input name="code" value="${i}">` })).toContain(`<input name="code" value="${i}"><button`)
+      expect(keptCardTemplates()).toBeLessThanOrEqual(64)
+    }
   })
 })

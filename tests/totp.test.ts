@@ -2,6 +2,7 @@
  * Extra steps in built-in flows: the TOTP second factor after credentials, OIDC and email sign-in, and
  * an "accept the terms" step for new OAuth users only.
  */
+import { createHmac } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { type AuthConfig, defineStep, emailFlow, extendFlow, oauthFlow } from "../src/index.js"
@@ -74,6 +75,26 @@ describe("TOTP core (RFC 6238)", () => {
     expect(verifyTotp(secret, totpCode(secret, now + 30_000), now)).not.toBeNull()
     expect(verifyTotp(secret, totpCode(secret, now - 90_000), now)).toBeNull()
     expect(verifyTotp(secret, "12345", now)).toBeNull()
+  })
+
+  it("checks a code as node:crypto's HMAC-SHA1 does, for keys of any length (hashed first past 64 bytes)", () => {
+    const now = 1_700_000_000_000
+    const current = Math.floor(now / 30_000)
+    for (const length of [1, 10, 20, 32, 63, 64, 65, 100, 200]) {
+      const key = Buffer.from(Array.from({ length }, (_, i) => (i * 53 + length) & 255))
+      const secret = base32Encode(key)
+      for (const step of [current - 1, current, current + 1]) {
+        const mac = createHmac("sha1", key)
+          .update(Buffer.from(step.toString(16).padStart(16, "0"), "hex"))
+          .digest()
+        const offset = (mac[19] as number) & 0x0f
+        const code = String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0")
+        expect(hotp(key, step)).toBe(code)
+        expect(verifyTotp(secret, code, now)).toBe(step)
+      }
+      const wrong = String((Number(hotp(key, current)) + 1) % 1_000_000).padStart(6, "0")
+      if (![current - 1, current + 1].some((s) => hotp(key, s) === wrong)) expect(verifyTotp(secret, wrong, now)).toBeNull()
+    }
   })
 
   it("the deprecated in-process registry refuses a used step and forgets only users whose last step is stale", async () => {

@@ -26,7 +26,7 @@ import type { FlowUser } from "../machines/types.js"
 import { AWAITING_INPUT } from "../machines/types.js"
 import type { FlowContext, StepState } from "../machines/setup.js"
 import { type FlowDefinition, type FlowRoute, defineFlow } from "./flow.js"
-import { renderStepPage } from "./pages/step.js"
+import { type StepPageProps, renderStepPage } from "./pages/step.js"
 import type { StepDefinition } from "./step-definition.js"
 import { type EnterOutput, type SubmitOutput, stepActors, stepGuards } from "./step-effects.js"
 
@@ -159,8 +159,21 @@ export function extendFlow(flow: FlowDefinition, steps: readonly StepDefinition[
   for (const step of steps) {
     const page = step.page
     if (!page) continue
+    const maxAttempts = step.maxAttempts ?? 5
     pages[step.id] = (props) => {
-      const full = { ...props, maxAttempts: step.maxAttempts ?? 5 }
+      // one literal, so every request's props have the same shape
+      const full: StepPageProps = {
+        step: props.step,
+        action: props.action,
+        csrfToken: props.csrfToken,
+        message: props.message,
+        attempt: props.attempt,
+        data: props.data,
+        theme: props.theme,
+        nonce: props.nonce,
+        cancelUrl: props.cancelUrl,
+        maxAttempts,
+      }
       return renderStepPage(full, page(full))
     }
   }

@@ -12,7 +12,8 @@
  * whose time step was already used by the same user (RFC 6238 §5.2): a claim in the config's
  * server-state port, so with `RedisServerState` a code used on one instance is refused on every other.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import * as nodeCrypto from "node:crypto"
+import { createHmac, randomBytes } from "node:crypto"
 import type { Awaitable, User } from "../types.js"
 import { stateKey } from "../runtime/server-state.js"
 import { type StepDefinition, type StepPageContent, type StepPageProps, defineStep } from "../runtime/steps.js"
@@ -103,6 +104,48 @@ function hotpValue(secret: Buffer, counter: number, digits: number): number {
   return (mac.readUInt32BE(offset) & 0x7fffffff) % 10 ** digits
 }
 
+/** Node's one-shot `crypto.hash` (20.12 and later), else undefined and {@link hotpValue}'s `createHmac`. */
+const oneShot = typeof nodeCrypto.hash === "function" ? nodeCrypto.hash : undefined
+
+/** SHA-1's block size: an HMAC key longer than this is hashed first (RFC 2104 §2). */
+const BLOCK = 64
+/**
+ * HMAC-SHA1 (RFC 2104) as two one-shot hashes over buffers kept for the process, for
+ * {@link verifyTotp}'s few counters in a row: `inner` holds the key XOR ipad then the counter, `outer`
+ * the key XOR opad then the inner digest. No Hmac, key or Buffer object per counter. Used synchronously
+ * and wiped after each check ({@link wipeHmacKey}).
+ */
+const inner = Buffer.alloc(BLOCK + 8)
+const outer = Buffer.alloc(BLOCK + 20)
+
+function setHmacKey(key: Buffer, hash: typeof nodeCrypto.hash): void {
+  const k = key.length > BLOCK ? Buffer.from(hash("sha1", key, "binary"), "latin1") : key
+  inner.fill(0x36, 0, BLOCK)
+  outer.fill(0x5c, 0, BLOCK)
+  for (let i = 0; i < k.length; i++) {
+    const byte = k[i] as number
+    inner[i] = 0x36 ^ byte
+    outer[i] = 0x5c ^ byte
+  }
+}
+
+function wipeHmacKey(): void {
+  inner.fill(0)
+  outer.fill(0)
+}
+
+/** {@link hotpValue} (6 digits) with the key set by {@link setHmacKey}: the digests read as latin1 text, one char a byte. */
+function hotpValueKeyed(counter: number, hash: typeof nodeCrypto.hash): number {
+  inner.writeUInt32BE(Math.floor(counter / 2 ** 32), BLOCK)
+  inner.writeUInt32BE(counter >>> 0, BLOCK + 4)
+  outer.write(hash("sha1", inner, "binary"), BLOCK, 20, "latin1")
+  const mac = hash("sha1", outer, "binary")
+  const at = mac.charCodeAt(19) & 0x0f
+  const value =
+    ((mac.charCodeAt(at) & 0x7f) << 24) | (mac.charCodeAt(at + 1) << 16) | (mac.charCodeAt(at + 2) << 8) | mac.charCodeAt(at + 3)
+  return value % 1_000_000
+}
+
 /** The HOTP value (RFC 4226) of `counter`, `digits` long. */
 export function hotp(secret: Buffer, counter: number, digits = 6): string {
   return hotpValue(secret, counter, digits).toString().padStart(digits, "0")
@@ -126,14 +169,21 @@ export function verifyTotp(secret: string, code: string, now = Date.now(), windo
   if (!/^\d{6}$/.test(code)) return null
   const key = base32Decode(secret)
   const current = timeStep(now)
-  const given = Buffer.alloc(4)
-  given.writeUInt32BE(Number(code))
-  const expected = Buffer.alloc(4)
+  const given = Number(code)
   let match: number | null = null
-  for (let step = current - window; step <= current + window; step++) {
-    expected.writeUInt32BE(hotpValue(key, step, 6))
-    if (timingSafeEqual(expected, given)) match = step
+  // every step of the window is computed and compared as a whole number (no early exit, no digit by digit)
+  if (oneShot) {
+    setHmacKey(key, oneShot)
+    for (let step = current - window; step <= current + window; step++) {
+      if ((hotpValueKeyed(step, oneShot) ^ given) === 0) match = step
+    }
+    wipeHmacKey()
+  } else {
+    for (let step = current - window; step <= current + window; step++) {
+      if ((hotpValue(key, step, 6) ^ given) === 0) match = step
+    }
   }
+  key.fill(0)
   return match
 }
 
@@ -234,12 +284,14 @@ export interface TotpStepOptions {
  * attempts left and a cancel link), one 6-digit field named `code`.
  */
 export function defaultTotpPage(_props: StepPageProps): StepPageContent {
-  return {
-    title: "Enter your authentication code",
-    submitLabel: "Verify",
-    fields: `<p class="hint">Open your authenticator app and enter the 6-digit code it shows for this account.</p><label for="totp-code">Code</label><input id="totp-code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>`,
-  }
+  return DEFAULT_TOTP_PAGE
 }
+
+const DEFAULT_TOTP_PAGE: StepPageContent = Object.freeze({
+  title: "Enter your authentication code",
+  submitLabel: "Verify",
+  fields: `<p class="hint">Open your authenticator app and enter the 6-digit code it shows for this account.</p><label for="totp-code">Code</label><input id="totp-code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>`,
+})
 
 /** The TOTP step: after sign-in identifies the user, before the session is issued. */
 export function totpStep(options: TotpStepOptions): StepDefinition {

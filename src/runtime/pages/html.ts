@@ -174,6 +174,34 @@ export interface LayoutProps {
   css?: string
 }
 
+/** {@link layout}'s document around the two things that vary: `open` + escaped nonce + `afterNonce` + body + `close`. */
+export interface LayoutParts {
+  /** The document up to the `<style>` element's nonce value. */
+  readonly open: string
+  /** From after the nonce to the start of the body content (CSS, title, head, theme class, logo). */
+  readonly afterNonce: string
+  readonly close: string
+}
+
+const LAYOUT_OPEN = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><style nonce="`
+const LAYOUT_CLOSE = "</div></body></html>"
+
+/**
+ * {@link layout} without its body and nonce, for a page drawn many times with the same title and theme
+ * (a step's page): everything here is escaped or validated as {@link layout} does.
+ *
+ * @example const { open, afterNonce, close } = layoutParts({ title: "Code", theme }); const page = open + escapeHtml(nonce) + afterNonce + body + close
+ */
+export function layoutParts({ title, theme, head, css }: Omit<LayoutProps, "body" | "nonce">): LayoutParts {
+  const scheme = theme.colorScheme === "dark" || theme.colorScheme === "light" ? theme.colorScheme : "auto"
+  const logo = imageUrl(theme.logo)
+  const style = trusted(CSS + themeCss(theme) + (css ?? "").replace(/</g, ""))
+  const afterNonce = html`">${style}</style><title>${title}</title>${head}</head><body class="__next-auth-theme-${scheme}"><div class="page">${
+    logo ? html`<img class="logo" src="${logo}" alt="Logo">` : null
+  }`
+  return { open: LAYOUT_OPEN, afterNonce: afterNonce.toString(), close: LAYOUT_CLOSE }
+}
+
 /**
  * The whole HTML document of a built-in page, in the Auth.js shape: inlined CSS, body class
  * `__next-auth-theme-{colorScheme}`, content in `<div class="page">`. `theme.brandColor` and
@@ -182,9 +210,7 @@ export interface LayoutProps {
  *
  * @example layout({ title: "Sign Out", theme: {}, nonce, body: html`<p>Bye</p>` })
  */
-export function layout({ title, theme, body, head, nonce, css }: LayoutProps): string {
-  const scheme = theme.colorScheme === "dark" || theme.colorScheme === "light" ? theme.colorScheme : "auto"
-  const logo = imageUrl(theme.logo)
-  const style = trusted(CSS + themeCss(theme) + (css ?? "").replace(/</g, ""))
-  return html`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><style${attr("nonce", nonce)}>${style}</style><title>${title}</title>${head}</head><body class="__next-auth-theme-${scheme}"><div class="page">${logo ? html`<img class="logo" src="${logo}" alt="Logo">` : null}${body}</div></body></html>`.toString()
+export function layout(props: LayoutProps): string {
+  const { open, afterNonce, close } = layoutParts(props)
+  return open + escapeHtml(String(props.nonce)) + afterNonce + props.body.toString() + close
 }

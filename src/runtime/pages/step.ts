@@ -4,7 +4,7 @@
  * @module
  */
 import type { Theme } from "../../types.js"
-import { appMarkup, attr, html, layout, type SafeHtml } from "./html.js"
+import { escapeHtml, html, layoutParts, type SafeHtml } from "./html.js"
 
 /**
  * What the runtime tells the renderer of a page a flow rests on (see `FlowDefinition.pages`).
@@ -79,21 +79,11 @@ export type StepPageContent =
  */
 export function renderStepPage(props: StepPageProps, content: StepPageContent): string {
   if (typeof content === "object" && "document" in content) return content.document
-  const card = typeof content === "string" ? { fields: content } : content
-  return renderStepCard({
-    title: card.title ?? "One more step",
-    fields: card.fields,
-    submitLabel: card.submitLabel ?? "Continue",
-    action: props.action,
-    step: props.step,
-    csrfToken: props.csrfToken,
-    attempt: props.attempt,
-    maxAttempts: props.maxAttempts,
-    cancelUrl: props.cancelUrl,
-    theme: props.theme,
-    nonce: props.nonce,
-    ...(props.message ? { message: props.message } : {}),
-  })
+  const template =
+    typeof content === "string"
+      ? cardTemplate("One more step", content, "Continue", props.step, props.theme)
+      : cardTemplate(content.title ?? "One more step", content.fields, content.submitLabel ?? "Continue", props.step, props.theme)
+  return fillCard(template, props)
 }
 
 /** Input of {@link renderStepCard}: the step's form as the app wrote it and what the runtime knows. */
@@ -120,10 +110,106 @@ export interface StepCardProps {
   nonce: string
 }
 
-function attemptsLeft(attempt: number, maxAttempts: number | undefined): SafeHtml | null {
-  if (attempt <= 0 || maxAttempts === undefined) return null
+/**
+ * A step card's document for one title, fields, button, step and theme, cut around what varies per
+ * response (nonce, message, attempts left, form target, CSRF token, cancel link). Every part is escaped
+ * or validated when it is made, as `html` and `layout` do.
+ */
+interface CardTemplate {
+  readonly title: string
+  readonly fields: string
+  readonly submitLabel: string
+  readonly step: string
+  readonly colorScheme: string | undefined
+  readonly logo: string | undefined
+  readonly brandColor: string | undefined
+  readonly buttonText: string | undefined
+  /** Up to the nonce. */
+  readonly open: string
+  /** After the nonce: the style, title, body start and the card's heading, up to the message. */
+  readonly heading: string
+  /** After the action, through the hidden step field, up to the CSRF token's value. */
+  readonly afterAction: string
+  /** After the CSRF token: the app's fields, the button, up to the cancel link's URL. */
+  readonly afterCsrf: string
+  readonly close: string
+}
+
+/**
+ * Templates made so far, by the app's fields (a step's page usually answers the same fields every
+ * time). An entry is used only when every input it was made from is the same (a theme is compared by
+ * its values); another title, button, step or theme for the same fields replaces it. Bounded: pages
+ * whose fields vary per request (an app interpolating request data) start the map again when it is full.
+ */
+const templates = new Map<string, CardTemplate>()
+const MAX_TEMPLATES = 64
+
+/** How many card templates are kept (for tests: the bound holds). */
+export const keptCardTemplates = (): number => templates.size
+
+function cardTemplate(title: string, fields: string | SafeHtml, submitLabel: string, step: string, theme: Theme): CardTemplate {
+  const markup = typeof fields === "string" ? fields : fields.toString()
+  const kept = templates.get(markup)
+  if (
+    kept !== undefined &&
+    kept.title === title &&
+    kept.submitLabel === submitLabel &&
+    kept.step === step &&
+    kept.colorScheme === theme.colorScheme &&
+    kept.logo === theme.logo &&
+    kept.brandColor === theme.brandColor &&
+    kept.buttonText === theme.buttonText
+  ) {
+    return kept
+  }
+  const { open, afterNonce, close } = layoutParts({ title, theme })
+  const made: CardTemplate = {
+    title,
+    fields: markup,
+    submitLabel,
+    step,
+    colorScheme: theme.colorScheme,
+    logo: theme.logo,
+    brandColor: theme.brandColor,
+    buttonText: theme.buttonText,
+    open,
+    heading: `${afterNonce}${html`<div class="step"><div class="card"><h1>${title}</h1>`}`,
+    afterAction: html`"><input type="hidden" name="step" value="${step}"><input type="hidden" name="csrfToken" value="`.toString(),
+    // the app's own markup, as is (it escapes what it interpolates)
+    afterCsrf: `">${markup}${html`<button id="submitButton" type="submit">${submitLabel}</button></form><p class="cancel"><a href="`}`,
+    close: `">Cancel and start over</a></p></div></div>${close}`,
+  }
+  if (!kept && templates.size >= MAX_TEMPLATES) templates.clear()
+  templates.set(markup, made)
+  return made
+}
+
+/** What varies per response of a step card. */
+type CardValues = Pick<StepCardProps, "nonce" | "message" | "attempt" | "maxAttempts" | "action" | "csrfToken" | "cancelUrl">
+
+/** The card's document: `template` with this response's values, each escaped. */
+function fillCard(template: CardTemplate, values: CardValues): string {
+  const message = values.message ? `<div class="error" role="alert"><p>${escapeHtml(String(values.message))}</p></div>` : ""
+  return (
+    template.open +
+    escapeHtml(String(values.nonce)) +
+    template.heading +
+    message +
+    attemptsLeft(values.attempt, values.maxAttempts) +
+    '<form method="POST" action="' +
+    escapeHtml(String(values.action)) +
+    template.afterAction +
+    escapeHtml(String(values.csrfToken)) +
+    template.afterCsrf +
+    escapeHtml(String(values.cancelUrl)) +
+    template.close
+  )
+}
+
+function attemptsLeft(attempt: number, maxAttempts: number | undefined): string {
+  if (attempt <= 0 || maxAttempts === undefined) return ""
   const left = Math.max(0, maxAttempts - attempt)
-  return html`<p class="hint" data-attempts-left="${left}">${left} ${left === 1 ? "attempt" : "attempts"} left.</p>`
+  return `<p class="hint" data-attempts-left="${left}">${left} ${left === 1 ? "attempt" : "attempts"} left.</p>`
 }
 
 /**
@@ -135,21 +221,5 @@ function attemptsLeft(attempt: number, maxAttempts: number | undefined): SafeHtm
  * renderStepCard({ title: "Two-factor code", fields: `<input name="code">`, submitLabel: "Verify", ...props })
  */
 export function renderStepCard(props: StepCardProps): string {
-  const fields = typeof props.fields === "string" ? appMarkup(props.fields) : props.fields
-  const message = props.message ? html`<div class="error" role="alert"><p>${props.message}</p></div>` : null
-  return layout({
-    title: props.title,
-    theme: props.theme,
-    nonce: props.nonce,
-    body: html`<div class="step"><div class="card"><h1>${props.title}</h1>${message}${attemptsLeft(props.attempt, props.maxAttempts)}<form method="POST"${attr(
-      "action",
-      props.action,
-    )}><input type="hidden" name="step"${attr("value", props.step)}><input type="hidden" name="csrfToken"${attr(
-      "value",
-      props.csrfToken,
-    )}>${fields}<button id="submitButton" type="submit">${props.submitLabel}</button></form><p class="cancel"><a${attr(
-      "href",
-      props.cancelUrl,
-    )}>Cancel and start over</a></p></div></div>`,
-  })
+  return fillCard(cardTemplate(props.title, props.fields, props.submitLabel, props.step, props.theme), props)
 }
