@@ -1,6 +1,7 @@
 /**
- * The runtime's text digests and comparisons: SHA-256 of a string, and string equality that takes the
- * same time for every pair of the same length (CSRF tokens, OAuth `state`, WebAuthn challenges).
+ * The runtime's digests and comparisons: SHA-256 of a string, HMAC under a key prepared once, and string
+ * equality that takes the same time for every pair of the same length (CSRF tokens, OAuth `state`,
+ * WebAuthn challenges).
  */
 import * as nodeCrypto from "node:crypto"
 
@@ -25,4 +26,53 @@ export function constantTimeEqual(a: string, b: string): boolean {
   let diff = 0
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i)
   return diff === 0
+}
+
+/** What {@link hmac} needs of a key, made once per key by {@link hmacKey}. */
+export interface HmacKey {
+  readonly alg: "sha256" | "sha512"
+  /** The key (hashed first when longer than a block), for Node versions without one-shot hashing. */
+  readonly key: Buffer
+  /** The key XOR 0x36 and XOR 0x5c, one hash block each (RFC 2104). */
+  readonly innerPad: Buffer
+  readonly outerPad: Buffer
+}
+
+const BLOCK = { sha256: 64, sha512: 128 } as const
+const DIGEST = { sha256: 32, sha512: 64 } as const
+
+/**
+ * A key made ready for {@link hmac}: a string is taken as UTF-8, as `createHmac` takes it.
+ * @example const key = hmacKey("sha256", secret); hmac(key, [Buffer.from(account)])
+ */
+export function hmacKey(alg: HmacKey["alg"], secret: Buffer | string): HmacKey {
+  let key = typeof secret === "string" ? Buffer.from(secret, "utf8") : Buffer.from(secret)
+  if (key.length > BLOCK[alg]) key = nodeCrypto.createHash(alg).update(key).digest()
+  const innerPad = Buffer.alloc(BLOCK[alg], 0x36)
+  const outerPad = Buffer.alloc(BLOCK[alg], 0x5c)
+  for (let i = 0; i < key.length; i++) {
+    innerPad[i] = (innerPad[i] as number) ^ (key[i] as number)
+    outerPad[i] = (outerPad[i] as number) ^ (key[i] as number)
+  }
+  return { alg, key, innerPad, outerPad }
+}
+
+/**
+ * HMAC (RFC 2104) of the concatenated `parts`, the same bytes `createHmac(alg, key)` gives. Where Node has
+ * one-shot hashing it is H(outer pad ‖ H(inner pad ‖ message)) with two `crypto.hash` calls: no Hmac
+ * object per call (2.2–2.5 against 3.0–3.7 µs for a JWE tag), and hex out, which Node makes faster
+ * than a Buffer.
+ * @example hmac(hmacKey("sha512", macKey), [aad, iv, ciphertext, al])
+ */
+export function hmac(key: HmacKey, parts: readonly Buffer[]): Buffer {
+  if (typeof nodeCrypto.hash !== "function") {
+    const mac = nodeCrypto.createHmac(key.alg, key.key)
+    for (const part of parts) mac.update(part)
+    return mac.digest()
+  }
+  const inner = nodeCrypto.hash(key.alg, Buffer.concat([key.innerPad, ...parts]), "hex")
+  const outer = Buffer.allocUnsafe(BLOCK[key.alg] + DIGEST[key.alg])
+  key.outerPad.copy(outer)
+  outer.write(inner, BLOCK[key.alg], "hex")
+  return Buffer.from(nodeCrypto.hash(key.alg, outer, "hex"), "hex")
 }

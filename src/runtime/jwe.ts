@@ -6,12 +6,13 @@
  * accepts exactly what `jose.jwtDecrypt` accepts with Auth.js' options; anything unusual (extra header
  * members, padding or whitespace in a part) goes to `jose` itself through {@link decryptJwtAsync}.
  */
-import { createCipheriv, createDecipheriv, createHmac, timingSafeEqual } from "node:crypto"
+import { createCipheriv, createDecipheriv, timingSafeEqual } from "node:crypto"
 import type { CompactJWEHeaderParameters } from "jose"
 // jose's subpaths, not its index (which loads all of jose: about 1 MB of RSS); its decrypt on first use
 import * as errors from "jose/errors"
 import { type ContentEncryption, type DerivedKey, deriveKey, keyLength } from "./jwe-keys.js"
 import { randomBytes } from "./random.js"
+import { type HmacKey, hmac, hmacKey } from "./digest.js"
 import { MissingSecret } from "../errors.js"
 
 export { type ContentEncryption, type DerivedKey, deriveKey } from "./jwe-keys.js"
@@ -47,9 +48,18 @@ function aadLength(aad: Buffer): Buffer {
   return al
 }
 
+/** The MAC key of each A256CBC-HS512 key (its first 32 bytes), prepared once; derived keys are cached, so this holds few. */
+const macKeys = new WeakMap<Buffer, HmacKey>()
+
+function macKeyOf(key: Buffer): HmacKey {
+  let made = macKeys.get(key)
+  if (!made) macKeys.set(key, (made = hmacKey("sha512", key.subarray(0, 32))))
+  return made
+}
+
 /** RFC 7518 §5.2.2.1: the first half of HMAC-SHA-512 (MAC key: the key's first 32 bytes) over AAD ‖ IV ‖ ciphertext ‖ AL. */
-function cbcTag(macKey: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer, al: Buffer = aadLength(aad)): Buffer {
-  return createHmac("sha512", macKey).update(aad).update(iv).update(ciphertext).update(al).digest().subarray(0, 32)
+function cbcTag(key: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer, al: Buffer = aadLength(aad)): Buffer {
+  return hmac(macKeyOf(key), [aad, iv, ciphertext, al]).subarray(0, 32)
 }
 
 /** What sealing under one key and encryption reuses: the encoded header, its bytes (AAD) and AL, the key halves. */
@@ -57,7 +67,6 @@ interface Sealing {
   readonly header: string
   readonly aad: Buffer
   readonly al: Buffer
-  readonly macKey: Buffer
   readonly encKey: Buffer
 }
 
@@ -76,7 +85,6 @@ function sealingFor(keys: DerivedKey, enc: ContentEncryption): Sealing {
       header,
       aad,
       al: aadLength(aad),
-      macKey: cbc ? keys.key.subarray(0, 32) : keys.key,
       encKey: cbc ? keys.key.subarray(32) : keys.key,
     }
   }
@@ -94,14 +102,14 @@ function sealingFor(keys: DerivedKey, enc: ContentEncryption): Sealing {
  */
 export function encryptJwt(payload: object, keys: DerivedKey, enc: ContentEncryption = "A256CBC-HS512"): string {
   if (keys.key.length !== keyLength(enc)) throw new TypeError(`key length does not fit ${enc}`)
-  const { header, aad, al, macKey, encKey } = sealingFor(keys, enc)
+  const { header, aad, al, encKey } = sealingFor(keys, enc)
   const plaintext = Buffer.from(JSON.stringify(payload), "utf8")
   let iv: Buffer, ciphertext: Buffer, tag: Buffer
   if (enc === "A256CBC-HS512") {
     iv = randomBytes(16)
     const cipher = createCipheriv("aes-256-cbc", encKey, iv)
     ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()])
-    tag = cbcTag(macKey, aad, iv, ciphertext, al)
+    tag = cbcTag(keys.key, aad, iv, ciphertext, al)
   } else {
     iv = randomBytes(12)
     const cipher = createCipheriv("aes-256-gcm", encKey, iv, { authTagLength: 16 })
@@ -169,7 +177,7 @@ function* candidateKeys(header: FastHeader, secrets: readonly string[], salt: st
 }
 
 function openCbc(key: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer, tag: Buffer): Buffer | undefined {
-  const expected = cbcTag(key.subarray(0, 32), aad, iv, ciphertext)
+  const expected = cbcTag(key, aad, iv, ciphertext)
   if (tag.length !== expected.length || !timingSafeEqual(tag, expected)) return undefined
   try {
     const decipher = createDecipheriv("aes-256-cbc", key.subarray(32), iv)

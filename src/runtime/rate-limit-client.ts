@@ -2,8 +2,8 @@
  * Who is counted: the client (its IP, an IPv6 client per /64 since one host usually holds a whole /64)
  * and the account or address (a keyed hash, so neither the port nor the logs hold identifiers).
  */
-import { createHmac } from "node:crypto"
 import { isIP } from "node:net"
+import { type HmacKey, hmac, hmacKey } from "./digest.js"
 
 /** The 8 groups of an IPv6 address, or null when it does not parse. */
 function ipv6Groups(address: string): number[] | null {
@@ -61,8 +61,15 @@ export const normalizeAccount = (identifier: string): string => identifier.trim(
  * stable across instances that share the secret, and not reversible by trying common e-mail addresses.
  */
 export function accountHash(identifier: string, secret: string | undefined): string {
-  return createHmac("sha256", secret ?? "authchart rate limit")
-    .update(normalizeAccount(identifier))
-    .digest("base64url")
+  return hmac(accountKey(secret ?? "authchart rate limit"), [Buffer.from(normalizeAccount(identifier), "utf8")])
+    .toString("base64url")
     .slice(0, 22)
+}
+
+/** The last secret's prepared key (one config's first secret; rotating it makes a new one). */
+let lastAccountKey: { secret: string; key: HmacKey } | undefined
+
+function accountKey(secret: string): HmacKey {
+  if (lastAccountKey?.secret !== secret) lastAccountKey = { secret, key: hmacKey("sha256", secret) }
+  return lastAccountKey.key
 }
