@@ -60,8 +60,7 @@ export function hmacKey(alg: HmacKey["alg"], secret: Buffer | string): HmacKey {
 /**
  * HMAC (RFC 2104) of the concatenated `parts`, the same bytes `createHmac(alg, key)` gives. Where Node has
  * one-shot hashing it is H(outer pad ‖ H(inner pad ‖ message)) with two `crypto.hash` calls: no Hmac
- * object per call (2.2–2.5 against 3.0–3.7 µs for a JWE tag), and hex out, which Node makes faster
- * than a Buffer.
+ * object per call (2.2–2.5 against 3.0–3.7 µs for a JWE tag).
  * @example hmac(hmacKey("sha512", macKey), [aad, iv, ciphertext, al])
  */
 export function hmac(key: HmacKey, parts: readonly Buffer[]): Buffer {
@@ -70,9 +69,10 @@ export function hmac(key: HmacKey, parts: readonly Buffer[]): Buffer {
     for (const part of parts) mac.update(part)
     return mac.digest()
   }
-  const inner = nodeCrypto.hash(key.alg, Buffer.concat([key.innerPad, ...parts]), "hex")
+  // the digests come out as latin1 text (one char a byte), which Node makes faster than hex or a Buffer
+  const inner = nodeCrypto.hash(key.alg, Buffer.concat([key.innerPad, ...parts]), "binary")
   const outer = Buffer.allocUnsafe(BLOCK[key.alg] + DIGEST[key.alg])
   key.outerPad.copy(outer)
-  outer.write(inner, BLOCK[key.alg], "hex")
-  return Buffer.from(nodeCrypto.hash(key.alg, outer, "hex"), "hex")
+  outer.write(inner, BLOCK[key.alg], "latin1")
+  return Buffer.from(nodeCrypto.hash(key.alg, outer, "binary"), "latin1")
 }
