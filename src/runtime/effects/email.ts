@@ -82,12 +82,20 @@ interface VerificationStore {
   getUserByEmail(email: string): Promise<{ id: string; email: string; emailVerified: Date | null } | null>
 }
 
+/** The adapter's store, made once per adapter (not per request). */
+const adapterStores = new WeakMap<SafeAdapter, VerificationStore>()
+
 function adapterStore(adapter: SafeAdapter): VerificationStore {
-  return {
-    create: async (record) => void (await adapter.createVerificationToken(record)),
-    use: (identifier, token) => adapter.useVerificationToken({ identifier, token }),
-    getUserByEmail: async (email) => adapter.getUserByEmail(email),
+  let store = adapterStores.get(adapter)
+  if (!store) {
+    store = {
+      create: async (record) => void (await adapter.createVerificationToken(record)),
+      use: (identifier, token) => adapter.useVerificationToken({ identifier, token }),
+      getUserByEmail: (email) => adapter.getUserByEmail(email),
+    }
+    adapterStores.set(adapter, store)
   }
+  return store
 }
 
 function flowStoreTokens(ctx: EffectContext, tokens: NonNullable<FlowStore["tokens"]>): VerificationStore {
@@ -196,12 +204,14 @@ export const verifyLink = effect<Identity, { params: Record<string, unknown> }>(
   let invite: VerificationToken | null = null
   let hashed = ""
   // the bound token first; the plain one for links Auth.js mailed before the move
-  const candidates = [...new Set([boundToken(ctx, provider, token), token])]
-  const hashes = secretsFor(ctx, provider).flatMap((secret) => candidates.map((candidate) => hashToken(candidate, secret)))
-  for (const hash of hashes) {
-    hashed = hash
-    invite = await store.use(email, hash)
-    if (invite) break
+  const bound = boundToken(ctx, provider, token)
+  const candidates = bound === token ? [token] : [bound, token]
+  search: for (const secret of secretsFor(ctx, provider)) {
+    for (const candidate of candidates) {
+      hashed = hashToken(candidate, secret)
+      invite = await store.use(email, hashed)
+      if (invite) break search
+    }
   }
   const expired = invite !== null && new Date(invite.expires).getTime() < ctx.now
   if (!invite || expired || (email !== undefined && invite.identifier !== email)) {
