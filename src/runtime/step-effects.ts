@@ -68,9 +68,20 @@ function answer(
   const max = step.maxAttempts ?? 5
   const attempt = Math.max((input.state?.attempts ?? 0) + 1, counted?.count ?? 0)
   if (attempt > max) throw new StepFailed(`The ${step.id} step refused attempt ${attempt} (at most ${max}).`)
-  const args = { ...argsOf(ctx, input.identity, input.state), params: input.params, attempt }
   if (!step.submit) throw new StepFailed(`The ${step.id} step has no submit.`)
-  const verdict = step.submit(args)
+  const identity = input.identity
+  // one literal (not argsOf's object spread into another): one shape, one object
+  const verdict = step.submit({
+    user: identity.user,
+    account: identity.account,
+    isNewUser: identity.isNewUser === true,
+    provider: ctx.providerId ?? "",
+    data: input.state?.data ?? {},
+    request: { url: ctx.req.url, method: ctx.req.method },
+    serverState: ctx.config.serverState,
+    params: input.params,
+    attempt,
+  })
   return isPromiseLike(verdict)
     ? Promise.resolve(verdict).then((v) => judged(ctx, step, input, counted, attempt, v))
     : judged(ctx, step, input, counted, attempt, verdict)
@@ -86,7 +97,7 @@ function judged(
   verdict: Awaited<ReturnType<NonNullable<StepDefinition["submit"]>>>,
 ): SubmitOutput | Promise<SubmitOutput> {
   const normal = typeof verdict === "boolean" ? { result: verdict ? ("pass" as const) : ("retry" as const) } : verdict
-  const data = { ...(input.state?.data ?? {}), ...(normal.data ?? {}) }
+  const data = normal.data === undefined ? (input.state?.data ?? {}) : { ...(input.state?.data ?? {}), ...normal.data }
   if (normal.result === "pass") {
     const passed: SubmitOutput = { result: "pass", data }
     if (!counted) return passed
@@ -101,15 +112,33 @@ function judged(
   return { result: "retry", data, ...(normal.message ? { message: normal.message } : {}) }
 }
 
+/** What `<id>.enter` answers when the step does not apply or decided at once. */
+const SKIPPED: EnterOutput = Object.freeze({ skip: true, data: Object.freeze({}) })
+
+/** The step applies: decide now (`run`) or prepare its page (`enter`). At once when the step's function answers at once. */
+function entered(step: StepDefinition, args: StepArgs): EnterOutput | Promise<EnterOutput> {
+  if (step.run) {
+    const passed = step.run(args)
+    return isPromiseLike(passed) ? Promise.resolve(passed).then((ok) => ran(step, ok)) : ran(step, passed)
+  }
+  if (!step.enter) return { skip: false, data: {} }
+  const data = step.enter(args)
+  return isPromiseLike(data) ? Promise.resolve(data).then((d) => ({ skip: false, data: d ?? {} })) : { skip: false, data: data ?? {} }
+}
+
+function ran(step: StepDefinition, passed: boolean): EnterOutput {
+  if (!passed) throw new StepFailed(`The ${step.id} step refused the sign-in.`)
+  return SKIPPED
+}
+
 export function stepActors(step: StepDefinition) {
-  const enter = effect<EnterOutput, { identity: Identity; state?: StepState }>(async (ctx, input) => {
+  // no async function: a step whose functions answer at once runs without a promise
+  const enter = effect<EnterOutput, { identity: Identity; state?: StepState }>((ctx, input) => {
     const args = argsOf(ctx, input.identity, input.state)
-    if (step.when && !(await step.when(args))) return { skip: true, data: {} }
-    if (step.run) {
-      if (!(await step.run(args))) throw new StepFailed(`The ${step.id} step refused the sign-in.`)
-      return { skip: true, data: {} }
-    }
-    return { skip: false, data: (await step.enter?.(args)) ?? {} }
+    if (!step.when) return entered(step, args)
+    const applies = step.when(args)
+    if (isPromiseLike(applies)) return Promise.resolve(applies).then((yes) => (yes ? entered(step, args) : SKIPPED))
+    return applies ? entered(step, args) : SKIPPED
   })
   const submit = effect<SubmitOutput, SubmitInput>((ctx, input) => {
     const counted = countAttempt(ctx, step, input.identity)

@@ -24,7 +24,7 @@
 import { type AnyStateMachine, assign, createMachine } from "xstate"
 import type { FlowUser } from "../machines/types.js"
 import { AWAITING_INPUT } from "../machines/types.js"
-import type { FlowContext, StepState } from "../machines/setup.js"
+import type { FlowContext } from "../machines/setup.js"
 import { type FlowDefinition, type FlowRoute, defineFlow } from "./flow.js"
 import { type StepPageProps, renderStepPage } from "./pages/step.js"
 import type { StepDefinition } from "./step-definition.js"
@@ -49,14 +49,16 @@ const failed = (machineId: string) => ({
 /** The xstate state config of one step, continuing to `next` (a state id). */
 function stepState(step: StepDefinition, machineId: string, next: string): Record<string, unknown> {
   const stateOf = (context: FlowContext) => context.steps[step.id]
-  const keep = (context: FlowContext, patch: Partial<StepState>) => ({
-    ...context.steps,
-    [step.id]: { attempts: stateOf(context)?.attempts ?? 0, ...(stateOf(context) ?? {}), ...patch },
-  })
-  const page = (context: FlowContext, message?: string) => ({
+  /** The flow's steps with this one's state replaced (the other steps' kept as they are). */
+  const keep = (context: FlowContext, attempts: number, data: Record<string, unknown> | undefined) => {
+    const steps = { ...context.steps }
+    steps[step.id] = { attempts, data }
+    return steps
+  }
+  const page = (attempt: number, message?: string) => ({
     type: "page" as const,
     page: step.id,
-    data: { attempt: stateOf(context)?.attempts ?? 0, ...(message ? { message } : {}) },
+    data: message ? { attempt, message } : { attempt },
   })
   return {
     initial: "entering",
@@ -73,10 +75,10 @@ function stepState(step: StepDefinition, machineId: string, next: string): Recor
             },
             {
               target: "waiting",
-              actions: update<{ output: EnterOutput }>(({ context, event }) => ({
-                steps: keep(context, { data: event.output.data }),
-                reply: page(context),
-              })),
+              actions: update<{ output: EnterOutput }>(({ context, event }) => {
+                const attempts = stateOf(context)?.attempts ?? 0
+                return { steps: keep(context, attempts, event.output.data), reply: page(attempts) }
+              }),
             },
           ],
           onError: failed(machineId),
@@ -97,15 +99,15 @@ function stepState(step: StepDefinition, machineId: string, next: string): Recor
               guard: { type: "stepPassed", params: ({ event }: { event: { output: SubmitOutput } }) => ({ output: event.output }) },
               target: `#${machineId}.${next}`,
               actions: update<{ output: SubmitOutput }>(({ context, event }) => ({
-                steps: keep(context, { data: event.output.data }),
+                steps: keep(context, stateOf(context)?.attempts ?? 0, event.output.data),
                 reply: null,
               })),
             },
             {
               target: "waiting",
               actions: update<{ output: SubmitOutput }>(({ context, event }) => {
-                const steps = keep(context, { attempts: (stateOf(context)?.attempts ?? 0) + 1, data: event.output.data })
-                return { steps, reply: page({ ...context, steps }, event.output.message) }
+                const attempts = (stateOf(context)?.attempts ?? 0) + 1
+                return { steps: keep(context, attempts, event.output.data), reply: page(attempts, event.output.message) }
               }),
             },
           ],

@@ -15,8 +15,17 @@
 import * as nodeCrypto from "node:crypto"
 import { createHmac, randomBytes } from "node:crypto"
 import type { Awaitable, User } from "../types.js"
+import { isPromiseLike } from "../runtime/awaitable.js"
 import { stateKey } from "../runtime/server-state.js"
-import { type StepDefinition, type StepPageContent, type StepPageProps, defineStep } from "../runtime/steps.js"
+import { syncVerbs } from "../runtime/server-state-memory.js"
+import {
+  type StepArgs,
+  type StepDefinition,
+  type StepPageContent,
+  type StepPageProps,
+  type StepVerdict,
+  defineStep,
+} from "../runtime/steps.js"
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 
@@ -293,30 +302,48 @@ const DEFAULT_TOTP_PAGE: StepPageContent = Object.freeze({
   fields: `<p class="hint">Open your authenticator app and enter the 6-digit code it shows for this account.</p><label for="totp-code">Code</label><input id="totp-code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>`,
 })
 
+const NOT_VALID: StepVerdict = Object.freeze({ result: "retry", message: "That code is not valid. Try again." })
+const USED: StepVerdict = Object.freeze({ result: "retry", message: "That code was already used. Wait for the next one." })
+/** A matching code passes when its time step was not used before. */
+const claimed = (fresh: boolean): StepVerdict => fresh || USED
+
 /** The TOTP step: after sign-in identifies the user, before the session is issued. */
 export function totpStep(options: TotpStepOptions): StepDefinition {
   const now = options.now ?? (() => Date.now())
   const window = options.window ?? 1
+  /** The code against the user's secret; a matching code's time step is then claimed once. */
+  const checkCode = (
+    args: StepArgs & { params: Readonly<Record<string, unknown>> },
+    secret: string | null | undefined,
+  ): Awaitable<StepVerdict> => {
+    const { user, params, serverState } = args
+    const code = typeof params.code === "string" ? params.code.trim() : ""
+    const at = now()
+    const step = secret ? verifyTotp(secret, code, at, window) : null
+    if (step === null) return NOT_VALID
+    const userKey = String(user.id ?? user.email)
+    if (options.usedCodes) {
+      const fresh = options.usedCodes.claim(userKey, step)
+      return isPromiseLike(fresh) ? Promise.resolve(fresh).then(claimed) : claimed(fresh)
+    }
+    // the code stays acceptable until its step leaves the window: claim it that long
+    const validFor = (step + window + 1) * 30_000 - at
+    const key = stateKey("totp", userKey, step)
+    const sync = syncVerbs(serverState)
+    return sync ? claimed(sync.claim(key, validFor)) : serverState.claim(key, validFor).then(claimed)
+  }
   return defineStep({
     id: "totp",
     maxAttempts: options.maxAttempts ?? 5,
     ...(options.attemptWindow !== undefined ? { attemptWindow: options.attemptWindow } : {}),
-    when: async ({ user }) => Boolean(await options.secretFor(user)),
+    when: ({ user }) => {
+      const secret = options.secretFor(user)
+      return isPromiseLike(secret) ? Promise.resolve(secret).then(Boolean) : Boolean(secret)
+    },
     page: options.page ?? defaultTotpPage,
-    async submit({ user, params, serverState }) {
-      const secret = await options.secretFor(user)
-      const code = typeof params.code === "string" ? params.code.trim() : ""
-      const at = now()
-      const step = secret ? verifyTotp(secret, code, at, window) : null
-      if (step === null) return { result: "retry", message: "That code is not valid. Try again." }
-      const userKey = String(user.id ?? user.email)
-      // the code stays acceptable until its step leaves the window: claim it that long
-      const validFor = (step + window + 1) * 30_000 - at
-      const fresh = options.usedCodes
-        ? await options.usedCodes.claim(userKey, step)
-        : await serverState.claim(stateKey("totp", userKey, step), validFor)
-      if (!fresh) return { result: "retry", message: "That code was already used. Wait for the next one." }
-      return true
+    submit(args) {
+      const secret = options.secretFor(args.user)
+      return isPromiseLike(secret) ? Promise.resolve(secret).then((s) => checkCode(args, s)) : checkCode(args, secret)
     },
   })
 }
