@@ -22,7 +22,9 @@
  */
 import { spawn } from "node:child_process"
 import { Session } from "node:inspector"
+import { resolve } from "node:path"
 import { createInterface } from "node:readline"
+import { pathToFileURL } from "node:url"
 import { handleRequest } from "../src/runtime/auth.js"
 import { resolvedFor } from "../src/runtime/config.js"
 import { parseCookies } from "../src/runtime/cookies.js"
@@ -32,8 +34,8 @@ import { cpuRounds, roundsSummary } from "./loop-rounds.js"
 import { BENCH_SECRET, IDP_PROVIDER_ID } from "./shared.js"
 
 process.env.NODE_ENV = "production"
-const CLIENT_ID = "bench-loop"
-const BASE = "http://127.0.0.1:3000"
+export const CLIENT_ID = "bench-loop"
+export const BASE = "http://127.0.0.1:3000"
 
 /** The stub provider (plain JavaScript for `node -e`): prints its issuer, serves discovery and /token. */
 const STUB = `
@@ -65,13 +67,15 @@ server.listen(0, "127.0.0.1", () => console.log("http://127.0.0.1:" + server.add
 process.stdin.on("end", () => process.exit(0)).resume()
 `
 
-function startStub(): Promise<string> {
+/** Starts the stub provider in a child process (ended with this one); resolves to its issuer. */
+export function startStub(): Promise<string> {
   const child = spawn(process.execPath, ["-e", STUB], { stdio: ["pipe", "pipe", "inherit"] })
   process.on("exit", () => child.kill())
   return new Promise((resolve) => createInterface({ input: child.stdout }).once("line", resolve))
 }
 
-function request(method: string, url: string, cookie: string, body?: Record<string, string>): IncomingRequest {
+/** A request as the integration hands it to `handleRequest`. */
+export function request(method: string, url: string, cookie: string, body?: Record<string, string>): IncomingRequest {
   const headers: Record<string, string> = { host: "127.0.0.1:3000", cookie }
   if (body) Object.assign(headers, { "content-type": "application/x-www-form-urlencoded", origin: BASE })
   return {
@@ -86,7 +90,10 @@ function request(method: string, url: string, cookie: string, body?: Record<stri
 }
 
 /** "a=1; b=2" from the response's cookies (deletions left out). */
-function jar(cookies: readonly { name: string; value: string; options?: { maxAge?: number } }[] | undefined, ...extra: string[]): string {
+export function jar(
+  cookies: readonly { name: string; value: string; options?: { maxAge?: number } }[] | undefined,
+  ...extra: string[]
+): string {
   const set = (cookies ?? []).filter((c) => c.value !== "" && c.options?.maxAge !== 0).map((c) => `${c.name}=${c.value}`)
   return [...extra, ...set].join("; ")
 }
@@ -311,7 +318,10 @@ async function coverage(
   return result
 }
 
-main().catch((e) => {
-  console.error(e)
-  process.exit(1)
-})
+// run as a script (bench/oidc-ab.ts imports its helpers)
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  main().catch((e) => {
+    console.error(e)
+    process.exit(1)
+  })
+}

@@ -265,6 +265,10 @@ const scripted: Record<string, { answer: string; end?: boolean }> = {
   "/keep-2": { answer: "HTTP/1.1 200 OK\r\nKeep-Alive: timeout=2\r\nContent-Length: 2\r\n\r\n{}" },
   "/kept": { answer: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}" },
   "/folded-header": { answer: "HTTP/1.1 200 OK\r\nX-A: 1\r\n folded\r\nContent-Length: 2\r\n\r\n{}" },
+  "/name-with-space": { answer: "HTTP/1.1 200 OK\r\nX A: 1\r\nContent-Length: 2\r\n\r\n{}" },
+  "/space-before-colon": { answer: "HTTP/1.1 200 OK\r\nX-A : 1\r\nContent-Length: 2\r\n\r\n{}" },
+  "/control-in-value": { answer: "HTTP/1.1 200 OK\r\nX-A: 1\x01\r\nContent-Length: 2\r\n\r\n{}" },
+  "/padded": { answer: "HTTP/1.1 200 OK\r\nX-Pad: \t padded\tvalue \t\r\nX-Empty:\r\nContent-Length: 2\r\n\r\n{}" },
   "/two-lengths": { answer: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}" },
   "/gzip-transfer": { answer: "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n" },
   "/bad-chunk": { answer: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n" },
@@ -313,6 +317,11 @@ describe("the provider HTTP client reads HTTP/1.1 framing (RFC 9112)", () => {
     expect(await closedAfter("/chunked")).toBe(false)
   })
 
+  it("header values without the blanks around them, an empty one as empty", async () => {
+    const answer = await wireGet("/padded")
+    expect(answer.rawHeaders).toEqual(["X-Pad", "padded\tvalue", "X-Empty", "", "Content-Length", "2"])
+  })
+
   it("skips an interim 103 answer", async () => {
     expect(await wireGet("/early-hints")).toMatchObject({ status: 200, text: "{}" })
   })
@@ -358,6 +367,9 @@ describe("the provider HTTP client reads HTTP/1.1 framing (RFC 9112)", () => {
 
   it.each([
     "/folded-header",
+    "/name-with-space",
+    "/space-before-colon",
+    "/control-in-value",
     "/two-lengths",
     "/gzip-transfer",
     "/bad-chunk",

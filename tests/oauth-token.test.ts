@@ -239,7 +239,8 @@ describe("the token request: later sign-ins send the form of oauth4webapi's firs
       const redeemed = await redeemCode({
         provider,
         server: tokenServer,
-        callback,
+        code: `code ${n}`,
+        callback: () => callback,
         redirectUri: `https://app.test/cb/${n}`,
         codeVerifier: `v${n}`,
         nonce: null,
@@ -264,7 +265,15 @@ describe("the token request: later sign-ins send the form of oauth4webapi's firs
     const callback = o.validateAuthResponse(tokenServer, { client_id: "c 1" }, new URLSearchParams({ code: "code 4" }), o.expectNoState)
     provider.clientSecret = "s:2"
     provider.client = { token_endpoint_auth_method: "client_secret_post" }
-    await redeemCode({ provider, server: tokenServer, callback, redirectUri: "https://app.test/cb/4", codeVerifier: "v4", nonce: null })
+    await redeemCode({
+      provider,
+      server: tokenServer,
+      code: "code 4",
+      callback: () => callback,
+      redirectUri: "https://app.test/cb/4",
+      codeVerifier: "v4",
+      nonce: null,
+    })
     expect(seen.at(-1)?.headers.authorization).toBeUndefined()
     expect(new URLSearchParams(seen.at(-1)?.body).get("client_secret")).toBe("s:2")
   })

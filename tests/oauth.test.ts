@@ -366,16 +366,33 @@ describe("bad input ends in the documented error, flow state cleared, no session
     return client.send(`${url.pathname}?${url.searchParams}`)
   }
 
-  it.each([
-    ["missing state", (p: URLSearchParams) => p.delete("state")],
-    ["mismatched state", (p: URLSearchParams) => p.set("state", "x".repeat(43))],
-    ["wrong iss (mix-up)", (p: URLSearchParams) => p.set("iss", "http://127.0.0.1:1/evil")],
-  ])("%s → error=Configuration (InvalidCheck)", async (_, edit) => {
+  const callbackEdits = [
+    ["missing state", "InvalidCheck", (p: URLSearchParams) => p.delete("state")],
+    ["mismatched state", "InvalidCheck", (p: URLSearchParams) => p.set("state", "x".repeat(43))],
+    ["wrong iss (mix-up)", "InvalidCheck", (p: URLSearchParams) => p.set("iss", "http://127.0.0.1:1/evil")],
+    ["missing iss where the provider announces RFC 9207", "InvalidCheck", (p: URLSearchParams) => p.delete("iss")],
+    ["a JARM response parameter", "InvalidCheck", (p: URLSearchParams) => p.set("response", "eyJ.x.y")],
+    ["an implicit-flow id_token", "CallbackRouteError", (p: URLSearchParams) => p.set("id_token", "eyJ.x.y")],
+    ["an implicit-flow access token", "CallbackRouteError", (p: URLSearchParams) => p.set("token", "")],
+    ["no code", "InvalidCheck", (p: URLSearchParams) => p.delete("code")],
+  ] as const
+
+  it.each(callbackEdits)("%s → error=Configuration (%s)", async (_, type, edit) => {
     const { client, log } = makeClient([oidc("idp")])
     const { location } = await startSignIn(client, "idp")
     const res = await callbackWith(client, await server.authorize(location), edit)
     await expectFailure(client, res, `${ORIGIN}/auth/error?error=Configuration`)
-    expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual(["InvalidCheck"])
+    expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual([type])
+  })
+
+  it.each(callbackEdits)("%s, on a provider's later sign-in (the callback's and token request's fast path) → %s", async (_, type, edit) => {
+    const { client, log } = makeClient([oidc("idp")])
+    expect((await signInVia(client, "idp")).res.headers.get("location")).toBe(`${ORIGIN}/dashboard`)
+    client.jar.cookies.delete("authjs.session-token")
+    const { location } = await startSignIn(client, "idp")
+    const res = await callbackWith(client, await server.authorize(location), edit)
+    await expectFailure(client, res, `${ORIGIN}/auth/error?error=Configuration`)
+    expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual([type])
   })
 
   it("nonce mismatch → InvalidCheck, also on a provider's later sign-ins (the token request's fast path)", async () => {

@@ -61,17 +61,12 @@ export interface ProviderAnswer {
 }
 
 function answerOf(wire: WireAnswer): ProviderAnswer {
-  const { status, rawHeaders } = wire
-  const codings: string[] = []
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]?.toLowerCase() === "content-encoding") codings.push(rawHeaders[i + 1] ?? "")
-  }
-  const encoding = codings.length > 0 ? codings.join(", ") : undefined
+  const { status } = wire
   return {
     status,
     statusText: wire.statusText,
-    rawHeaders,
-    text: NULL_BODY.has(status) ? null : decoded(wire.body, encoding).toString("utf8"),
+    rawHeaders: wire.rawHeaders,
+    text: NULL_BODY.has(status) ? null : decoded(wire.body, wire.contentEncoding).toString("utf8"),
   }
 }
 
@@ -90,14 +85,15 @@ export function providerFetch(timeoutMs: number): (url: string, init: ProviderRe
  * {@link providerFetch} answers, before it becomes a web `Response`.
  * @example const answer = await providerRequest(tokenEndpoint, { method: "POST", headers, body }, 10_000)
  */
-export async function providerRequest(href: string | URL, init: ProviderRequest, timeoutMs: number): Promise<ProviderAnswer> {
+export function providerRequest(href: string | URL, init: ProviderRequest, timeoutMs: number): Promise<ProviderAnswer> {
   const body = init.body === undefined || init.body === null ? undefined : String(init.body)
-  const wire = await wireRequest(typeof href === "string" ? new URL(href) : href, {
-    method: init.method,
-    headers: init.headers,
-    body,
-    timeoutMs,
-    signal: init.signal,
-  })
-  return answerOf(wire)
+  const request = { method: init.method, headers: init.headers, body, timeoutMs, signal: init.signal }
+  // a URL that does not parse rejects, as it did when this was an async function
+  let url: URL
+  try {
+    url = typeof href === "string" ? new URL(href) : href
+  } catch (err) {
+    return Promise.reject(err)
+  }
+  return wireRequest(url, request).then(answerOf)
 }

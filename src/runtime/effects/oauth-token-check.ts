@@ -11,6 +11,7 @@
  * (none when none was sent). Like oauth4webapi in this flow and Auth.js, the ID token's signature is
  * not checked: it comes straight from the token endpoint (OpenID Connect Core §3.1.3.7, item 6).
  */
+import { isAscii } from "node:buffer"
 import * as o from "oauth4webapi"
 import type { ProviderAnswer } from "./oauth-http.js"
 
@@ -57,7 +58,9 @@ const nonNegative = (value: unknown): boolean => typeof value === "number" && Nu
 /** A JWT part's JSON object, or undefined when oauth4webapi could read it otherwise or not at all. */
 function jsonPart(part: string | undefined): o.JsonObject | undefined {
   if (part === undefined || !BASE64URL.test(part) || part.length % 4 === 1) return undefined
-  const value = parsed(utf8.decode(Buffer.from(part, "base64url")))
+  const bytes = Buffer.from(part, "base64url")
+  // ASCII reads the same as Latin-1 and as UTF-8 (and has no BOM to drop)
+  const value = parsed(isAscii(bytes) ? bytes.toString("latin1") : utf8.decode(bytes))
   return isJsonObject(value) ? value : undefined
 }
 

@@ -19,14 +19,19 @@ import { type Redeemed, acceptTokenAnswer } from "./oauth-token-check.js"
 export interface CodeExchange {
   readonly provider: OAuthConfig
   readonly server: o.AuthorizationServer
-  /** The callback's parameters as `o.validateAuthResponse` returned them. */
-  readonly callback: URLSearchParams
+  /**
+   * The callback's single `code` when the callback passed every check of `o.validateAuthResponse` at
+   * once (oauth.ts); undefined sends the exchange through `callback` and oauth4webapi.
+   */
+  readonly code: string | undefined
+  /** The callback's parameters as `o.validateAuthResponse` returns them (made when oauth4webapi needs them). */
+  readonly callback: () => URLSearchParams
   readonly redirectUri: string
   readonly codeVerifier: string
   readonly nonce: string | null
 }
 
-/** The body fields that change per sign-in; the others (grant type, client credentials) are the provider's. */
+/** The body fields that change per sign-in (names that need no encoding); the others (grant type, client credentials) are the provider's. */
 const PER_SIGN_IN = new Set(["code", "redirect_uri", "code_verifier"])
 
 /** What a provider's token request is made from: the `token_endpoint` and the provider's client settings. */
@@ -44,8 +49,10 @@ interface RequestForm {
   readonly from: FormSource
   readonly url: URL
   readonly headers: Readonly<Record<string, string>>
-  /** The body's fields in order; null where each sign-in puts its own value. */
+  /** The body's fields in order, name and value form-encoded; the value null where each sign-in puts its own. */
   readonly fields: readonly (readonly [string, string | null])[]
+  /** The last redirect URI sent and its form encoding (a provider's sign-ins share one). */
+  redirect: readonly [string, string]
 }
 
 const forms = new WeakMap<OAuthConfig, RequestForm>()
@@ -67,16 +74,32 @@ function madeFrom(form: RequestForm, provider: OAuthConfig, endpoint: string | u
   )
 }
 
+/** `value` as application/x-www-form-urlencoded writes it (URLSearchParams' serializer). */
+function formEncoded(value: string): string {
+  // the characters the serializer leaves as they are: a code or verifier is usually only these
+  return UNESCAPED.test(value) ? value : new URLSearchParams({ v: value }).toString().slice(2)
+}
+
+const UNESCAPED = /^[\w.*-]*$/
+
 function remember(provider: OAuthConfig, from: FormSource, href: string, init: ProviderRequest): void {
   const { body } = init
   if (!(body instanceof URLSearchParams)) return
-  const fields = [...body].map(([key, value]) => [key, PER_SIGN_IN.has(key) ? null : value] as const)
-  forms.set(provider, { from, url: new URL(href), headers: { ...init.headers }, fields })
+  const fields = [...body].map(([key, value]) => [formEncoded(key), PER_SIGN_IN.has(key) ? null : formEncoded(value)] as const)
+  forms.set(provider, { from, url: new URL(href), headers: { ...init.headers }, fields, redirect: ["", ""] })
 }
 
+/** The token request's body: the kept fields, with this sign-in's code, redirect URI and verifier (as URLSearchParams writes them). */
 function bodyOf(form: RequestForm, exchange: CodeExchange, code: string): string {
-  const own: Record<string, string> = { code, redirect_uri: exchange.redirectUri, code_verifier: exchange.codeVerifier }
-  return new URLSearchParams(form.fields.map(([key, value]) => [key, value ?? own[key] ?? ""])).toString()
+  const { redirectUri } = exchange
+  if (form.redirect[0] !== redirectUri) form.redirect = [redirectUri, formEncoded(redirectUri)]
+  let body = ""
+  for (const [key, value] of form.fields) {
+    const own =
+      value ?? (key === "code" ? formEncoded(code) : key === "redirect_uri" ? form.redirect[1] : formEncoded(exchange.codeVerifier))
+    body += body === "" ? `${key}=${own}` : `&${key}=${own}`
+  }
+  return body
 }
 
 /**
@@ -101,9 +124,9 @@ export async function redeemCode(exchange: CodeExchange): Promise<Redeemed> {
     return { tokens, claims: o.getValidatedIdTokenClaims(tokens) }
   }
   const form = own ? forms.get(provider) : undefined
-  const code = exchange.callback.getAll("code")
-  if (form && madeFrom(form, provider, server.token_endpoint) && code.length === 1 && code[0]) {
-    const body = bodyOf(form, exchange, code[0])
+  const { code } = exchange
+  if (form && code && madeFrom(form, provider, server.token_endpoint)) {
+    const body = bodyOf(form, exchange, code)
     const answer = await providerRequest(form.url, { method: "POST", headers: form.headers, body }, timeout)
     return acceptTokenAnswer(answer, expect) ?? judge(answerResponse(answer))
   }
@@ -116,8 +139,8 @@ export async function redeemCode(exchange: CodeExchange): Promise<Redeemed> {
     remember(provider, from, href, init)
     return answerResponse(first)
   }
-  const { callback, redirectUri, codeVerifier } = exchange
-  const response = await o.authorizationCodeGrantRequest(server, client, auth, callback, redirectUri, codeVerifier, {
+  const { redirectUri, codeVerifier } = exchange
+  const response = await o.authorizationCodeGrantRequest(server, client, auth, exchange.callback(), redirectUri, codeVerifier, {
     ...http,
     ...(own ? { [o.customFetch]: send } : {}),
   })

@@ -24,13 +24,14 @@ export interface WireAnswer {
   readonly status: number
   readonly statusText: string
   readonly rawHeaders: string[]
+  /** The Content-Encoding field's values joined by ", " (several fields are one list, RFC 9110 §5.3); undefined without one. */
+  readonly contentEncoding: string | undefined
   readonly body: Buffer
 }
 
 export const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 export const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: ([^\r\n]*))?$/
-const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[\t ]*(.*?)[\t ]*$/
 const CHUNK_SIZE = /^([0-9A-Fa-f]{1,8})[\t ]*(?:;.*)?$/
 
 /** An idle connection is kept this long at most (and a second less than the server's `Keep-Alive: timeout`). */
@@ -44,19 +45,38 @@ interface Head {
   readonly idleMs: number
 }
 
+/** A header field's value without the optional whitespace around it (RFC 9110 §5.5: SP and HTAB). */
+function trimmedValue(line: string, from: number): string {
+  let start = from
+  let end = line.length
+  while (start < end && isBlank(line.charCodeAt(start))) start++
+  while (end > start && isBlank(line.charCodeAt(end - 1))) end--
+  return line.slice(start, end)
+}
+
+const isBlank = (char: number): boolean => char === 0x20 || char === 0x09
+
 function parseHead(text: string, origin: string): Head {
-  const [statusLine = "", ...lines] = text.split("\r\n")
-  const status = STATUS_LINE.exec(statusLine)
+  const firstEnd = text.indexOf("\r\n")
+  const status = STATUS_LINE.exec(firstEnd < 0 ? text : text.slice(0, firstEnd))
   if (!status) throw new ProviderHttpError(`${origin} answered something other than HTTP/1.x.`, "EBADANSWER")
   const rawHeaders: string[] = []
   let length: string | undefined
   let coding: string | undefined
+  let encoding: string | undefined
   let close = status[1] === "0"
   let idleMs = IDLE_MS
-  for (const line of lines) {
-    const field = HEADER_LINE.exec(line)
-    const [, name = "", value = ""] = field ?? []
-    if (!field || !FIELD_VALUE.test(value)) throw new ProviderHttpError(`${origin} answered a malformed header.`, "EBADANSWER")
+  // each line "name: value" (a token, a colon, the value between optional blanks), split at CRLF without a list of lines
+  for (let at = firstEnd; at >= 0; ) {
+    const from = at + 2
+    at = text.indexOf("\r\n", from)
+    const line = at < 0 ? text.slice(from) : text.slice(from, at)
+    const colon = line.indexOf(":")
+    const name = line.slice(0, colon)
+    const value = colon > 0 ? trimmedValue(line, colon + 1) : ""
+    if (colon <= 0 || !TOKEN.test(name) || !FIELD_VALUE.test(value)) {
+      throw new ProviderHttpError(`${origin} answered a malformed header.`, "EBADANSWER")
+    }
     rawHeaders.push(name, value)
     const lower = name.toLowerCase()
     if (lower === "content-length") {
@@ -65,6 +85,7 @@ function parseHead(text: string, origin: string): Head {
       }
       length = value
     } else if (lower === "transfer-encoding") coding = coding === undefined ? value : `${coding}, ${value}`
+    else if (lower === "content-encoding") encoding = encoding === undefined ? value : `${encoding}, ${value}`
     else if (lower === "connection") close ||= /(?:^|,)\s*close\s*(?:,|$)/i.test(value)
     else if (lower === "keep-alive") {
       const timeout = /(?:^|,)\s*timeout=(\d+)/i.exec(value)?.[1]
@@ -72,7 +93,7 @@ function parseHead(text: string, origin: string): Head {
     }
   }
   const code = Number(status[2])
-  const answer = { status: code, statusText: status[3] ?? "", rawHeaders }
+  const answer = { status: code, statusText: status[3] ?? "", rawHeaders, contentEncoding: encoding }
   if (coding !== undefined && coding.trim().toLowerCase() !== "chunked") {
     throw new ProviderHttpError(`${origin} answered a transfer coding other than chunked: ${coding}.`, "EBADANSWER")
   }

@@ -10,6 +10,7 @@
  */
 import { isIP, connect as netConnect, type Socket } from "node:net"
 import { connect as tlsConnect } from "node:tls"
+import { type Deadlined, unwatchDeadline, watchDeadline } from "../run-deadlines.js"
 import { AnswerReader, FIELD_VALUE, ProviderHttpError, type Read, TOKEN, type WireAnswer } from "./oauth-wire-read.js"
 
 export { MAX_BODY_BYTES, ProviderHttpError, type WireAnswer } from "./oauth-wire-read.js"
@@ -150,31 +151,47 @@ export function wireRequest(url: URL, request: WireRequest): Promise<WireAnswer>
   })
 }
 
-/** One request on a connection: reads the answer as it arrives and settles once, within the deadline. */
-class Exchange {
+/** The longest delay a Node timer keeps (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+/**
+ * One request on a connection: reads the answer as it arrives and settles once, within the deadline.
+ * The deadline is watched with the runner's shared timer (run-deadlines.ts: one timer for every run
+ * and request that waits, which keeps the process alive while one does), not a timer per request.
+ */
+class Exchange implements Deadlined {
   readonly #reader: AnswerReader
-  readonly #deadline: NodeJS.Timeout
+  /** `performance.now()` ms by which the answer must be complete. */
+  readonly deadline: number
+  /** A timer of its own, for a timeout the shared one cannot hold (over Node's timer range: it fires at once, as it did). */
+  readonly #timer: NodeJS.Timeout | undefined
   #settled = false
   readonly #onAbort: (() => void) | undefined
 
   constructor(
     readonly connection: Connection,
     readonly origin: string,
-    timeoutMs: number,
+    readonly timeoutMs: number,
     readonly signal: AbortSignal | undefined,
     readonly resolve: (answer: WireAnswer) => void,
     readonly reject: (err: Error) => void,
   ) {
     this.#reader = new AnswerReader(origin)
     connection.exchange = this
-    this.#deadline = setTimeout(
-      () => this.fail(new ProviderHttpError(`No answer from ${origin} within ${timeoutMs} ms.`, "ETIMEDOUT")),
-      timeoutMs,
-    )
+    this.deadline = performance.now() + timeoutMs
+    if (timeoutMs >= 0 && timeoutMs <= MAX_TIMER_MS) {
+      this.#timer = undefined
+      watchDeadline(this)
+    } else this.#timer = setTimeout(() => this.expire(), timeoutMs)
     if (signal) {
       this.#onAbort = () => this.fail(signal.reason instanceof Error ? signal.reason : new Error("The request was aborted."))
       signal.addEventListener("abort", this.#onAbort, { once: true })
     }
+  }
+
+  /** The deadline passed before the answer was complete. */
+  expire(): void {
+    this.fail(new ProviderHttpError(`No answer from ${this.origin} within ${this.timeoutMs} ms.`, "ETIMEDOUT"))
   }
 
   send(bytes: string | Buffer): void {
@@ -183,7 +200,8 @@ class Exchange {
 
   #stop(): void {
     this.#settled = true
-    clearTimeout(this.#deadline)
+    if (this.#timer) clearTimeout(this.#timer)
+    else unwatchDeadline(this)
     if (this.#onAbort) this.signal?.removeEventListener("abort", this.#onAbort)
   }
 
@@ -204,7 +222,14 @@ class Exchange {
       connection.exchange = undefined
       connection.socket.destroy()
     }
-    this.resolve({ ...head.answer, body })
+    const { answer } = head
+    this.resolve({
+      status: answer.status,
+      statusText: answer.statusText,
+      rawHeaders: answer.rawHeaders,
+      contentEncoding: answer.contentEncoding,
+      body,
+    })
   }
 
   #settle(answer: Read): void {

@@ -160,14 +160,33 @@ function storedTokens(tokens: TokenSet): Partial<TokenSet> {
   return stored
 }
 
-async function identityOf(provider: OAuthConfig, profile: Profile, tokens: TokenSet): Promise<Identity> {
+/** The sign-in's identity: the profile mapped (by the provider's `profile()`, else at once by the default), the user and account. */
+function identityOf(provider: OAuthConfig, profile: Profile, tokens: TokenSet): Identity | Promise<Identity> {
+  if (provider.profile)
+    return customProfile(provider, provider.profile, profile, tokens).then((mapped) => identityFrom(provider, profile, tokens, mapped))
   let mapped: User
   try {
-    // the default mapping answers at once: no promise to wait for
-    mapped = provider.profile ? await provider.profile(profile, tokens) : defaultProfile(profile)
+    mapped = defaultProfile(profile)
   } catch (err) {
     throw new OAuthProfileParseError(`The profile of "${provider.id}" could not be mapped.`, { err })
   }
+  return identityFrom(provider, profile, tokens, mapped)
+}
+
+async function customProfile(
+  provider: OAuthConfig,
+  map: NonNullable<OAuthConfig["profile"]>,
+  profile: Profile,
+  tokens: TokenSet,
+): Promise<User> {
+  try {
+    return await map(profile, tokens)
+  } catch (err) {
+    throw new OAuthProfileParseError(`The profile of "${provider.id}" could not be mapped.`, { err })
+  }
+}
+
+function identityFrom(provider: OAuthConfig, profile: Profile, tokens: TokenSet, mapped: User): Identity {
   if (mapped.id === undefined || mapped.id === null) throw new OAuthProfileParseError("profile() returned no id.")
   const providerAccountId = String(mapped.id)
   return {
@@ -177,10 +196,32 @@ async function identityOf(provider: OAuthConfig, profile: Profile, tokens: Token
   }
 }
 
-function callbackParams(input: Record<string, unknown>): URLSearchParams {
+/** A callback parameter as a `URLSearchParams` of the callback's string values holds it: undefined when absent. */
+function param(params: Record<string, unknown>, name: string): string | undefined {
+  const value = Object.hasOwn(params, name) ? params[name] : undefined
+  return typeof value === "string" ? value : undefined
+}
+
+/** The callback's string parameters, without `iss` when the provider names no issuer (as `o.validateAuthResponse` reads them). */
+function callbackParams(input: Record<string, unknown>, provider: OAuthConfig): URLSearchParams {
   const params = new URLSearchParams()
   for (const [key, value] of Object.entries(input)) if (typeof value === "string") params.set(key, value)
+  if (!provider.issuer) params.delete("iss")
   return params
+}
+
+/**
+ * The callback's `code` when the callback (its state already matched) passes every other check
+ * `o.validateAuthResponse` makes at once: no JARM `response`, no `error`, no `id_token` or `token`
+ * (implicit and hybrid flows), and RFC 9207's `iss` equal to the issuer, or absent where the server does
+ * not announce it. Undefined for any other callback, which oauth4webapi then validates (and refuses with its own error).
+ */
+function plainCode(server: o.AuthorizationServer, params: Record<string, unknown>, provider: OAuthConfig): string | undefined {
+  if (param(params, "response") || param(params, "error")) return undefined
+  if (param(params, "id_token") !== undefined || param(params, "token") !== undefined) return undefined
+  const iss = provider.issuer ? param(params, "iss") : undefined
+  if (iss ? iss !== server.issuer : server.authorization_response_iss_parameter_supported) return undefined
+  return param(params, "code") || undefined
 }
 
 export const finishAuthorization = effect<Identity, { params: Record<string, unknown>; pending: OAuthPending | null }>(
@@ -189,26 +230,28 @@ export const finishAuthorization = effect<Identity, { params: Record<string, unk
     const provider = providerOf(ctx)
     const { pending } = input
     if (!pending) throw new FlowStateError("No OAuth sign-in is pending.")
-    const params = callbackParams(input.params)
-    const error = params.get("error")
+    const error = param(input.params, "error")
     if (error) {
       throw new OAuthCallbackError("The provider returned an error.", {
         provider: provider.id,
         error,
-        error_description: params.get("error_description") ?? undefined,
+        error_description: param(input.params, "error_description"),
       })
     }
-    const state = params.get("state")
+    const state = param(input.params, "state")
     if (!state || !constantTimeEqual(state, pending.state)) throw new InvalidCheck("The state does not match this sign-in.")
     try {
       const server = knownServer(provider, cache, ctx.now) ?? (await authorizationServer(provider, cache, ctx.now))
       if (server.issuer !== pending.issuer) throw new InvalidCheck("The provider's issuer changed during sign-in.")
-      if (!provider.issuer) params.delete("iss")
       const { client } = clientOf(provider)
-      const callback = o.validateAuthResponse(server, client, params, pending.state)
+      const validate = () => o.validateAuthResponse(server, client, callbackParams(input.params, provider), pending.state)
+      const code = plainCode(server, input.params, provider)
+      // any other callback is oauth4webapi's to validate first, and to refuse with its own error
+      const validated = code === undefined ? validate() : undefined
+      const callback = validated ? () => validated : validate
       if (!server.token_endpoint) throw new CallbackRouteError(`The provider "${provider.id}" has no token endpoint.`)
       const { redirectUri, codeVerifier, nonce } = pending
-      const { tokens, claims } = await redeemCode({ provider, server, callback, redirectUri, codeVerifier, nonce })
+      const { tokens, claims } = await redeemCode({ provider, server, code, callback, redirectUri, codeVerifier, nonce })
       const tokenSet: TokenSet = { ...tokens }
       if (typeof tokens.expires_in === "number") tokenSet.expires_at = Math.floor(ctx.now / 1000) + tokens.expires_in
       const read = readProfile(provider, server, tokens, claims)
@@ -221,7 +264,8 @@ export const finishAuthorization = effect<Identity, { params: Record<string, unk
           // not JSON: ignore the optional user hint
         }
       }
-      const identity = await identityOf(provider, profile, tokenSet)
+      const mapped = identityOf(provider, profile, tokenSet)
+      const identity = mapped instanceof Promise ? await mapped : mapped
       // the provider's session, for back-channel logout by `sid` (Back-Channel Logout 1.0 §2.4)
       const sid = claims?.sid
       return typeof sid === "string" && sid !== "" ? { ...identity, sid } : identity
