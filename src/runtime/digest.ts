@@ -30,7 +30,7 @@ export function constantTimeEqual(a: string, b: string): boolean {
 
 /** What {@link hmac} needs of a key, made once per key by {@link hmacKey}. */
 export interface HmacKey {
-  readonly alg: "sha256" | "sha512"
+  readonly alg: "sha1" | "sha256" | "sha512"
   /** The key (hashed first when longer than a block), for Node versions without one-shot hashing. */
   readonly key: Buffer
   /** The key XOR 0x36 and XOR 0x5c, one hash block each (RFC 2104). */
@@ -38,8 +38,8 @@ export interface HmacKey {
   readonly outerPad: Buffer
 }
 
-const BLOCK = { sha256: 64, sha512: 128 } as const
-const DIGEST = { sha256: 32, sha512: 64 } as const
+const BLOCK = { sha1: 64, sha256: 64, sha512: 128 } as const
+const DIGEST = { sha1: 20, sha256: 32, sha512: 64 } as const
 
 /**
  * A key made ready for {@link hmac}: a string is taken as UTF-8, as `createHmac` takes it.
