@@ -376,6 +376,45 @@ describe("contentSecurityPolicy", () => {
     expect(policy).toContain(`style-src-elem 'nonce-${NONCE}'; style-src-attr 'unsafe-inline'`)
   })
 
+  it("names each source once, in order, for any lists (as the policy written with arrays and a Set)", () => {
+    const unique = (list: readonly string[]) => [...new Set(list)].join(" ")
+    const reference = (p: Parameters<typeof contentSecurityPolicy>[0]) => {
+      const nonce = `'nonce-${p.nonce}'`
+      return [
+        "default-src 'none'",
+        `script-src ${nonce}`,
+        ...(p.styleAttributes
+          ? [`style-src ${nonce}`, `style-src-elem ${nonce}`, "style-src-attr 'unsafe-inline'"]
+          : [`style-src ${nonce}`]),
+        `img-src ${unique(["'self'", ...(p.images ?? [])])}`,
+        ...(p.connect ? [`connect-src ${unique(p.connect)}`] : []),
+        `form-action ${p.formAction ? unique(["'self'", ...p.formAction]) : "'none'"}`,
+        "frame-ancestors 'none'",
+        "base-uri 'none'",
+      ].join("; ")
+    }
+    const lists = [
+      undefined,
+      [],
+      [""],
+      ["https://a.example"],
+      ["https://a.example", "https://a.example"],
+      ["'self'"],
+      ["https://a.example", "'self'", "https://b.example", "https://a.example"],
+      ["", "https://a.example", ""],
+    ]
+    for (const formAction of lists) {
+      for (const images of lists) {
+        for (const connect of lists) {
+          for (const styleAttributes of [true, false]) {
+            const policy = { nonce: NONCE, formAction, images, connect, styleAttributes }
+            expect(contentSecurityPolicy(policy)).toBe(reference(policy))
+          }
+        }
+      }
+    }
+  })
+
   it("pageNonce: 128 random bits, fresh each time", () => {
     const nonces = new Set(Array.from({ length: 50 }, pageNonce))
     expect(nonces.size).toBe(50)

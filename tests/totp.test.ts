@@ -91,10 +91,20 @@ describe("TOTP core (RFC 6238)", () => {
         const code = String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0")
         expect(hotp(key, step)).toBe(code)
         expect(verifyTotp(secret, code, now)).toBe(step)
+        expect(verifyTotp(secret.toLowerCase().replace(/(.{4})/g, "$1-"), code, now)).toBe(step)
       }
+      // the secret as people type it: lower case, grouped, padded, Unicode spaces
+      const typed = `\u00a0${secret.toLowerCase().replace(/(.{4})/g, "$1 ")}==`
+      expect(verifyTotp(typed, hotp(key, current), now)).toBe(current)
       const wrong = String((Number(hotp(key, current)) + 1) % 1_000_000).padStart(6, "0")
       if (![current - 1, current + 1].some((s) => hotp(key, s) === wrong)) expect(verifyTotp(secret, wrong, now)).toBeNull()
     }
+    // a time step past 2^32 (the counter's high word)
+    const far = (2 ** 32 + 5) * 30_000
+    const key = Buffer.from("12345678901234567890")
+    expect(verifyTotp(base32Encode(key), hotp(key, 2 ** 32 + 5), far)).toBe(2 ** 32 + 5)
+    expect(() => verifyTotp("JBSWY3DP!", "123456", now)).toThrow(new TypeError("Invalid base32 secret."))
+    expect(() => verifyTotp("JBSWY3DPé", "123456", now)).toThrow(new TypeError("Invalid base32 secret."))
   })
 
   it("the deprecated in-process registry refuses a used step and forgets only users whose last step is stale", async () => {

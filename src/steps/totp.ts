@@ -138,6 +138,36 @@ function setHmacKey(key: Buffer, hash: typeof nodeCrypto.hash): void {
   }
 }
 
+/**
+ * {@link setHmacKey} with the key read straight from its base32 text (as {@link base32Decode} reads
+ * ASCII text, the same `TypeError` for a character outside it), without a Buffer for it. False, with
+ * nothing set, for text beyond ASCII or a key longer than a block: the caller decodes it as before.
+ */
+function setHmacKeyFromBase32(text: string): boolean {
+  inner.fill(0x36, 0, BLOCK)
+  outer.fill(0x5c, 0, BLOCK)
+  let length = 0
+  let bits = 0
+  let value = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code >= 128) return false
+    const digit = BASE32_VALUES[code] ?? INVALID
+    if (digit === SKIP) continue
+    if (digit === INVALID) throw new TypeError("Invalid base32 secret.")
+    value = ((value << 5) | digit) & 0xfff
+    bits += 5
+    if (bits >= 8) {
+      if (length === BLOCK) return false
+      const byte = (value >>> (bits - 8)) & 255
+      inner[length] = 0x36 ^ byte
+      outer[length++] = 0x5c ^ byte
+      bits -= 8
+    }
+  }
+  return true
+}
+
 function wipeHmacKey(): void {
   inner.fill(0)
   outer.fill(0)
@@ -145,9 +175,17 @@ function wipeHmacKey(): void {
 
 /** {@link hotpValue} (6 digits) with the key set by {@link setHmacKey}: the digests read as latin1 text, one char a byte. */
 function hotpValueKeyed(counter: number, hash: typeof nodeCrypto.hash): number {
-  inner.writeUInt32BE(Math.floor(counter / 2 ** 32), BLOCK)
-  inner.writeUInt32BE(counter >>> 0, BLOCK + 4)
-  outer.write(hash("sha1", inner, "binary"), BLOCK, 20, "latin1")
+  const high = Math.floor(counter / 2 ** 32)
+  inner[BLOCK] = high >>> 24
+  inner[BLOCK + 1] = high >>> 16
+  inner[BLOCK + 2] = high >>> 8
+  inner[BLOCK + 3] = high
+  inner[BLOCK + 4] = counter >>> 24
+  inner[BLOCK + 5] = counter >>> 16
+  inner[BLOCK + 6] = counter >>> 8
+  inner[BLOCK + 7] = counter
+  const digest = hash("sha1", inner, "binary")
+  for (let i = 0; i < 20; i++) outer[BLOCK + i] = digest.charCodeAt(i)
   const mac = hash("sha1", outer, "binary")
   const at = mac.charCodeAt(19) & 0x0f
   const value =
@@ -175,26 +213,28 @@ export function totpCode(secret: string, now = Date.now()): string {
  * Compares in constant time.
  */
 export function verifyTotp(secret: string, code: string, now = Date.now(), window = 1): number | null {
-  if (!/^\d{6}$/.test(code)) return null
-  const key = base32Decode(secret)
+  if (!SIX_DIGITS.test(code)) return null
   const current = timeStep(now)
   const given = Number(code)
   let match: number | null = null
   // every step of the window is computed and compared as a whole number (no early exit, no digit by digit)
   if (oneShot) {
-    setHmacKey(key, oneShot)
+    if (!setHmacKeyFromBase32(secret)) setHmacKey(base32Decode(secret), oneShot)
     for (let step = current - window; step <= current + window; step++) {
-      if ((hotpValueKeyed(step, oneShot) ^ given) === 0) match = step
+      if (hotpValueKeyed(step, oneShot) === given) match = step
     }
     wipeHmacKey()
-  } else {
-    for (let step = current - window; step <= current + window; step++) {
-      if ((hotpValue(key, step, 6) ^ given) === 0) match = step
-    }
+    return match
+  }
+  const key = base32Decode(secret)
+  for (let step = current - window; step <= current + window; step++) {
+    if (hotpValue(key, step, 6) === given) match = step
   }
   key.fill(0)
   return match
 }
+
+const SIX_DIGITS = /^\d{6}$/
 
 export interface TotpEnrollment {
   /** Base32 secret to store for the user (keep it encrypted at rest). */

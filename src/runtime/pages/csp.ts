@@ -33,7 +33,19 @@ export function pageNonce(): string {
   return randomBytes(16).toString("base64")
 }
 
-const sources = (list: readonly string[]): string => [...new Set(list)].join(" ")
+/** `first` (when given) then `list`, each source once, in order, space-separated (no array or Set per call). */
+function sources(first: string | undefined, list: readonly string[] | undefined): string {
+  let out = first ?? ""
+  let written = first !== undefined
+  if (!list) return out
+  for (let i = 0; i < list.length; i++) {
+    const source = list[i] as string
+    if ((written && source === first) || list.indexOf(source) < i) continue
+    out = written ? `${out} ${source}` : source
+    written = true
+  }
+  return out
+}
 
 /**
  * The `Content-Security-Policy` value of a page.
@@ -45,18 +57,11 @@ const sources = (list: readonly string[]): string => [...new Set(list)].join(" "
 export function contentSecurityPolicy(policy: PagePolicy): string {
   const nonce = `'nonce-${policy.nonce}'`
   const style = policy.styleAttributes
-    ? [`style-src ${nonce}`, `style-src-elem ${nonce}`, "style-src-attr 'unsafe-inline'"]
-    : [`style-src ${nonce}`]
-  return [
-    "default-src 'none'",
-    `script-src ${nonce}`,
-    ...style,
-    `img-src ${sources(["'self'", ...(policy.images ?? [])])}`,
-    ...(policy.connect ? [`connect-src ${sources(policy.connect)}`] : []),
-    `form-action ${policy.formAction ? sources(["'self'", ...policy.formAction]) : "'none'"}`,
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-  ].join("; ")
+    ? `style-src ${nonce}; style-src-elem ${nonce}; style-src-attr 'unsafe-inline'`
+    : `style-src ${nonce}`
+  const connect = policy.connect ? `; connect-src ${sources(undefined, policy.connect)}` : ""
+  const formAction = policy.formAction ? sources("'self'", policy.formAction) : "'none'"
+  return `default-src 'none'; script-src ${nonce}; ${style}; img-src ${sources("'self'", policy.images)}${connect}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`
 }
 
 /**
