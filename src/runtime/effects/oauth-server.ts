@@ -46,8 +46,19 @@ function insecureAllowed(provider: OAuthConfig, url: URL | undefined): boolean {
 /** A fetch as oauth4webapi calls it. */
 export type ProviderFetch = (url: string, init: ProviderRequest) => Promise<Response>
 
+/** Each provider's own fetch, looked up once per provider object (its config is resolved once: `[customFetch]` is set with it). */
+const ownFetches = new WeakMap<object, ProviderFetch | null>()
+
 /** The provider's own fetch: `[customFetch]`, authchart's symbol or Auth.js' (known by its description). */
 export function ownFetch(provider: object): ProviderFetch | undefined {
+  const known = ownFetches.get(provider)
+  if (known !== undefined) return known ?? undefined
+  const own = findOwnFetch(provider)
+  ownFetches.set(provider, own ?? null)
+  return own
+}
+
+function findOwnFetch(provider: object): ProviderFetch | undefined {
   const own: unknown = Reflect.get(provider, customFetch)
   if (typeof own === "function") return (url, init) => Promise.resolve(own(url, init))
   for (const key of Object.getOwnPropertySymbols(provider)) {
@@ -68,8 +79,16 @@ const UNDICI_DISPATCHER = Symbol.for("undici.globalDispatcher.1")
 function globalFetchChanged(): boolean {
   if (globalThis.fetch !== startupFetch) return true
   const dispatcher: unknown = Reflect.get(globalThis, UNDICI_DISPATCHER)
-  return typeof dispatcher === "object" && dispatcher !== null && dispatcher.constructor.name !== "Agent"
+  if (dispatcher !== seenDispatcher) {
+    seenDispatcher = dispatcher
+    seenChanged = typeof dispatcher === "object" && dispatcher !== null && dispatcher.constructor.name !== "Agent"
+  }
+  return seenChanged
 }
+
+/** The global dispatcher last looked at, and whether it was another than undici's default `Agent`. */
+let seenDispatcher: unknown
+let seenChanged = false
 
 /**
  * Whether requests to this provider go out on our own provider HTTP client (oauth-http.ts on oauth-wire.ts): the provider brings

@@ -110,14 +110,55 @@ function linesOf(headers: Readonly<Record<string, string>>): string {
 
 const ASCII = /^[\x00-\x7f]*$/
 
+/** What a request needs of its URL, read once per URL object (a kept token request sends the same one each time). */
+interface Target {
+  readonly href: string
+  /** The origin's key in the idle lists: scheme, host and port as written. */
+  readonly key: string
+  readonly origin: string
+  readonly path: string
+  readonly host: string
+  /** The last head made for it (request line, Host, Connection, the header lines) and whether it is ASCII. */
+  head:
+    | { readonly method: string; readonly headers: Readonly<Record<string, string>>; readonly text: string; readonly ascii: boolean }
+    | undefined
+}
+
+const targets = new WeakMap<URL, Target>()
+
+function targetOf(url: URL): Target {
+  const known = targets.get(url)
+  if (known && known.href === url.href) return known
+  const target = {
+    href: url.href,
+    key: `${url.protocol}//${url.host}`,
+    origin: url.origin,
+    path: `${url.pathname}${url.search}`,
+    host: url.host,
+    head: undefined,
+  }
+  targets.set(url, target)
+  return target
+}
+
 /** The request's bytes: request line, Host, the given headers, Content-Length, the body. */
-function requestBytes(url: URL, method: string, headers: Readonly<Record<string, string>>, body: string | undefined): string | Buffer {
-  if (!TOKEN.test(method)) throw new TypeError(`Not an HTTP method: ${method}`)
-  const head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: keep-alive\r\n${linesOf(headers)}`
-  if (body === undefined) return Buffer.from(`${head}\r\n`, "latin1")
-  const start = `${head}Content-Length: ${Buffer.byteLength(body, "utf8")}\r\n\r\n`
+function requestBytes(
+  target: Target,
+  method: string,
+  headers: Readonly<Record<string, string>>,
+  body: string | undefined,
+): string | Buffer {
+  let head = target.head
+  if (head?.method !== method || head.headers !== headers) {
+    if (!TOKEN.test(method)) throw new TypeError(`Not an HTTP method: ${method}`)
+    const text = `${method} ${target.path} HTTP/1.1\r\nHost: ${target.host}\r\nConnection: keep-alive\r\n${linesOf(headers)}`
+    head = { method, headers, text, ascii: ASCII.test(text) }
+    target.head = head
+  }
+  if (body === undefined) return Buffer.from(`${head.text}\r\n`, "latin1")
+  const start = `${head.text}Content-Length: ${Buffer.byteLength(body, "utf8")}\r\n\r\n`
   // an ASCII head reads the same in UTF-8: one string, one write; else the head's bytes as Latin-1
-  return ASCII.test(start) ? start + body : Buffer.concat([Buffer.from(start, "latin1"), Buffer.from(body, "utf8")])
+  return head.ascii ? start + body : Buffer.concat([Buffer.from(start, "latin1"), Buffer.from(body, "utf8")])
 }
 
 /** A request to a provider: method, headers, body (UTF-8), its deadline, and the caller's abort signal. */
@@ -137,17 +178,17 @@ export interface WireRequest {
  */
 export function wireRequest(url: URL, request: WireRequest): Promise<WireAnswer> {
   if (url.protocol !== "https:" && url.protocol !== "http:") return Promise.reject(new TypeError(`Not an HTTP URL: ${url.protocol}`))
+  const target = targetOf(url)
   let bytes: string | Buffer
   try {
-    bytes = requestBytes(url, request.method, request.headers, request.body)
+    bytes = requestBytes(target, request.method, request.headers, request.body)
   } catch (err) {
     return Promise.reject(err)
   }
   const { signal, timeoutMs } = request
   if (signal?.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error("The request was aborted."))
-  const key = `${url.protocol}//${url.host}`
   return new Promise<WireAnswer>((resolve, reject) => {
-    new Exchange(take(url, key), url.origin, timeoutMs, signal, resolve, reject).send(bytes)
+    new Exchange(take(url, target.key), target.origin, timeoutMs, signal, resolve, reject).send(bytes)
   })
 }
 

@@ -17,7 +17,7 @@ import {
 import type { Identity } from "../../flow/index.js"
 import type { AuthorizationStart, OAuthPending } from "../../machines/oauth.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
-import type { Profile, TokenSet, User } from "../../types.js"
+import type { Account, Profile, TokenSet, User } from "../../types.js"
 import type { EffectContext } from "../flow.js"
 import { authorizationUrl } from "./oauth-authorize.js"
 import { type DiscoveryCache, authorizationServer, clientOf, discoveryCache, endpoint, httpOptions, knownServer } from "./oauth-server.js"
@@ -27,8 +27,6 @@ import { proxyOf, sealProxyState } from "./redirect-proxy.js"
 import { providerConfig } from "../provider-config.js"
 import { randomBytes } from "../random.js"
 import { constantTimeEqual, sha256 } from "../digest.js"
-
-const STORED_TOKEN_FIELDS = ["access_token", "token_type", "id_token", "refresh_token", "scope", "expires_at", "session_state"]
 
 function providerOf(ctx: EffectContext): OAuthConfig {
   return providerConfig(ctx, "oauth", "oidc")
@@ -153,10 +151,17 @@ function defaultProfile(profile: Profile): User {
   }
 }
 
-/** The token fields an account keeps (Auth.js' default `account()`). */
-function storedTokens(tokens: TokenSet): Partial<TokenSet> {
-  const stored: Partial<TokenSet> = {}
-  for (const key of STORED_TOKEN_FIELDS) if (tokens[key] !== undefined) stored[key] = tokens[key]
+/** The token fields an account keeps (Auth.js' default `account()`), those present, in this order; named, so every account has one shape per set of fields. */
+function storedTokens(tokens: TokenSet): Partial<Account> {
+  const { access_token, token_type, id_token, refresh_token, scope, expires_at, session_state } = tokens
+  const stored: Partial<Account> = {}
+  if (access_token !== undefined) stored.access_token = access_token
+  if (token_type !== undefined) stored.token_type = token_type
+  if (id_token !== undefined) stored.id_token = id_token
+  if (refresh_token !== undefined) stored.refresh_token = refresh_token
+  if (scope !== undefined) stored.scope = scope
+  if (expires_at !== undefined) stored.expires_at = expires_at
+  if (session_state !== undefined) stored.session_state = session_state
   return stored
 }
 
@@ -189,11 +194,16 @@ async function customProfile(
 function identityFrom(provider: OAuthConfig, profile: Profile, tokens: TokenSet, mapped: User): Identity {
   if (mapped.id === undefined || mapped.id === null) throw new OAuthProfileParseError("profile() returned no id.")
   const providerAccountId = String(mapped.id)
-  return {
-    user: { ...mapped, id: stableUserId(provider.id, providerAccountId), email: mapped.email?.toLowerCase() ?? null },
-    account: { ...(provider.account?.(tokens) ?? storedTokens(tokens)), provider: provider.id, type: provider.type, providerAccountId },
-    profile,
-  }
+  const id = stableUserId(provider.id, providerAccountId)
+  const email = mapped.email?.toLowerCase() ?? null
+  const user = { ...mapped, id, email }
+  const custom = provider.account?.(tokens)
+  // the default account is made here and completed in place; an application's `account()` result is copied
+  const account: Partial<Account> = custom === undefined || custom === null ? storedTokens(tokens) : { ...custom }
+  account.provider = provider.id
+  account.type = provider.type
+  account.providerAccountId = providerAccountId
+  return { user, account: account as Account, profile }
 }
 
 /** A callback parameter as a `URLSearchParams` of the callback's string values holds it: undefined when absent. */
