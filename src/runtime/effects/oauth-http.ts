@@ -60,7 +60,11 @@ export interface ProviderAnswer {
   readonly text: string | null
 }
 
-function answerOf(wire: WireAnswer): ProviderAnswer {
+/**
+ * A provider's answer as read off the wire, its body decoded (`content-encoding` undone) as text.
+ * @example const answer = providerAnswer(await wireRequest(url, request))
+ */
+export function providerAnswer(wire: WireAnswer): ProviderAnswer {
   const { status } = wire
   return {
     status,
@@ -95,5 +99,5 @@ export function providerRequest(href: string | URL, init: ProviderRequest, timeo
   } catch (err) {
     return Promise.reject(err)
   }
-  return wireRequest(url, request).then(answerOf)
+  return wireRequest(url, request).then(providerAnswer)
 }

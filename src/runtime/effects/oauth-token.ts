@@ -10,10 +10,11 @@
 import * as o from "oauth4webapi"
 import { AuthError, CallbackRouteError, InvalidCheck, OAuthCallbackError } from "../../errors.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
-import { type ProviderAnswer, type ProviderRequest, providerRequest } from "./oauth-http.js"
+import { type ProviderAnswer, type ProviderRequest, providerAnswer, providerRequest } from "./oauth-http.js"
 import { answerResponse } from "./oauth-response.js"
 import { DEFAULT_TIMEOUT_MS, clientOf, httpOptions, onOwnClient } from "./oauth-server.js"
-import { type Redeemed, acceptTokenAnswer } from "./oauth-token-check.js"
+import { type Redeemed, type TokenExpectations, acceptTokenAnswer } from "./oauth-token-check.js"
+import { wireRequest } from "./oauth-wire.js"
 
 /** One sign-in's code exchange: the provider, its server, the validated callback and the kept checks. */
 export interface CodeExchange {
@@ -102,40 +103,56 @@ function bodyOf(form: RequestForm, exchange: CodeExchange, code: string): string
   return body
 }
 
+/** The answer as oauth4webapi judges it (an answer `acceptTokenAnswer` declined, or any answer off our client). */
+async function judged(exchange: CodeExchange, client: o.Client, response: Response): Promise<Redeemed> {
+  const { provider, server } = exchange
+  const conform = conformOf(provider)
+  // a provider whose token answer strays from the spec mends it first (Auth.js' `token.conform`, e.g. Twitch)
+  const mended = conform ? ((await conform(response.clone())) ?? response) : response
+  const tokens = await o.processAuthorizationCodeResponse(server, client, mended, {
+    expectedNonce: exchange.nonce ?? o.expectNoNonce,
+    requireIdToken: provider.type === "oidc",
+  })
+  return { tokens, claims: o.getValidatedIdTokenClaims(tokens) }
+}
+
+const conformOf = (provider: OAuthConfig) => (typeof provider.token === "object" ? provider.token.conform : undefined)
+
+function expectationsOf(exchange: CodeExchange, client: o.Client): TokenExpectations {
+  return { server: exchange.server, client, nonce: exchange.nonce, requireIdToken: exchange.provider.type === "oidc" }
+}
+
 /**
  * Sends the token request and checks the answer: the tokens and the ID token's claims, or oauth4webapi's
- * error for an answer it refuses.
- * @example const { tokens, claims } = await redeemCode({ provider, server, callback, redirectUri, codeVerifier, nonce })
+ * error for an answer it refuses. A provider's later sign-ins go out in its kept form and are judged
+ * when the answer arrives, without a promise between (one for the request, one for its judgement).
+ * @example const { tokens, claims } = await redeemCode({ provider, server, code, callback, redirectUri, codeVerifier, nonce })
  */
-export async function redeemCode(exchange: CodeExchange): Promise<Redeemed> {
+export function redeemCode(exchange: CodeExchange): Promise<Redeemed> {
+  const { provider, server, code } = exchange
+  const own = conformOf(provider) === undefined && onOwnClient(provider)
+  const form = own ? forms.get(provider) : undefined
+  if (!form || !code || !madeFrom(form, provider, server.token_endpoint)) return viaLibrary(exchange, own)
+  const { client } = clientOf(provider)
+  const request = { method: "POST", headers: form.headers, body: bodyOf(form, exchange, code), timeoutMs: timeoutOf(provider) }
+  return wireRequest(form.url, request).then((wire) => {
+    const answer = providerAnswer(wire)
+    return acceptTokenAnswer(answer, expectationsOf(exchange, client)) ?? judged(exchange, client, answerResponse(answer))
+  })
+}
+
+const timeoutOf = (provider: OAuthConfig) => provider.timeout ?? DEFAULT_TIMEOUT_MS
+
+/** The token request as oauth4webapi makes it (on our client when `own`, its form then kept for the provider's next sign-ins). */
+async function viaLibrary(exchange: CodeExchange, own: boolean): Promise<Redeemed> {
   const { provider, server } = exchange
   const { client, auth } = clientOf(provider)
-  const expect = { server, client, nonce: exchange.nonce, requireIdToken: provider.type === "oidc" }
-  const conform = typeof provider.token === "object" ? provider.token.conform : undefined
-  const own = conform === undefined && onOwnClient(provider)
-  const timeout = provider.timeout ?? DEFAULT_TIMEOUT_MS
-  const judge = async (response: Response): Promise<Redeemed> => {
-    // a provider whose token answer strays from the spec mends it first (Auth.js' `token.conform`, e.g. Twitch)
-    const mended = conform ? ((await conform(response.clone())) ?? response) : response
-    const tokens = await o.processAuthorizationCodeResponse(server, client, mended, {
-      expectedNonce: exchange.nonce ?? o.expectNoNonce,
-      requireIdToken: expect.requireIdToken,
-    })
-    return { tokens, claims: o.getValidatedIdTokenClaims(tokens) }
-  }
-  const form = own ? forms.get(provider) : undefined
-  const { code } = exchange
-  if (form && code && madeFrom(form, provider, server.token_endpoint)) {
-    const body = bodyOf(form, exchange, code)
-    const answer = await providerRequest(form.url, { method: "POST", headers: form.headers, body }, timeout)
-    return acceptTokenAnswer(answer, expect) ?? judge(answerResponse(answer))
-  }
   const from = sourceOf(provider, server.token_endpoint)
   const http = httpOptions(provider, server.token_endpoint ? new URL(server.token_endpoint) : undefined)
   let first: ProviderAnswer | undefined
   // the first request on our client: oauth4webapi's, kept as the form of the next ones
   const send = async (href: string, init: ProviderRequest): Promise<Response> => {
-    first = await providerRequest(href, init, timeout)
+    first = await providerRequest(href, init, timeoutOf(provider))
     remember(provider, from, href, init)
     return answerResponse(first)
   }
@@ -144,7 +161,7 @@ export async function redeemCode(exchange: CodeExchange): Promise<Redeemed> {
     ...http,
     ...(own ? { [o.customFetch]: send } : {}),
   })
-  return (first && acceptTokenAnswer(first, expect)) ?? judge(response)
+  return (first && acceptTokenAnswer(first, expectationsOf(exchange, client))) ?? judged(exchange, client, response)
 }
 
 /**

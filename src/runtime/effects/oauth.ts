@@ -34,14 +34,25 @@ function providerOf(ctx: EffectContext): OAuthConfig {
 
 /** The exact redirect URI registered with the provider: ours, or the redirect proxy's. */
 export function redirectUriOf(ctx: EffectContext, provider: OAuthConfig): string {
-  const proxy = proxyOf(ctx, provider)
-  const own = `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`
-  return proxy && proxy.origin !== ctx.origin ? `${proxy.href.replace(/\/+$/, "")}/callback/${encodeURIComponent(provider.id)}` : own
+  return redirectUriFor(ctx, provider, ownCallbackOf(ctx, provider))
 }
 
-function checksOf(provider: OAuthConfig): { nonce: boolean } {
+/** Our own callback URL for the provider. */
+function ownCallbackOf(ctx: EffectContext, provider: OAuthConfig): string {
+  return `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`
+}
+
+function redirectUriFor(ctx: EffectContext, provider: OAuthConfig, ownCallback: string): string {
+  const proxy = proxyOf(ctx, provider)
+  return proxy && proxy.origin !== ctx.origin
+    ? `${proxy.href.replace(/\/+$/, "")}/callback/${encodeURIComponent(provider.id)}`
+    : ownCallback
+}
+
+/** Whether the sign-in sends and checks a `nonce` (OIDC, unless the provider's `checks` leave it out). */
+function usesNonce(provider: OAuthConfig): boolean {
   const checks = provider.checks
-  return { nonce: provider.type === "oidc" && (checks === undefined || checks.includes("nonce")) }
+  return provider.type === "oidc" && (checks === undefined || checks.includes("nonce"))
 }
 
 /** The `index`th 32 bytes of `random`, base64url (43 characters): a state, PKCE code verifier or nonce, as oauth4webapi makes them. */
@@ -73,13 +84,13 @@ function authorizationStart(
 ) {
   const endpointUrl = server.authorization_endpoint
   if (!endpointUrl) throw new OAuthSignInError(`The provider "${provider.id}" has no authorization endpoint.`)
-  const redirectUri = redirectUriOf(ctx, provider)
-  const ownCallback = `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`
+  const ownCallback = ownCallbackOf(ctx, provider)
+  const redirectUri = redirectUriFor(ctx, provider, ownCallback)
   // one draw from the batched pool for state, code verifier and nonce, 32 bytes each (node:crypto's `randomBytes` per sign-in cost 20-30 µs in the server)
   const random = randomBytes(96)
   const state = redirectUri === ownCallback ? randomToken(random, 0) : sealProxyState(ctx, ownCallback)
   const codeVerifier = randomToken(random, 1)
-  const nonce = checksOf(provider).nonce ? randomToken(random, 2) : null
+  const nonce = usesNonce(provider) ? randomToken(random, 2) : null
   const url = authorizationUrl(provider, server, endpointUrl, input.params, {
     redirectUri,
     state,
