@@ -11,6 +11,11 @@
  *   to OUT_DIR as step-<step>.heapprofile.
  * - `prof`: a CPU profile of each step's requests in the last round (the inspector's profiler at 100 µs),
  *   written to OUT_DIR (default /tmp) as step-<step>.cpuprofile.
+ * - `promises`: promises made per request of each step (V8's promise hooks), over the last round.
+ * - `calls`: the distinct functions run and the calls made by one request of each step (V8's precise
+ *   coverage, median of the last round's first 25 requests, sent one at a time), with the files they
+ *   are in (`CALLS_BY_FILE=1`) or each function with its calls in the last request counted (`CALLS_LIST=1`):
+ *   what a request touches, which is what runs cold in the server.
  * Compare two checkouts by running it in each, alternating; report ratios, not absolute figures.
  */
 import { MemoryAdapter } from "../src/adapters/memory.js"
@@ -118,6 +123,24 @@ async function secondBatch(flow: string, names: string[], first: ResponseInterna
 /** CONCURRENCY requests in flight at once (default 1: one after the other). */
 const CONCURRENCY = Math.max(1, Number(process.env.CONCURRENCY ?? 1))
 
+/** Per request of a step (MODE=calls): distinct functions and calls, and the functions by file. */
+interface Touched {
+  functions: number
+  calls: number
+  byFile: Map<string, number>
+  /** `<calls> <function> <file>` of each function run (CALLS_LIST=1). */
+  names: string[]
+}
+
+async function sendCounting(batch: Batch, take: () => Promise<Touched>, into: Touched[]): Promise<void> {
+  for (let i = 0; i < batch.requests.length; i++) {
+    if (i < 25) await take()
+    const answer = await handleRequest(batch.requests[i] as IncomingRequest, config)
+    if (i < 25) into.push(await take())
+    batch.check(answer.response, i)
+  }
+}
+
 async function send(batch: Batch): Promise<void> {
   let next = 0
   const worker = async () => {
@@ -130,14 +153,17 @@ async function send(batch: Batch): Promise<void> {
 }
 
 /** One round of `flow` for B fresh users: `measure` runs each step's batch. */
-async function round(flow: string, b: number, measure: (step: Step, run: () => Promise<void>) => Promise<void>): Promise<void> {
+/** Sends a step's batch: `send`, or another sender (MODE=calls). */
+type Run = (sender?: (batch: Batch) => Promise<void>) => Promise<void>
+
+async function round(flow: string, b: number, measure: (step: Step, run: Run) => Promise<void>): Promise<void> {
   const names = Array.from({ length: b }, () => `totp-u${users++}`)
   const [one, two] = FLOWS[flow] as [Step, Step]
   const first: ResponseInternal[] = []
   const batch = firstBatch(flow, names, first)
-  await measure(one, () => send(batch))
+  await measure(one, (sender = send) => sender(batch))
   const next = await secondBatch(flow, names, first)
-  await measure(two, () => send(next))
+  await measure(two, (sender = send) => sender(next))
 }
 
 async function main() {
@@ -150,29 +176,62 @@ async function main() {
   for (const flow of flows) await round(flow, Math.min(b, 500), (_, run) => run()) // warm-up
   const results = new Map<Step, number[]>()
   const { Session } = await import("node:inspector/promises")
-  const session = mode === "prof" || mode === "heap" ? new Session() : undefined
-  const kind = mode === "prof" ? "Profiler" : "HeapProfiler"
+  const session = mode === "prof" || mode === "heap" || mode === "calls" ? new Session() : undefined
+  const kind = mode === "heap" ? "HeapProfiler" : "Profiler"
   if (session) {
     session.connect()
     await session.post(`${kind}.enable`)
     if (mode === "prof") await session.post("Profiler.setSamplingInterval", { interval: 100 })
+    if (mode === "calls") await session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: false })
   }
+  const take = async (): Promise<Touched> => {
+    const { result } = await (session as InstanceType<typeof Session>).post("Profiler.takePreciseCoverage")
+    const touched: Touched = { functions: 0, calls: 0, byFile: new Map(), names: [] }
+    for (const script of result) {
+      const file = script.url.replace(/^.*\/(src|node_modules)\//, "$1/").replace(/^node:internal\/.*$/, "node:internal")
+      for (const fn of script.functions) {
+        const count = fn.ranges[0]?.count ?? 0
+        // the inspector's own calls that take the coverage are not the request's
+        if (count === 0 || file.includes("inspector") || script.url.includes("step-loop")) continue
+        touched.functions++
+        touched.calls += count
+        touched.byFile.set(file, (touched.byFile.get(file) ?? 0) + 1)
+        if (process.env.CALLS_LIST) touched.names.push(`${count} ${fn.functionName || "(anonymous)"} ${file}`)
+      }
+    }
+    return touched
+  }
+  const touchedBy = new Map<Step, Touched[]>()
+  const { promiseHooks } = await import("node:v8")
+  let promisesMade = 0
+  const promisesBy = new Map<Step, number>()
   const gc = (globalThis as { gc?: () => void }).gc
   if (mode === "alloc" && !gc) throw new Error("MODE=alloc needs --expose-gc")
   for (let r = 0; r < rounds; r++) {
     for (const flow of flows) {
       await round(flow, b, async (step, run) => {
-        const last = session && r === rounds - 1
-        if (last && mode === "prof") await session.post("Profiler.start")
+        const last = r === rounds - 1
+        if (last && session && mode === "prof") await session.post("Profiler.start")
         const sampling = { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }
-        if (last && mode === "heap") await session.post("HeapProfiler.startSampling", sampling)
+        if (last && session && mode === "heap") await session.post("HeapProfiler.startSampling", sampling)
+        if (last && mode === "calls") {
+          const into: Touched[] = []
+          touchedBy.set(step, into)
+          await run((batch) => sendCounting(batch, take, into))
+          return
+        }
+        const counting = last && mode === "promises"
+        const stopCounting = counting ? promiseHooks.onInit(() => promisesMade++) : undefined
+        const promisesBefore = promisesMade
         gc?.()
         const heapBefore = process.memoryUsage().heapUsed
         const before = process.cpuUsage()
         await run()
         const used = process.cpuUsage(before)
+        stopCounting?.()
+        if (counting) promisesBy.set(step, (promisesMade - promisesBefore) / b)
         const allocated = process.memoryUsage().heapUsed - heapBefore
-        if (last) {
+        if (last && session && (mode === "prof" || mode === "heap")) {
           const { writeFileSync } = await import("node:fs")
           const profile =
             mode === "prof" ? (await session.post("Profiler.stop")).profile : (await session.post("HeapProfiler.stopSampling")).profile
@@ -185,6 +244,21 @@ async function main() {
       })
     }
   }
+  for (const [step, made] of promisesBy) console.log(`promises ${step.padEnd(14)}: ${made.toFixed(1)} per request`)
+  for (const [step, all] of touchedBy) {
+    const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? Number.NaN
+    console.log(
+      `calls ${step.padEnd(14)}: ${median(all.map((t) => t.functions))} distinct functions, ${median(all.map((t) => t.calls))} calls per request`,
+    )
+    if (process.env.CALLS_LIST) for (const name of all[all.length - 1]?.names ?? []) console.log(`  ${name}`)
+    if (process.env.CALLS_BY_FILE) {
+      const files = new Map<string, number[]>()
+      for (const t of all) for (const [file, n] of t.byFile) files.set(file, [...(files.get(file) ?? []), n])
+      const rows = [...files].map(([file, ns]) => [file, median(ns)] as const).sort((x, y) => y[1] - x[1])
+      for (const [file, n] of rows) console.log(`  ${String(n).padStart(4)} ${file}`)
+    }
+  }
+  if (mode === "calls" || mode === "promises") return
   for (const [step, values] of results) {
     const sorted = [...values].sort((x, y) => x - y)
     const fmt = (x: number | undefined) => (x ?? Number.NaN).toFixed(mode === "alloc" ? 0 : 1)

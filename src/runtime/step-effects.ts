@@ -150,7 +150,7 @@ export function stepActors(step: StepDefinition) {
 /** The steps' named guards (diagrams show their names). */
 export const stepGuards = {
   /** The step does not apply, or decided at once: go on without a page. */
-  stepSkipped: (_: unknown, params: { output: EnterOutput }) => params.output.skip,
+  stepSkipped: ({ event }: { event: { output: EnterOutput } }) => event.output.skip,
   /** The answer was accepted. */
-  stepPassed: (_: unknown, params: { output: SubmitOutput }) => params.output.result === "pass",
+  stepPassed: ({ event }: { event: { output: SubmitOutput } }) => event.output.result === "pass",
 }

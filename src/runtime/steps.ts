@@ -70,7 +70,7 @@ function stepState(step: StepDefinition, machineId: string, next: string): Recor
           input: ({ context }: { context: FlowContext }) => ({ identity: context.identity, state: stateOf(context) }),
           onDone: [
             {
-              guard: { type: "stepSkipped", params: ({ event }: { event: { output: EnterOutput } }) => ({ output: event.output }) },
+              guard: "stepSkipped",
               target: `#${machineId}.${next}`,
             },
             {
@@ -96,7 +96,7 @@ function stepState(step: StepDefinition, machineId: string, next: string): Recor
           }),
           onDone: [
             {
-              guard: { type: "stepPassed", params: ({ event }: { event: { output: SubmitOutput } }) => ({ output: event.output }) },
+              guard: "stepPassed",
               target: `#${machineId}.${next}`,
               actions: update<{ output: SubmitOutput }>(({ context, event }) => ({
                 steps: keep(context, stateOf(context)?.attempts ?? 0, event.output.data),

@@ -31,20 +31,24 @@ const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 
 /** RFC 4648 base32 (no padding). */
 export function base32Encode(bytes: Uint8Array): string {
-  let out = ""
+  // one char a byte of a buffer read as latin1: no string per character
+  const out = Buffer.allocUnsafe(Math.ceil((bytes.length * 8) / 5))
+  let length = 0
   let bits = 0
   let value = 0
-  for (const byte of bytes) {
-    value = (value << 8) | byte
+  for (let i = 0; i < bytes.length; i++) {
+    value = ((value << 8) | (bytes[i] as number)) & 0xfff
     bits += 8
     while (bits >= 5) {
-      out += ALPHABET[(value >>> (bits - 5)) & 31]
+      out[length++] = ALPHABET_CODES[(value >>> (bits - 5)) & 31] as number
       bits -= 5
     }
   }
-  if (bits > 0) out += ALPHABET[(value << (5 - bits)) & 31]
-  return out
+  if (bits > 0) out[length++] = ALPHABET_CODES[(value << (5 - bits)) & 31] as number
+  return out.toString("latin1", 0, length)
 }
+
+const ALPHABET_CODES = Uint8Array.from(ALPHABET, (char) => char.charCodeAt(0))
 
 /** Each ASCII character's 5-bit value in base32 (either case); SKIP for the separators left out; INVALID for the rest. */
 const SKIP = -2
