@@ -45,16 +45,23 @@ interface Head {
   readonly idleMs: number
 }
 
-/** A header field's value without the optional whitespace around it (RFC 9110 §5.5: SP and HTAB). */
-function trimmedValue(line: string, from: number): string {
+/** A header field's value (`text` from `from` to `to`) without the optional whitespace around it (RFC 9110 §5.5: SP and HTAB). */
+function trimmedValue(text: string, from: number, to: number): string {
   let start = from
-  let end = line.length
-  while (start < end && isBlank(line.charCodeAt(start))) start++
-  while (end > start && isBlank(line.charCodeAt(end - 1))) end--
-  return line.slice(start, end)
+  let end = to
+  while (start < end && isBlank(text.charCodeAt(start))) start++
+  while (end > start && isBlank(text.charCodeAt(end - 1))) end--
+  return text.slice(start, end)
 }
 
 const isBlank = (char: number): boolean => char === 0x20 || char === 0x09
+
+/** The lengths of the field names the reader acts on (connection, keep-alive; content-length; content-encoding; transfer-encoding): only those are lower-cased. */
+const WATCHED_LENGTHS = new Set([10, 14, 16, 17])
+
+function malformedHeader(origin: string): ProviderHttpError {
+  return new ProviderHttpError(`${origin} answered a malformed header.`, "EBADANSWER")
+}
 
 function parseHead(text: string, origin: string): Head {
   const firstEnd = text.indexOf("\r\n")
@@ -66,19 +73,18 @@ function parseHead(text: string, origin: string): Head {
   let encoding: string | undefined
   let close = status[1] === "0"
   let idleMs = IDLE_MS
-  // each line "name: value" (a token, a colon, the value between optional blanks), split at CRLF without a list of lines
+  // each line "name: value" (a token, a colon, the value between optional blanks), read in place between its CRLFs
   for (let at = firstEnd; at >= 0; ) {
     const from = at + 2
     at = text.indexOf("\r\n", from)
-    const line = at < 0 ? text.slice(from) : text.slice(from, at)
-    const colon = line.indexOf(":")
-    const name = line.slice(0, colon)
-    const value = colon > 0 ? trimmedValue(line, colon + 1) : ""
-    if (colon <= 0 || !TOKEN.test(name) || !FIELD_VALUE.test(value)) {
-      throw new ProviderHttpError(`${origin} answered a malformed header.`, "EBADANSWER")
-    }
+    const end = at < 0 ? text.length : at
+    const colon = text.indexOf(":", from)
+    if (colon <= from || colon >= end) throw malformedHeader(origin)
+    const name = text.slice(from, colon)
+    const value = trimmedValue(text, colon + 1, end)
+    if (!TOKEN.test(name) || !FIELD_VALUE.test(value)) throw malformedHeader(origin)
     rawHeaders.push(name, value)
-    const lower = name.toLowerCase()
+    const lower = WATCHED_LENGTHS.has(name.length) ? name.toLowerCase() : ""
     if (lower === "content-length") {
       if (!/^\d{1,15}$/.test(value) || (length !== undefined && length !== value)) {
         throw new ProviderHttpError(`${origin} answered a bad Content-Length.`, "EBADANSWER")
