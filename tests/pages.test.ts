@@ -13,7 +13,7 @@ import {
   type PageProvider,
   type SignInPageProps,
 } from "../src/runtime/pages/index.js"
-import { contentSecurityPolicy, pageNonce } from "../src/runtime/pages/csp.js"
+import { contentSecurityPolicy, keptOrigins, originOf, pageNonce } from "../src/runtime/pages/csp.js"
 import { keptCardTemplates, renderStepCard } from "../src/runtime/pages/step.js"
 
 const XSS = `x"><img src=x onerror=alert(1)><script>alert(1)</script>'`
@@ -412,6 +412,30 @@ describe("contentSecurityPolicy", () => {
           }
         }
       }
+    }
+  })
+
+  it.each([
+    ["https://app.example/dashboard?x=1", "https://app.example"],
+    ["http://127.0.0.1:3000/home", "http://127.0.0.1:3000"],
+    ["HTTPS://App.Example:443/", "https://app.example"],
+    ["javascript:alert(1)", undefined],
+    ["data:text/html,<p>", undefined],
+    ["ftp://files.example/x", undefined],
+    ["/relative", undefined],
+    ["not a url", undefined],
+    ["", undefined],
+  ])("originOf(%j) is %j, the first time and every time after (kept)", (url, origin) => {
+    for (let i = 0; i < 3; i++) expect(originOf(url)).toBe(origin)
+  })
+
+  it("originOf resolves against a base, and keeps a bounded number of URLs", () => {
+    expect(originOf("/path", "https://app.example")).toBe("https://app.example")
+    expect(originOf(new URL("https://x.example/a"))).toBe("https://x.example")
+    expect(originOf(undefined)).toBeUndefined()
+    for (let i = 0; i < 1000; i++) {
+      expect(originOf(`https://u${i}.example/`)).toBe(`https://u${i}.example`)
+      expect(keptOrigins()).toBeLessThanOrEqual(256)
     }
   })
 

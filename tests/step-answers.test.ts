@@ -3,7 +3,7 @@
  * step's `secretFor` and its used-code claim, through the in-memory port's own verbs or any other port):
  * the flow comes to the same outcome either way.
  */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { type AuthConfig, credentialsFlow, defineStep, extendFlow } from "../src/index.js"
 import Credentials from "../src/providers/credentials.js"
 import { memoryServerState } from "../src/runtime/server-state-memory.js"
@@ -117,6 +117,33 @@ describe.each(answers)("a step whose functions answer %s", (_, answer) => {
       const sent = await client.send("/auth/callback/credentials", { form: { csrfToken, step: "totp", code } })
       if (expected === "signed in") expect(sent.status).toBe(303)
       else expect(await sent.text()).toContain("That code was already used")
+    }
+  })
+})
+
+describe("a step resumed on another origin of the same app", () => {
+  it("lands on that origin, not on the callback URL the flow kept from the first (the kept URL must be on the request's origin)", async () => {
+    const appConfig = config([totpStep({ secretFor: () => TOTP_SECRET })])
+    const first = new AuthClient(appConfig, "http://a.test")
+    const csrfToken = await first.csrf()
+    const rests = await first.send("/auth/callback/credentials", { form: { csrfToken, username: "pat", callbackUrl: "/home" } })
+    expect(await rests.text()).toContain('name="code"')
+    const code = { csrfToken, step: "totp", code: totpCode(TOTP_SECRET) }
+    const other = new AuthClient(appConfig, "http://b.test")
+    for (const [name, value] of first.jar.cookies) other.jar.cookies.set(name, value)
+    const done = await other.send("/auth/callback/credentials", { form: code })
+    expect(done.status).toBe(303)
+    expect(done.headers.get("location")).toBe("http://b.test")
+    // on its own origin the kept URL is where it lands
+    const again = new AuthClient(appConfig, "http://a.test")
+    const token = await again.csrf()
+    await again.send("/auth/callback/credentials", { form: { csrfToken: token, username: "pat", callbackUrl: "/home" } })
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 30_000 })
+    try {
+      const landed = await again.send("/auth/callback/credentials", { form: { ...code, csrfToken: token, code: totpCode(TOTP_SECRET) } })
+      expect(landed.headers.get("location")).toBe("http://a.test/home")
+    } finally {
+      vi.useRealTimers()
     }
   })
 })

@@ -20,6 +20,7 @@ import { clearFlow, expiryOf, hasState, persistFlow } from "./flow-persist.js"
 import { type Outcome, respondFlow } from "./flow-respond.js"
 import { stateName, xstateObserver } from "./inspect.js"
 import { directRunnable, startDirectRun } from "./machine-run.js"
+import { originOf } from "./pages/csp.js"
 import { isPlainObject } from "./plain-object.js"
 import { errorResponse } from "./respond.js"
 import type { MachineRun, RunOptions } from "./run-common.js"
@@ -80,12 +81,8 @@ function resumable(envelope: FlowEnvelope | null, flow: FlowDefinition, ctx: Req
 
 /** `url` when it is on `origin`. */
 function sameOrigin(url: string | undefined, origin: string): string | undefined {
-  if (url === undefined) return undefined
-  try {
-    return new URL(url).origin === origin ? url : undefined
-  } catch {
-    return undefined
-  }
+  // the origin an http(s) URL was seen with before, without parsing it again (the origin is http(s))
+  return url !== undefined && originOf(url) === origin ? url : undefined
 }
 
 /**

@@ -80,9 +80,31 @@ export function pageHeaders(policy: PagePolicy): Record<string, string> {
   }
 }
 
-/** The origin of `url` (absolute, or relative to `base`), or undefined when it is not an http(s) URL. */
+/**
+ * The origin of `url` (absolute, or relative to `base`), or undefined when it is not an http(s) URL. An
+ * absolute URL's origin is kept for the next pages (a flow's callback URL is the same for most of its
+ * requests): no URL parsed for it again. Bounded: past {@link MAX_ORIGINS_KEPT} URLs it starts again.
+ */
 export function originOf(url: string | URL | undefined, base?: string): string | undefined {
   if (url === undefined) return undefined
+  if (base !== undefined || typeof url !== "string") return parsedOrigin(url, base)
+  const kept = origins.get(url)
+  if (kept !== undefined) return kept === NOT_HTTP ? undefined : kept
+  const origin = parsedOrigin(url, undefined)
+  if (origins.size >= MAX_ORIGINS_KEPT) origins.clear()
+  origins.set(url, origin ?? NOT_HTTP)
+  return origin
+}
+
+const origins = new Map<string, string>()
+const MAX_ORIGINS_KEPT = 256
+/** Kept for a URL that is not http(s) or not a URL (no origin is the empty string). */
+const NOT_HTTP = ""
+
+/** How many absolute URLs' origins {@link originOf} keeps (for tests: the bound holds). */
+export const keptOrigins = (): number => origins.size
+
+function parsedOrigin(url: string | URL, base: string | undefined): string | undefined {
   try {
     const parsed = new URL(url, base)
     return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.origin : undefined
