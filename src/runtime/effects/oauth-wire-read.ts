@@ -118,11 +118,13 @@ function parseHead(text: string, origin: string): Head {
 }
 
 const CRLF = 0x0a0d
+/** No bytes (never written to: it has none), shared by every reader. */
+const EMPTY = Buffer.alloc(0)
 export type Read = { readonly head: Head; readonly body: Buffer } | undefined
 
 /** One answer read from a connection's bytes as they arrive; `feed` and `end` give it once complete. */
 export class AnswerReader {
-  #pending: Buffer = Buffer.alloc(0)
+  #pending: Buffer = EMPTY
   #head: Head | undefined
   readonly #parts: Buffer[] = []
   #size = 0
@@ -147,7 +149,7 @@ export class AnswerReader {
 
   #done(head: Head): Read {
     this.leftover = this.#pending.length > 0
-    const body = this.#parts.length === 1 ? (this.#parts[0] ?? Buffer.alloc(0)) : Buffer.concat(this.#parts, this.#size)
+    const body = this.#parts.length === 1 ? (this.#parts[0] ?? EMPTY) : Buffer.concat(this.#parts, this.#size)
     return { head, body }
   }
 
@@ -168,7 +170,7 @@ export class AnswerReader {
     if (framing.kind === "none") return this.#done(head)
     if (framing.kind === "close") {
       if (this.#pending.length > 0) this.#keep(this.#pending)
-      this.#pending = Buffer.alloc(0)
+      this.#pending = EMPTY
       return undefined
     }
     if (framing.kind === "length") {

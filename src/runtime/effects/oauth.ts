@@ -29,7 +29,9 @@ import { randomBytes } from "../random.js"
 import { constantTimeEqual, sha256 } from "../digest.js"
 
 function providerOf(ctx: EffectContext): OAuthConfig {
-  return providerConfig(ctx, "oauth", "oidc")
+  const config = ctx.provider?.config
+  // the common case checked in place; anything else gets providerConfig's refusal
+  return config?.type === "oidc" || config?.type === "oauth" ? config : providerConfig(ctx, "oauth", "oidc")
 }
 
 /** The exact redirect URI registered with the provider: ours, or the redirect proxy's. */
@@ -209,12 +211,9 @@ function identityFrom(provider: OAuthConfig, profile: Profile, tokens: TokenSet,
   const email = mapped.email?.toLowerCase() ?? null
   const user = { ...mapped, id, email }
   const custom = provider.account?.(tokens)
-  // the default account is made here and completed in place; an application's `account()` result is copied
-  const account: Partial<Account> = custom === undefined || custom === null ? storedTokens(tokens) : { ...custom }
-  account.provider = provider.id
-  account.type = provider.type
-  account.providerAccountId = providerAccountId
-  return { user, account: account as Account, profile }
+  const stored = custom === undefined || custom === null ? storedTokens(tokens) : custom
+  const account: Account = { ...stored, provider: provider.id, type: provider.type, providerAccountId }
+  return { user, account, profile }
 }
 
 /** A callback parameter as a `URLSearchParams` of the callback's string values holds it: undefined when absent. */
