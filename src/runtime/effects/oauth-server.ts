@@ -146,14 +146,25 @@ const clientSettings = (provider: OAuthConfig): readonly unknown[] => [
   provider.client?.id_token_signed_response_alg,
 ]
 
+/** Whether `from` (a client's {@link clientSettings}) are still the provider's, read field by field (no list per call). */
+function sameSettings(from: readonly unknown[], provider: OAuthConfig): boolean {
+  const { client } = provider
+  return (
+    from[0] === provider.clientId &&
+    from[1] === provider.clientSecret &&
+    from[2] === client?.token_endpoint_auth_method &&
+    from[3] === client?.id_token_signed_response_alg
+  )
+}
+
 /**
  * The client as oauth4webapi sees it, and how it authenticates at the token endpoint: made once per
- * provider and its settings (a callback asks twice; oauth4webapi changes neither object).
+ * provider (and again when its client settings change).
  */
 export function clientOf(provider: OAuthConfig): { client: o.Client; auth: o.ClientAuth } {
-  const from = clientSettings(provider)
   const made = clients.get(provider)
-  if (made?.from.every((value, i) => value === from[i])) return made
+  if (made && sameSettings(made.from, provider)) return made
+  const from = clientSettings(provider)
   const method = provider.client?.token_endpoint_auth_method ?? (provider.clientSecret ? "client_secret_basic" : "none")
   const alg = provider.client?.id_token_signed_response_alg
   const client: o.Client = {
