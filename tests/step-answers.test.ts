@@ -4,7 +4,7 @@
  * the flow comes to the same outcome either way.
  */
 import { describe, expect, it, vi } from "vitest"
-import { type AuthConfig, credentialsFlow, defineStep, extendFlow } from "../src/index.js"
+import { type AuthConfig, credentialsFlow, defineStep, escapeHtml, extendFlow } from "../src/index.js"
 import Credentials from "../src/providers/credentials.js"
 import { memoryServerState } from "../src/runtime/server-state-memory.js"
 import type { StepDefinition } from "../src/runtime/steps.js"
@@ -144,6 +144,19 @@ describe("a step resumed on another origin of the same app", () => {
       expect(landed.headers.get("location")).toBe("http://a.test/home")
     } finally {
       vi.useRealTimers()
+    }
+  })
+})
+
+describe("a step page's cancel link", () => {
+  it("names each flow's own callback URL, as URLSearchParams writes it, on every page", async () => {
+    const appConfig = config([totpStep({ secretFor: () => TOTP_SECRET })])
+    for (const path of ["/a?x=1&y=two words", "/b~c", "/a?x=1&y=two words", "/b~c"]) {
+      const client = new AuthClient(appConfig)
+      const csrfToken = await client.csrf()
+      const res = await client.send("/auth/callback/credentials", { form: { csrfToken, username: "pat", callbackUrl: path } })
+      const query = new URLSearchParams({ callbackUrl: new URL(path, ORIGIN).href }).toString()
+      expect(await res.text()).toContain(`<a href="${escapeHtml(`${ORIGIN}/auth/signin?${query}`)}">Cancel and start over</a>`)
     }
   })
 })

@@ -160,7 +160,20 @@ export function signInHref(ctx: RequestContext, callbackUrl: string | undefined)
     href = pageUrl(ctx, "signIn").href
     if (signInHrefs.size < MAX_ORIGINS_KEPT) signInHrefs.set(ctx.authUrl, href)
   }
-  return callbackUrl ? `${href}?${new URLSearchParams({ callbackUrl })}` : href
+  return callbackUrl ? `${href}?${callbackQuery(callbackUrl)}` : href
+}
+
+/** `callbackUrl=…` as URLSearchParams writes it, kept per callback URL (a flow's pages link with the same one); bounded. */
+const callbackQueries = new Map<string, string>()
+
+function callbackQuery(callbackUrl: string): string {
+  let query = callbackQueries.get(callbackUrl)
+  if (query === undefined) {
+    query = new URLSearchParams({ callbackUrl }).toString()
+    if (callbackQueries.size >= 256) callbackQueries.clear()
+    callbackQueries.set(callbackUrl, query)
+  }
+  return query
 }
 
 /**
