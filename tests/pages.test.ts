@@ -437,6 +437,10 @@ describe("contentSecurityPolicy", () => {
       expect(originOf(`https://u${i}.example/`)).toBe(`https://u${i}.example`)
       expect(keptOrigins()).toBeLessThanOrEqual(256)
     }
+    // a long URL is answered, not kept
+    const before = keptOrigins()
+    expect(originOf(`https://long.example/${"x".repeat(5000)}`)).toBe("https://long.example")
+    expect(keptOrigins()).toBe(before)
   })
 
   it("pageNonce: 128 random bits, fresh each time", () => {

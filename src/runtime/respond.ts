@@ -163,10 +163,11 @@ export function signInHref(ctx: RequestContext, callbackUrl: string | undefined)
   return callbackUrl ? `${href}?${callbackQuery(callbackUrl)}` : href
 }
 
-/** `callbackUrl=…` as URLSearchParams writes it, kept per callback URL (a flow's pages link with the same one); bounded. */
+/** `callbackUrl=…` as URLSearchParams writes it, kept per callback URL (a flow's pages link with the same one); bounded: 256 URLs of at most 1,024 characters. */
 const callbackQueries = new Map<string, string>()
 
 function callbackQuery(callbackUrl: string): string {
+  if (callbackUrl.length > 1024) return new URLSearchParams({ callbackUrl }).toString()
   let query = callbackQueries.get(callbackUrl)
   if (query === undefined) {
     query = new URLSearchParams({ callbackUrl }).toString()

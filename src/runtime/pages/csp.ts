@@ -83,11 +83,12 @@ export function pageHeaders(policy: PagePolicy): Record<string, string> {
 /**
  * The origin of `url` (absolute, or relative to `base`), or undefined when it is not an http(s) URL. An
  * absolute URL's origin is kept for the next pages (a flow's callback URL is the same for most of its
- * requests): no URL parsed for it again. Bounded: past {@link MAX_ORIGINS_KEPT} URLs it starts again.
+ * requests): no URL parsed for it again. Bounded: past {@link MAX_ORIGINS_KEPT} URLs it starts again, and a
+ * URL longer than {@link MAX_URL_KEPT} is not kept.
  */
 export function originOf(url: string | URL | undefined, base?: string): string | undefined {
   if (url === undefined) return undefined
-  if (base !== undefined || typeof url !== "string") return parsedOrigin(url, base)
+  if (base !== undefined || typeof url !== "string" || url.length > MAX_URL_KEPT) return parsedOrigin(url, base)
   const kept = origins.get(url)
   if (kept !== undefined) return kept === NOT_HTTP ? undefined : kept
   const origin = parsedOrigin(url, undefined)
@@ -98,6 +99,8 @@ export function originOf(url: string | URL | undefined, base?: string): string |
 
 const origins = new Map<string, string>()
 const MAX_ORIGINS_KEPT = 256
+/** Longer URLs are parsed every time (the map holds at most 256 of this length). */
+const MAX_URL_KEPT = 1024
 /** Kept for a URL that is not http(s) or not a URL (no origin is the empty string). */
 const NOT_HTTP = ""
 
