@@ -6,6 +6,7 @@
 import { describe, expect, it, vi } from "vitest"
 import { type AuthConfig, credentialsFlow, defineStep, escapeHtml, extendFlow } from "../src/index.js"
 import Credentials from "../src/providers/credentials.js"
+import { keptRedirects } from "../src/runtime/callback-url.js"
 import { memoryServerState } from "../src/runtime/server-state-memory.js"
 import type { StepDefinition } from "../src/runtime/steps.js"
 import { memoryUsedCodes, totpCode, totpStep } from "../src/steps/totp.js"
@@ -158,5 +159,44 @@ describe("a step page's cancel link", () => {
       const query = new URLSearchParams({ callbackUrl: new URL(path, ORIGIN).href }).toString()
       expect(await res.text()).toContain(`<a href="${escapeHtml(`${ORIGIN}/auth/signin?${query}`)}">Cancel and start over</a>`)
     }
+  })
+})
+
+describe("the callback URL a sign-in names, checked by the built-in redirect rule (its answers kept per origin and URL)", () => {
+  const cases: [origin: string, callbackUrl: string, lands: string][] = [
+    ["http://a.test", "/home", "http://a.test/home"],
+    ["http://b.test", "/home", "http://b.test/home"],
+    ["http://a.test", "http://a.test/x?y=1", "http://a.test/x?y=1"],
+    ["http://b.test", "http://a.test/x?y=1", "http://b.test"],
+    ["http://a.test", "https://evil.example/", "http://a.test"],
+    ["http://a.test", "javascript:alert(1)", "http://a.test"],
+    ["http://b.test", "/home", "http://b.test/home"],
+    ["http://a.test", "/home", "http://a.test/home"],
+  ]
+  it.each(cases)("on %s, %j lands on %s, the first time and after", async (origin, callbackUrl, lands) => {
+    for (let i = 0; i < 2; i++) {
+      const client = new AuthClient(config([]), origin)
+      const csrfToken = await client.csrf()
+      const res = await client.send("/auth/callback/credentials", { form: { csrfToken, username: "pat", callbackUrl } })
+      expect(res.headers.get("location")).toBe(lands)
+    }
+  })
+
+  it("keeps a bounded number of answers, none for a long URL", async () => {
+    const appConfig = config([])
+    for (let i = 0; i < 300; i++) {
+      const client = new AuthClient(appConfig)
+      const csrfToken = await client.csrf()
+      const res = await client.send("/auth/callback/credentials", { form: { csrfToken, username: "pat", callbackUrl: `/p${i}` } })
+      expect(res.headers.get("location")).toBe(`${ORIGIN}/p${i}`)
+      expect(keptRedirects()).toBeLessThanOrEqual(256)
+    }
+    const before = keptRedirects()
+    const client = new AuthClient(appConfig)
+    const csrfToken = await client.csrf()
+    const long = `/${"x".repeat(3000)}`
+    const res = await client.send("/auth/callback/credentials", { form: { csrfToken, username: "pat", callbackUrl: long } })
+    expect(res.headers.get("location")).toBe(`${ORIGIN}${long}`)
+    expect(keptRedirects()).toBe(before)
   })
 })

@@ -57,6 +57,35 @@ export function callbackUrlNow(ctx: RequestContext): CallbackUrl | undefined {
  * the site, or an absolute URL on the site's origin, normalised; anything else is the site.
  */
 function defaultRedirectChecked(url: string, origin: string): string {
+  if (url.length > MAX_CHECKED_LENGTH) return redirectChecked(url, origin)
+  let byUrl = checkedUrls.get(origin)
+  const kept = byUrl?.get(url)
+  if (kept !== undefined) return kept
+  const answer = redirectChecked(url, origin)
+  if (checkedCount >= MAX_CHECKED) {
+    checkedUrls.clear()
+    checkedCount = 0
+    byUrl = undefined
+  }
+  if (!byUrl) checkedUrls.set(origin, (byUrl = new Map()))
+  byUrl.set(url, answer)
+  checkedCount++
+  return answer
+}
+
+/**
+ * {@link defaultRedirectChecked}'s answers by origin, then URL (a flow's requests name the same callback
+ * URL; the answer depends on nothing else): bounded, 256 URLs of at most 1,024 characters in all.
+ */
+const checkedUrls = new Map<string, Map<string, string>>()
+let checkedCount = 0
+const MAX_CHECKED = 256
+const MAX_CHECKED_LENGTH = 1024
+
+/** How many answers {@link defaultRedirectChecked} keeps (for tests: the bound holds). */
+export const keptRedirects = (): number => checkedCount
+
+function redirectChecked(url: string, origin: string): string {
   const path = url.startsWith("/")
   const candidate = path ? `${origin}${url}` : url
   let parsed: URL
