@@ -58,7 +58,7 @@ function macKeyOf(key: Buffer): HmacKey {
 }
 
 /** RFC 7518 §5.2.2.1: the first half of HMAC-SHA-512 (MAC key: the key's first 32 bytes) over AAD ‖ IV ‖ ciphertext ‖ AL. */
-function cbcTag(key: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer, al: Buffer = aadLength(aad)): Buffer {
+function cbcTag(key: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer, al: Buffer): Buffer {
   return hmac(macKeyOf(key), [aad, iv, ciphertext, al]).subarray(0, 32)
 }
 
@@ -166,18 +166,65 @@ function parseFastHeader(bytes: Buffer): FastHeader {
   return { enc: enc as ContentEncryption, kid: kid as string | undefined }
 }
 
-/** Keys to try, derived lazily: the one whose thumbprint is `kid`, or (no `kid`) every secret in order. */
-function* candidateKeys(header: FastHeader, secrets: readonly string[], salt: string): Generator<Buffer> {
-  for (const secret of secrets) {
-    const derived = deriveKey(secret, salt, header.enc)
-    if (header.kid === undefined) yield derived.key
-    else if (derived.kid === header.kid) return yield derived.key
-  }
-  if (header.kid !== undefined || secrets.length === 0) throw new Error("no matching decryption secret")
+/**
+ * What opening reads off a protected header, kept per encoded header: every token of one key carries the
+ * same header, so it is decoded, parsed and checked once (a bounded map: past {@link MAX_HEADERS_KEPT}
+ * headers it starts again). Only headers the fast path takes are kept.
+ */
+interface OpenedHeader extends FastHeader {
+  /** The header's bytes as the AAD, and their bit length (AL) for the CBC tag. */
+  readonly aad: Buffer
+  readonly al: Buffer
 }
 
-function openCbc(key: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer, tag: Buffer): Buffer | undefined {
-  const expected = cbcTag(key, aad, iv, ciphertext)
+const openedHeaders = new Map<string, OpenedHeader>()
+const NO_BYTES = Buffer.alloc(0)
+const MAX_HEADERS_KEPT = 64
+
+function openedHeader(encodedHeader: string, bytes: Buffer): OpenedHeader {
+  const { enc, kid } = parseFastHeader(bytes)
+  const aad = Buffer.from(encodedHeader, "latin1")
+  const header: OpenedHeader = { enc, kid, aad, al: aadLength(aad) }
+  if (openedHeaders.size >= MAX_HEADERS_KEPT) openedHeaders.clear()
+  openedHeaders.set(encodedHeader, header)
+  return header
+}
+
+/** How many headers {@link decryptJwt} keeps (for tests: the bound holds). */
+export const keptHeaders = (): number => openedHeaders.size
+
+/**
+ * The plaintext under the key the header names (its `kid`), or under the first of `secrets` whose key
+ * opens it (no `kid`); undefined when none does. Throws when no secret can be tried.
+ */
+function openWithSecrets(
+  header: OpenedHeader,
+  secrets: readonly string[],
+  salt: string,
+  iv: Buffer,
+  ciphertext: Buffer,
+  tag: Buffer,
+): Buffer | undefined {
+  const cbc = header.enc === "A256CBC-HS512"
+  if (header.kid !== undefined) {
+    for (const secret of secrets) {
+      const derived = deriveKey(secret, salt, header.enc)
+      if (derived.kid !== header.kid) continue
+      return cbc ? openCbc(derived.key, header, iv, ciphertext, tag) : openGcm(derived.key, header.aad, iv, ciphertext, tag)
+    }
+    throw new Error("no matching decryption secret")
+  }
+  if (secrets.length === 0) throw new Error("no matching decryption secret")
+  for (const secret of secrets) {
+    const { key } = deriveKey(secret, salt, header.enc)
+    const plaintext = cbc ? openCbc(key, header, iv, ciphertext, tag) : openGcm(key, header.aad, iv, ciphertext, tag)
+    if (plaintext) return plaintext
+  }
+  return undefined
+}
+
+function openCbc(key: Buffer, header: OpenedHeader, iv: Buffer, ciphertext: Buffer, tag: Buffer): Buffer | undefined {
+  const expected = cbcTag(key, header.aad, iv, ciphertext, header.al)
   if (tag.length !== expected.length || !timingSafeEqual(tag, expected)) return undefined
   try {
     const decipher = createDecipheriv("aes-256-cbc", key.subarray(32), iv)
@@ -198,6 +245,13 @@ function openGcm(key: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer, tag: 
   }
 }
 
+/** A time claim that is present must be a number (jose's check, in its order: iat, nbf, exp). */
+function numericClaim(payload: Record<string, unknown>, claim: "iat" | "nbf" | "exp", value: unknown): void {
+  if (value !== undefined && typeof value !== "number") {
+    throw new errors.JWTClaimValidationFailed(`"${claim}" claim must be a number`, payload, claim, "invalid")
+  }
+}
+
 /** The claim checks `jose.jwtDecrypt` makes with `clockTolerance: 15` and no other claim options. */
 function checkClaims(bytes: Uint8Array): DecryptedJwt {
   let plaintext: string
@@ -211,15 +265,9 @@ function checkClaims(bytes: Uint8Array): DecryptedJwt {
   if (!isJsonObject(payload)) throw new errors.JWTInvalid("JWT Claims Set must be a top-level JSON object")
   const now = Math.floor(Date.now() / 1000)
   const { iat, nbf, exp } = payload
-  for (const [claim, value] of [
-    ["iat", iat],
-    ["nbf", nbf],
-    ["exp", exp],
-  ] as const) {
-    if (value !== undefined && typeof value !== "number") {
-      throw new errors.JWTClaimValidationFailed(`"${claim}" claim must be a number`, payload, claim, "invalid")
-    }
-  }
+  numericClaim(payload, "iat", iat)
+  numericClaim(payload, "nbf", nbf)
+  numericClaim(payload, "exp", exp)
   if (typeof nbf === "number" && nbf > now + CLOCK_TOLERANCE) {
     throw new errors.JWTClaimValidationFailed('"nbf" claim timestamp check failed', payload, "nbf", "check_failed")
   }
@@ -243,23 +291,22 @@ export function decryptJwt(token: string, secrets: readonly string[], salt: stri
   const parts = token.split(".")
   if (parts.length !== 5) invalid("Invalid Compact JWE")
   const [encodedHeader = "", encryptedKey = "", encodedIv = "", encodedCiphertext = "", encodedTag = ""] = parts
-  const headerBytes = decodePart(encodedHeader, "protected header")
+  // a header seen before was decoded and checked then; the parts are still decoded in the same order
+  const kept = openedHeaders.get(encodedHeader)
+  const headerBytes = kept ? NO_BYTES : decodePart(encodedHeader, "protected header")
   decodePart(encryptedKey, "encrypted_key")
   const iv = decodePart(encodedIv, "iv")
   const ciphertext = decodePart(encodedCiphertext, "ciphertext")
   const tag = decodePart(encodedTag, "tag")
-  const header = parseFastHeader(headerBytes)
+  const header = kept ?? openedHeader(encodedHeader, headerBytes)
   if (encryptedKey !== "") invalid("Encountered unexpected JWE Encrypted Key")
   if (encodedIv === "") invalid("JWE Initialization Vector missing")
   if (encodedTag === "") invalid("JWE Authentication Tag missing")
   const cbc = header.enc === "A256CBC-HS512"
   if (!cbc && tag.length !== 16) invalid("Invalid Authentication Tag length")
   if (iv.length !== (cbc ? 16 : 12)) invalid("Invalid Initialization Vector length")
-  const aad = Buffer.from(encodedHeader, "latin1")
-  for (const key of candidateKeys(header, secrets, salt)) {
-    const plaintext = (cbc ? openCbc : openGcm)(key, aad, iv, ciphertext, tag)
-    if (plaintext) return checkClaims(plaintext)
-  }
+  const plaintext = openWithSecrets(header, secrets, salt, iv, ciphertext, tag)
+  if (plaintext) return checkClaims(plaintext)
   throw new errors.JWEDecryptionFailed()
 }
 
