@@ -223,11 +223,15 @@ export function verifyTotp(secret: string, code: string, now = Date.now(), windo
   let match: number | null = null
   // every step of the window is computed and compared as a whole number (no early exit, no digit by digit)
   if (oneShot) {
-    if (!setHmacKeyFromBase32(secret)) setHmacKey(base32Decode(secret), oneShot)
-    for (let step = current - window; step <= current + window; step++) {
-      if (hotpValueKeyed(step, oneShot) === given) match = step
+    // wiped however it ends: a secret that stops decoding part way has left bytes in the pads
+    try {
+      if (!setHmacKeyFromBase32(secret)) setHmacKey(base32Decode(secret), oneShot)
+      for (let step = current - window; step <= current + window; step++) {
+        if (hotpValueKeyed(step, oneShot) === given) match = step
+      }
+    } finally {
+      wipeHmacKey()
     }
-    wipeHmacKey()
     return match
   }
   const key = base32Decode(secret)
