@@ -6,6 +6,7 @@
 import type { OutCookie } from "./cookies.js"
 import type { RequestContext } from "./context.js"
 import { param } from "./context.js"
+import { KeptAnswers } from "./kept.js"
 
 export interface CallbackUrl {
   readonly url: string
@@ -56,34 +57,23 @@ export function callbackUrlNow(ctx: RequestContext): CallbackUrl | undefined {
  * `checked(ctx, defaultRedirect({ url, baseUrl: origin }))` with one URL parse instead of two: a path on
  * the site, or an absolute URL on the site's origin, normalised; anything else is the site.
  */
+/** The longest origin counted in a kept pair's key (a resolved origin is scheme, host and port). */
+const MAX_ORIGIN_LENGTH = 300
+
 function defaultRedirectChecked(url: string, origin: string): string {
-  if (url.length > MAX_CHECKED_LENGTH) return redirectChecked(url, origin)
-  let byUrl = checkedUrls.get(origin)
-  const kept = byUrl?.get(url)
-  if (kept !== undefined) return kept
-  const answer = redirectChecked(url, origin)
-  if (checkedCount >= MAX_CHECKED) {
-    checkedUrls.clear()
-    checkedCount = 0
-    byUrl = undefined
-  }
-  if (!byUrl) checkedUrls.set(origin, (byUrl = new Map()))
-  byUrl.set(url, answer)
-  checkedCount++
-  return answer
+  // the origin is the resolved one (no space in it), so "origin url" names one pair
+  const key = `${origin} ${url}`
+  return checkedUrls.get(key) ?? checkedUrls.keep(key, redirectChecked(url, origin))
 }
 
 /**
- * {@link defaultRedirectChecked}'s answers by origin, then URL (a flow's requests name the same callback
- * URL; the answer depends on nothing else): bounded, 256 URLs of at most 1,024 characters in all.
+ * {@link defaultRedirectChecked}'s answers by origin and URL (a flow's requests name the same callback
+ * URL; the answer depends on nothing else): 256 pairs, URLs of at most 1,024 characters.
  */
-const checkedUrls = new Map<string, Map<string, string>>()
-let checkedCount = 0
-const MAX_CHECKED = 256
-const MAX_CHECKED_LENGTH = 1024
+const checkedUrls = new KeptAnswers<string>(256, MAX_ORIGIN_LENGTH + 1 + 1024)
 
 /** How many answers {@link defaultRedirectChecked} keeps (for tests: the bound holds). */
-export const keptRedirects = (): number => checkedCount
+export const keptRedirects = (): number => checkedUrls.size
 
 function redirectChecked(url: string, origin: string): string {
   const path = url.startsWith("/")

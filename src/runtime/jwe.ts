@@ -13,6 +13,7 @@ import * as errors from "jose/errors"
 import { type ContentEncryption, type DerivedKey, deriveKey, keyLength } from "./jwe-keys.js"
 import { randomBytes } from "./random.js"
 import { type HmacKey, hmac, hmacKey } from "./digest.js"
+import { KeptAnswers } from "./kept.js"
 import { MissingSecret } from "../errors.js"
 
 export { type ContentEncryption, type DerivedKey, deriveKey } from "./jwe-keys.js"
@@ -168,8 +169,8 @@ function parseFastHeader(bytes: Buffer): FastHeader {
 
 /**
  * What opening reads off a protected header, kept per encoded header: every token of one key carries the
- * same header, so it is decoded, parsed and checked once (a bounded map: past {@link MAX_HEADERS_KEPT}
- * headers it starts again). Only headers the fast path takes are kept.
+ * same header, so it is decoded, parsed and checked once (at most 64 headers). Only headers the fast
+ * path takes are kept.
  */
 interface OpenedHeader extends FastHeader {
   /** The header's bytes as the AAD, and their bit length (AL) for the CBC tag. */
@@ -177,17 +178,14 @@ interface OpenedHeader extends FastHeader {
   readonly al: Buffer
 }
 
-const openedHeaders = new Map<string, OpenedHeader>()
+const openedHeaders = new KeptAnswers<OpenedHeader>(64)
 const NO_BYTES = Buffer.alloc(0)
-const MAX_HEADERS_KEPT = 64
 
 function openedHeader(encodedHeader: string, bytes: Buffer): OpenedHeader {
   const { enc, kid } = parseFastHeader(bytes)
   const aad = Buffer.from(encodedHeader, "latin1")
   const header: OpenedHeader = { enc, kid, aad, al: aadLength(aad) }
-  if (openedHeaders.size >= MAX_HEADERS_KEPT) openedHeaders.clear()
-  openedHeaders.set(encodedHeader, header)
-  return header
+  return openedHeaders.keep(encodedHeader, header)
 }
 
 /** How many headers {@link decryptJwt} keeps (for tests: the bound holds). */

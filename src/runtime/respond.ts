@@ -10,6 +10,7 @@ import { type OutCookie, serializeCookie } from "./cookies.js"
 import { discoveryCache, endpoint } from "./effects/oauth-server.js"
 import { type PagePolicy, originOf, pageHeaders, pageNonce } from "./pages/csp.js"
 import { imageOrigins, renderError } from "./pages/index.js"
+import { KeptAnswers } from "./kept.js"
 
 export const NO_CACHE = Object.freeze({
   "Cache-Control": "private, no-cache, no-store",
@@ -142,8 +143,8 @@ export function pageUrl(ctx: RequestContext, page: "signIn" | "error" | "signOut
   return new URL(`${ctx.authUrl}/${builtIn}`)
 }
 
-/** The built-in sign-in page's href per auth URL (as `new URL` writes it). */
-const signInHrefs = new Map<string, string>()
+/** The built-in sign-in page's href per auth URL (as `new URL` writes it), for at most 16 auth URLs. */
+const signInHrefs = new KeptAnswers<string>(MAX_ORIGINS_KEPT)
 
 /**
  * The sign-in page's address with `callbackUrl` in its query, as {@link pageUrl} and `searchParams.set`
@@ -155,26 +156,15 @@ export function signInHref(ctx: RequestContext, callbackUrl: string | undefined)
     if (callbackUrl) url.searchParams.set("callbackUrl", callbackUrl)
     return url.href
   }
-  let href = signInHrefs.get(ctx.authUrl)
-  if (href === undefined) {
-    href = pageUrl(ctx, "signIn").href
-    if (signInHrefs.size < MAX_ORIGINS_KEPT) signInHrefs.set(ctx.authUrl, href)
-  }
+  const href = signInHrefs.get(ctx.authUrl) ?? signInHrefs.keep(ctx.authUrl, pageUrl(ctx, "signIn").href)
   return callbackUrl ? `${href}?${callbackQuery(callbackUrl)}` : href
 }
 
-/** `callbackUrl=…` as URLSearchParams writes it, kept per callback URL (a flow's pages link with the same one); bounded: 256 URLs of at most 1,024 characters. */
-const callbackQueries = new Map<string, string>()
+/** `callbackUrl=…` as URLSearchParams writes it, kept per callback URL (a flow's pages link with the same one): 256 URLs of at most 1,024 characters. */
+const callbackQueries = new KeptAnswers<string>(256, 1024)
 
 function callbackQuery(callbackUrl: string): string {
-  if (callbackUrl.length > 1024) return new URLSearchParams({ callbackUrl }).toString()
-  let query = callbackQueries.get(callbackUrl)
-  if (query === undefined) {
-    query = new URLSearchParams({ callbackUrl }).toString()
-    if (callbackQueries.size >= 256) callbackQueries.clear()
-    callbackQueries.set(callbackUrl, query)
-  }
-  return query
+  return callbackQueries.get(callbackUrl) ?? callbackQueries.keep(callbackUrl, new URLSearchParams({ callbackUrl }).toString())
 }
 
 /**

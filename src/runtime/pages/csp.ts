@@ -6,6 +6,7 @@
  * @module
  */
 import { randomBytes } from "../random.js"
+import { KeptAnswers } from "../kept.js"
 
 /** What one page may use, besides nothing (`default-src 'none'`). */
 export interface PagePolicy {
@@ -83,24 +84,20 @@ export function pageHeaders(policy: PagePolicy): Record<string, string> {
 /**
  * The origin of `url` (absolute, or relative to `base`), or undefined when it is not an http(s) URL. An
  * absolute URL's origin is kept for the next pages (a flow's callback URL is the same for most of its
- * requests): no URL parsed for it again. Bounded: past {@link MAX_ORIGINS_KEPT} URLs it starts again, and a
- * URL longer than {@link MAX_URL_KEPT} is not kept.
+ * requests): no URL parsed for it again (bounded, see `origins`).
  */
 export function originOf(url: string | URL | undefined, base?: string): string | undefined {
   if (url === undefined) return undefined
-  if (base !== undefined || typeof url !== "string" || url.length > MAX_URL_KEPT) return parsedOrigin(url, base)
+  if (base !== undefined || typeof url !== "string") return parsedOrigin(url, base)
   const kept = origins.get(url)
   if (kept !== undefined) return kept === NOT_HTTP ? undefined : kept
   const origin = parsedOrigin(url, undefined)
-  if (origins.size >= MAX_ORIGINS_KEPT) origins.clear()
-  origins.set(url, origin ?? NOT_HTTP)
+  origins.keep(url, origin ?? NOT_HTTP)
   return origin
 }
 
-const origins = new Map<string, string>()
-const MAX_ORIGINS_KEPT = 256
-/** Longer URLs are parsed every time (the map holds at most 256 of this length). */
-const MAX_URL_KEPT = 1024
+/** Absolute URLs' origins: 256 URLs of at most 1,024 characters (longer ones are parsed every time). */
+const origins = new KeptAnswers<string>(256, 1024)
 /** Kept for a URL that is not http(s) or not a URL (no origin is the empty string). */
 const NOT_HTTP = ""
 
