@@ -69,23 +69,34 @@ const BASE32_VALUES = (() => {
  */
 export function base32Decode(text: string): Buffer {
   const out = Buffer.allocUnsafe((text.length * 5) >>> 3)
+  const length = decodeAsciiInto(text, out)
+  return length < 0 ? base32DecodeText(text) : out.subarray(0, length)
+}
+
+/**
+ * Decodes ASCII base32 `text` into `out` from its start and answers the byte count; -1 when the text
+ * has a character beyond ASCII or decodes to more than `out` holds (nothing is thrown for those: the
+ * caller decodes another way). Throws `TypeError` for an ASCII character outside the alphabet.
+ */
+function decodeAsciiInto(text: string, out: Uint8Array): number {
   let length = 0
   let bits = 0
   let value = 0
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i)
-    if (code >= 128) return base32DecodeText(text)
+    if (code >= 128) return -1
     const digit = BASE32_VALUES[code] ?? INVALID
     if (digit === SKIP) continue
     if (digit === INVALID) throw new TypeError("Invalid base32 secret.")
     value = ((value << 5) | digit) & 0xfff
     bits += 5
     if (bits >= 8) {
+      if (length === out.length) return -1
       out[length++] = (value >>> (bits - 8)) & 255
       bits -= 8
     }
   }
-  return out.subarray(0, length)
+  return length
 }
 
 /** {@link base32Decode} for text with non-ASCII characters (Unicode whitespace, letters that upper-case to ASCII). */
@@ -148,29 +159,24 @@ function setHmacKey(key: Buffer, hash: typeof nodeCrypto.hash): void {
  * nothing set, for text beyond ASCII or a key longer than a block: the caller decodes it as before.
  */
 function setHmacKeyFromBase32(text: string): boolean {
-  inner.fill(0x36, 0, BLOCK)
-  outer.fill(0x5c, 0, BLOCK)
-  let length = 0
-  let bits = 0
-  let value = 0
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (code >= 128) return false
-    const digit = BASE32_VALUES[code] ?? INVALID
-    if (digit === SKIP) continue
-    if (digit === INVALID) throw new TypeError("Invalid base32 secret.")
-    value = ((value << 5) | digit) & 0xfff
-    bits += 5
-    if (bits >= 8) {
-      if (length === BLOCK) return false
-      const byte = (value >>> (bits - 8)) & 255
-      inner[length] = 0x36 ^ byte
-      outer[length++] = 0x5c ^ byte
-      bits -= 8
+  try {
+    const length = decodeAsciiInto(text, keyBytes)
+    if (length < 0) return false
+    inner.fill(0x36, 0, BLOCK)
+    outer.fill(0x5c, 0, BLOCK)
+    for (let i = 0; i < length; i++) {
+      const byte = keyBytes[i] as number
+      inner[i] = 0x36 ^ byte
+      outer[i] = 0x5c ^ byte
     }
+    return true
+  } finally {
+    keyBytes.fill(0)
   }
-  return true
 }
+
+/** The key's bytes while {@link setHmacKeyFromBase32} reads them (wiped at once). */
+const keyBytes = Buffer.alloc(BLOCK)
 
 function wipeHmacKey(): void {
   inner.fill(0)
