@@ -33,9 +33,13 @@ export interface HmacKey {
   readonly alg: "sha1" | "sha256" | "sha512"
   /** The key (hashed first when longer than a block), for Node versions without one-shot hashing. */
   readonly key: Buffer
-  /** The key XOR 0x36 and XOR 0x5c, one hash block each (RFC 2104). */
+  /** The key XOR 0x36, one hash block (RFC 2104). */
   readonly innerPad: Buffer
-  readonly outerPad: Buffer
+  /**
+   * The key XOR 0x5c, one hash block, with room after it for the inner digest: written and hashed
+   * within one synchronous call.
+   */
+  readonly outer: Buffer
 }
 
 const BLOCK = { sha1: 64, sha256: 64, sha512: 128 } as const
@@ -49,12 +53,23 @@ export function hmacKey(alg: HmacKey["alg"], secret: Buffer | string): HmacKey {
   let key = typeof secret === "string" ? Buffer.from(secret, "utf8") : Buffer.from(secret)
   if (key.length > BLOCK[alg]) key = nodeCrypto.createHash(alg).update(key).digest()
   const innerPad = Buffer.alloc(BLOCK[alg], 0x36)
-  const outerPad = Buffer.alloc(BLOCK[alg], 0x5c)
+  const outer = Buffer.alloc(BLOCK[alg] + DIGEST[alg])
+  outer.fill(0x5c, 0, BLOCK[alg])
   for (let i = 0; i < key.length; i++) {
     innerPad[i] = (innerPad[i] as number) ^ (key[i] as number)
-    outerPad[i] = (outerPad[i] as number) ^ (key[i] as number)
+    outer[i] = (outer[i] as number) ^ (key[i] as number)
   }
-  return { alg, key, innerPad, outerPad }
+  return { alg, key, innerPad, outer }
+}
+
+/**
+ * Overwrites a prepared key's bytes, for a key that should not outlive its use (a user's TOTP secret).
+ * @example const key = hmacKey("sha1", secret); try { … } finally { forgetHmacKey(key) }
+ */
+export function forgetHmacKey(key: HmacKey): void {
+  key.key.fill(0)
+  key.innerPad.fill(0)
+  key.outer.fill(0)
 }
 
 /**
@@ -71,8 +86,6 @@ export function hmac(key: HmacKey, parts: readonly Buffer[]): Buffer {
   }
   // the digests come out as latin1 text (one char a byte), which Node makes faster than hex or a Buffer
   const inner = nodeCrypto.hash(key.alg, Buffer.concat([key.innerPad, ...parts]), "binary")
-  const outer = Buffer.allocUnsafe(BLOCK[key.alg] + DIGEST[key.alg])
-  key.outerPad.copy(outer)
-  outer.write(inner, BLOCK[key.alg], "latin1")
-  return Buffer.from(nodeCrypto.hash(key.alg, outer, "binary"), "latin1")
+  key.outer.write(inner, BLOCK[key.alg], "latin1")
+  return Buffer.from(nodeCrypto.hash(key.alg, key.outer, "binary"), "latin1")
 }

@@ -12,10 +12,10 @@
  * whose time step was already used by the same user (RFC 6238 §5.2): a claim in the config's
  * server-state port, so with `RedisServerState` a code used on one instance is refused on every other.
  */
-import * as nodeCrypto from "node:crypto"
-import { createHmac, randomBytes } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import type { Awaitable, User } from "../types.js"
 import { isPromiseLike } from "../runtime/awaitable.js"
+import { type HmacKey, forgetHmacKey, hmac, hmacKey } from "../runtime/digest.js"
 import { stateKey } from "../runtime/server-state.js"
 import { syncVerbs } from "../runtime/server-state-memory.js"
 import {
@@ -69,34 +69,23 @@ const BASE32_VALUES = (() => {
  */
 export function base32Decode(text: string): Buffer {
   const out = Buffer.allocUnsafe((text.length * 5) >>> 3)
-  const length = decodeAsciiInto(text, out)
-  return length < 0 ? base32DecodeText(text) : out.subarray(0, length)
-}
-
-/**
- * Decodes ASCII base32 `text` into `out` from its start and answers the byte count; -1 when the text
- * has a character beyond ASCII or decodes to more than `out` holds (nothing is thrown for those: the
- * caller decodes another way). Throws `TypeError` for an ASCII character outside the alphabet.
- */
-function decodeAsciiInto(text: string, out: Uint8Array): number {
   let length = 0
   let bits = 0
   let value = 0
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i)
-    if (code >= 128) return -1
+    if (code >= 128) return base32DecodeText(text)
     const digit = BASE32_VALUES[code] ?? INVALID
     if (digit === SKIP) continue
     if (digit === INVALID) throw new TypeError("Invalid base32 secret.")
     value = ((value << 5) | digit) & 0xfff
     bits += 5
     if (bits >= 8) {
-      if (length === out.length) return -1
       out[length++] = (value >>> (bits - 8)) & 255
       bits -= 8
     }
   }
-  return length
+  return out.subarray(0, length)
 }
 
 /** {@link base32Decode} for text with non-ASCII characters (Unicode whitespace, letters that upper-case to ASCII). */
@@ -118,94 +107,19 @@ function base32DecodeText(text: string): Buffer {
   return Buffer.from(out)
 }
 
-/** The HOTP value (RFC 4226) of `counter` as a number below 10^`digits`. */
-function hotpValue(secret: Buffer, counter: number, digits: number): number {
+/** The HOTP value (RFC 4226) of `counter` under a prepared key, as a number below 10^`digits`. */
+function hotpValue(key: HmacKey, counter: number, digits: number): number {
   const message = Buffer.alloc(8)
   message.writeUInt32BE(Math.floor(counter / 2 ** 32), 0)
   message.writeUInt32BE(counter >>> 0, 4)
-  const mac = createHmac("sha1", secret).update(message).digest()
+  const mac = hmac(key, [message])
   const offset = (mac[mac.length - 1] as number) & 0x0f
   return (mac.readUInt32BE(offset) & 0x7fffffff) % 10 ** digits
 }
 
-/** Node's one-shot `crypto.hash` (20.12 and later), else undefined and {@link hotpValue}'s `createHmac`. */
-const oneShot = typeof nodeCrypto.hash === "function" ? nodeCrypto.hash : undefined
-
-/** SHA-1's block size: an HMAC key longer than this is hashed first (RFC 2104 §2). */
-const BLOCK = 64
-/**
- * HMAC-SHA1 (RFC 2104) as two one-shot hashes over buffers kept for the process, for
- * {@link verifyTotp}'s few counters in a row: `inner` holds the key XOR ipad then the counter, `outer`
- * the key XOR opad then the inner digest. No Hmac, key or Buffer object per counter. Used synchronously
- * and wiped after each check ({@link wipeHmacKey}).
- */
-const inner = Buffer.alloc(BLOCK + 8)
-const outer = Buffer.alloc(BLOCK + 20)
-
-function setHmacKey(key: Buffer, hash: typeof nodeCrypto.hash): void {
-  const k = key.length > BLOCK ? Buffer.from(hash("sha1", key, "binary"), "latin1") : key
-  inner.fill(0x36, 0, BLOCK)
-  outer.fill(0x5c, 0, BLOCK)
-  for (let i = 0; i < k.length; i++) {
-    const byte = k[i] as number
-    inner[i] = 0x36 ^ byte
-    outer[i] = 0x5c ^ byte
-  }
-}
-
-/**
- * {@link setHmacKey} with the key read straight from its base32 text (as {@link base32Decode} reads
- * ASCII text, the same `TypeError` for a character outside it), without a Buffer for it. False, with
- * nothing set, for text beyond ASCII or a key longer than a block: the caller decodes it as before.
- */
-function setHmacKeyFromBase32(text: string): boolean {
-  try {
-    const length = decodeAsciiInto(text, keyBytes)
-    if (length < 0) return false
-    inner.fill(0x36, 0, BLOCK)
-    outer.fill(0x5c, 0, BLOCK)
-    for (let i = 0; i < length; i++) {
-      const byte = keyBytes[i] as number
-      inner[i] = 0x36 ^ byte
-      outer[i] = 0x5c ^ byte
-    }
-    return true
-  } finally {
-    keyBytes.fill(0)
-  }
-}
-
-/** The key's bytes while {@link setHmacKeyFromBase32} reads them (wiped at once). */
-const keyBytes = Buffer.alloc(BLOCK)
-
-function wipeHmacKey(): void {
-  inner.fill(0)
-  outer.fill(0)
-}
-
-/** {@link hotpValue} (6 digits) with the key set by {@link setHmacKey}: the digests read as latin1 text, one char a byte. */
-function hotpValueKeyed(counter: number, hash: typeof nodeCrypto.hash): number {
-  const high = Math.floor(counter / 2 ** 32)
-  inner[BLOCK] = high >>> 24
-  inner[BLOCK + 1] = high >>> 16
-  inner[BLOCK + 2] = high >>> 8
-  inner[BLOCK + 3] = high
-  inner[BLOCK + 4] = counter >>> 24
-  inner[BLOCK + 5] = counter >>> 16
-  inner[BLOCK + 6] = counter >>> 8
-  inner[BLOCK + 7] = counter
-  const digest = hash("sha1", inner, "binary")
-  for (let i = 0; i < 20; i++) outer[BLOCK + i] = digest.charCodeAt(i)
-  const mac = hash("sha1", outer, "binary")
-  const at = mac.charCodeAt(19) & 0x0f
-  const value =
-    ((mac.charCodeAt(at) & 0x7f) << 24) | (mac.charCodeAt(at + 1) << 16) | (mac.charCodeAt(at + 2) << 8) | mac.charCodeAt(at + 3)
-  return value % 1_000_000
-}
-
 /** The HOTP value (RFC 4226) of `counter`, `digits` long. */
 export function hotp(secret: Buffer, counter: number, digits = 6): string {
-  return hotpValue(secret, counter, digits).toString().padStart(digits, "0")
+  return hotpValue(hmacKey("sha1", secret), counter, digits).toString().padStart(digits, "0")
 }
 
 /** The TOTP time step (RFC 6238, 30 s) of a moment in milliseconds. */
@@ -228,23 +142,14 @@ export function verifyTotp(secret: string, code: string, now = Date.now(), windo
   const given = Number(code)
   let match: number | null = null
   // every step of the window is computed and compared as a whole number (no early exit, no digit by digit)
-  if (oneShot) {
-    // wiped however it ends: a secret that stops decoding part way has left bytes in the pads
-    try {
-      if (!setHmacKeyFromBase32(secret)) setHmacKey(base32Decode(secret), oneShot)
-      for (let step = current - window; step <= current + window; step++) {
-        if (hotpValueKeyed(step, oneShot) === given) match = step
-      }
-    } finally {
-      wipeHmacKey()
-    }
-    return match
-  }
-  const key = base32Decode(secret)
+  const decoded = base32Decode(secret)
+  const key = hmacKey("sha1", decoded)
+  decoded.fill(0)
   for (let step = current - window; step <= current + window; step++) {
     if (hotpValue(key, step, 6) === given) match = step
   }
-  key.fill(0)
+  // the user's secret is not left in the process beyond its check
+  forgetHmacKey(key)
   return match
 }
 
