@@ -79,13 +79,21 @@ export function forgetHmacKey(key: HmacKey): void {
  * @example hmac(hmacKey("sha512", macKey), [aad, iv, ciphertext, al])
  */
 export function hmac(key: HmacKey, parts: readonly Buffer[]): Buffer {
+  return hmacPadded(key, Buffer.concat([key.innerPad, ...parts]))
+}
+
+/**
+ * {@link hmac} of a message the caller has already written after the key's inner pad: `padded` is
+ * `key.innerPad ‖ message`. A caller that builds its message in a buffer of its own (the JWE tag) starts
+ * that buffer with the pad and so makes no concatenation.
+ * @example padded.set(key.innerPad); message.copy(padded, key.innerPad.length); hmacPadded(key, padded)
+ */
+export function hmacPadded(key: HmacKey, padded: Buffer): Buffer {
   if (typeof nodeCrypto.hash !== "function") {
-    const mac = nodeCrypto.createHmac(key.alg, key.key)
-    for (const part of parts) mac.update(part)
-    return mac.digest()
+    return nodeCrypto.createHmac(key.alg, key.key).update(padded.subarray(key.innerPad.length)).digest()
   }
   // the digests come out as latin1 text (one char a byte), which Node makes faster than hex or a Buffer
-  const inner = nodeCrypto.hash(key.alg, Buffer.concat([key.innerPad, ...parts]), "binary")
+  const inner = nodeCrypto.hash(key.alg, padded, "binary")
   key.outer.write(inner, BLOCK[key.alg], "latin1")
   return Buffer.from(nodeCrypto.hash(key.alg, key.outer, "binary"), "latin1")
 }

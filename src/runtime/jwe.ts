@@ -6,13 +6,13 @@
  * accepts exactly what `jose.jwtDecrypt` accepts with Auth.js' options; anything unusual (extra header
  * members, padding or whitespace in a part) goes to `jose` itself through {@link decryptJwtAsync}.
  */
-import { createCipheriv, createDecipheriv, timingSafeEqual } from "node:crypto"
+import { createCipheriv, createDecipheriv } from "node:crypto"
 import type { CompactJWEHeaderParameters } from "jose"
 // jose's subpaths, not its index (which loads all of jose: about 1 MB of RSS); its decrypt on first use
 import * as errors from "jose/errors"
 import { type ContentEncryption, type DerivedKey, deriveKey, keyLength } from "./jwe-keys.js"
 import { randomBytes } from "./random.js"
-import { type HmacKey, hmac, hmacKey } from "./digest.js"
+import { CbcDecryptionFailed, decodedLength, openCbc, sealCbc } from "./jwe-cbc.js"
 import { KeptAnswers } from "./kept.js"
 import { MissingSecret } from "../errors.js"
 
@@ -49,26 +49,11 @@ function aadLength(aad: Buffer): Buffer {
   return al
 }
 
-/** The MAC key of each A256CBC-HS512 key (its first 32 bytes), prepared once; derived keys are cached, so this holds few. */
-const macKeys = new WeakMap<Buffer, HmacKey>()
-
-function macKeyOf(key: Buffer): HmacKey {
-  let made = macKeys.get(key)
-  if (!made) macKeys.set(key, (made = hmacKey("sha512", key.subarray(0, 32))))
-  return made
-}
-
-/** RFC 7518 §5.2.2.1: the first half of HMAC-SHA-512 (MAC key: the key's first 32 bytes) over AAD ‖ IV ‖ ciphertext ‖ AL. */
-function cbcTag(key: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer, al: Buffer): Buffer {
-  return hmac(macKeyOf(key), [aad, iv, ciphertext, al]).subarray(0, 32)
-}
-
-/** What sealing under one key and encryption reuses: the encoded header, its bytes (AAD) and AL, the key halves. */
+/** What sealing under one key and encryption reuses: the encoded header, its bytes (AAD) and AL. */
 interface Sealing {
   readonly header: string
   readonly aad: Buffer
   readonly al: Buffer
-  readonly encKey: Buffer
 }
 
 const sealings = new WeakMap<DerivedKey, Partial<Record<ContentEncryption, Sealing>>>()
@@ -81,13 +66,7 @@ function sealingFor(keys: DerivedKey, enc: ContentEncryption): Sealing {
   if (!made) {
     const header = Buffer.from(JSON.stringify({ alg: "dir", enc, kid: keys.kid })).toString("base64url")
     const aad = Buffer.from(header, "latin1")
-    const cbc = enc === "A256CBC-HS512"
-    made = byEnc[enc] = {
-      header,
-      aad,
-      al: aadLength(aad),
-      encKey: cbc ? keys.key.subarray(32) : keys.key,
-    }
+    made = byEnc[enc] = { header, aad, al: aadLength(aad) }
   }
   return made
 }
@@ -103,22 +82,13 @@ function sealingFor(keys: DerivedKey, enc: ContentEncryption): Sealing {
  */
 export function encryptJwt(payload: object, keys: DerivedKey, enc: ContentEncryption = "A256CBC-HS512"): string {
   if (keys.key.length !== keyLength(enc)) throw new TypeError(`key length does not fit ${enc}`)
-  const { header, aad, al, encKey } = sealingFor(keys, enc)
-  const plaintext = Buffer.from(JSON.stringify(payload), "utf8")
-  let iv: Buffer, ciphertext: Buffer, tag: Buffer
-  if (enc === "A256CBC-HS512") {
-    iv = randomBytes(16)
-    const cipher = createCipheriv("aes-256-cbc", encKey, iv)
-    ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()])
-    tag = cbcTag(keys.key, aad, iv, ciphertext, al)
-  } else {
-    iv = randomBytes(12)
-    const cipher = createCipheriv("aes-256-gcm", encKey, iv, { authTagLength: 16 })
-    cipher.setAAD(aad)
-    ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()])
-    tag = cipher.getAuthTag()
-  }
-  return `${header}..${iv.toString("base64url")}.${ciphertext.toString("base64url")}.${tag.toString("base64url")}`
+  const { header, aad, al } = sealingFor(keys, enc)
+  if (enc === "A256CBC-HS512") return `${header}..${sealCbc(keys.key, aad, al, JSON.stringify(payload))}`
+  const iv = randomBytes(12)
+  const cipher = createCipheriv("aes-256-gcm", keys.key, iv, { authTagLength: 16 })
+  cipher.setAAD(aad)
+  const ciphertext = Buffer.concat([cipher.update(JSON.stringify(payload), "utf8"), cipher.final()])
+  return `${header}..${iv.toString("base64url")}.${ciphertext.toString("base64url")}.${cipher.getAuthTag().toString("base64url")}`
 }
 
 const CANONICAL_B64URL = /^[A-Za-z0-9_-]*$/
@@ -131,13 +101,25 @@ function invalid(message: string, cause?: unknown): never {
   throw new errors.JWEInvalid(message, cause === undefined ? undefined : { cause })
 }
 
-function decodePart(part: string, label: string): Buffer {
+/** Throws as jose's decoder would for a part that is not canonical base64url (or leaves it to jose). */
+function checkPart(part: string, label: string): void {
   if (!CANONICAL_B64URL.test(part)) {
     if (FORGIVEN_B64URL.test(part)) throw new NeedsSlowPath()
     invalid(`Failed to base64url decode the ${label}`)
   }
   if (part.length % 4 === 1) invalid(`Failed to base64url decode the ${label}`)
+}
+
+function decodePart(part: string, label: string): Buffer {
+  checkPart(part, label)
   return Buffer.from(part, "base64url")
+}
+
+/** A token's last three parts, checked canonical base64url, still encoded. */
+interface SealedParts {
+  readonly iv: string
+  readonly ciphertext: string
+  readonly tag: string
 }
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {
@@ -195,49 +177,37 @@ export const keptHeaders = (): number => openedHeaders.size
  * The plaintext under the key the header names (its `kid`), or under the first of `secrets` whose key
  * opens it (no `kid`); undefined when none does. Throws when no secret can be tried.
  */
-function openWithSecrets(
-  header: OpenedHeader,
-  secrets: readonly string[],
-  salt: string,
-  iv: Buffer,
-  ciphertext: Buffer,
-  tag: Buffer,
-): Buffer | undefined {
-  const cbc = header.enc === "A256CBC-HS512"
+function openWithSecrets(header: OpenedHeader, secrets: readonly string[], salt: string, sealed: SealedParts): Buffer | undefined {
   if (header.kid !== undefined) {
     for (const secret of secrets) {
       const derived = deriveKey(secret, salt, header.enc)
-      if (derived.kid !== header.kid) continue
-      return cbc ? openCbc(derived.key, header, iv, ciphertext, tag) : openGcm(derived.key, header.aad, iv, ciphertext, tag)
+      if (derived.kid === header.kid) return openUnder(derived.key, header, sealed)
     }
     throw new Error("no matching decryption secret")
   }
   if (secrets.length === 0) throw new Error("no matching decryption secret")
   for (const secret of secrets) {
-    const { key } = deriveKey(secret, salt, header.enc)
-    const plaintext = cbc ? openCbc(key, header, iv, ciphertext, tag) : openGcm(key, header.aad, iv, ciphertext, tag)
+    const plaintext = openUnder(deriveKey(secret, salt, header.enc).key, header, sealed)
     if (plaintext) return plaintext
   }
   return undefined
 }
 
-function openCbc(key: Buffer, header: OpenedHeader, iv: Buffer, ciphertext: Buffer, tag: Buffer): Buffer | undefined {
-  const expected = cbcTag(key, header.aad, iv, ciphertext, header.al)
-  if (tag.length !== expected.length || !timingSafeEqual(tag, expected)) return undefined
-  try {
-    const decipher = createDecipheriv("aes-256-cbc", key.subarray(32), iv)
-    return Buffer.concat([decipher.update(ciphertext), decipher.final()])
-  } catch {
-    throw new errors.JWEDecryptionFailed()
+/** The plaintext under one key, undefined when the tag is not that key's. */
+function openUnder(key: Buffer, header: OpenedHeader, { iv, ciphertext, tag }: SealedParts): Buffer | undefined {
+  if (header.enc === "A256CBC-HS512") {
+    try {
+      return openCbc(key, header.aad, header.al, iv, ciphertext, tag)
+    } catch (error) {
+      if (error instanceof CbcDecryptionFailed) throw new errors.JWEDecryptionFailed()
+      throw error
+    }
   }
-}
-
-function openGcm(key: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer, tag: Buffer): Buffer | undefined {
   try {
-    const decipher = createDecipheriv("aes-256-gcm", key, iv, { authTagLength: 16 })
-    decipher.setAAD(aad)
-    decipher.setAuthTag(tag)
-    return Buffer.concat([decipher.update(ciphertext), decipher.final()])
+    const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"), { authTagLength: 16 })
+    decipher.setAAD(header.aad)
+    decipher.setAuthTag(Buffer.from(tag, "base64url"))
+    return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()])
   } catch {
     return undefined
   }
@@ -292,18 +262,20 @@ export function decryptJwt(token: string, secrets: readonly string[], salt: stri
   // a header seen before was decoded and checked then; the parts are still decoded in the same order
   const kept = openedHeaders.get(encodedHeader)
   const headerBytes = kept ? NO_BYTES : decodePart(encodedHeader, "protected header")
-  decodePart(encryptedKey, "encrypted_key")
-  const iv = decodePart(encodedIv, "iv")
-  const ciphertext = decodePart(encodedCiphertext, "ciphertext")
-  const tag = decodePart(encodedTag, "tag")
+  // the other parts are checked in jose's order here and decoded where they are used
+  checkPart(encryptedKey, "encrypted_key")
+  checkPart(encodedIv, "iv")
+  checkPart(encodedCiphertext, "ciphertext")
+  checkPart(encodedTag, "tag")
   const header = kept ?? openedHeader(encodedHeader, headerBytes)
   if (encryptedKey !== "") invalid("Encountered unexpected JWE Encrypted Key")
   if (encodedIv === "") invalid("JWE Initialization Vector missing")
   if (encodedTag === "") invalid("JWE Authentication Tag missing")
   const cbc = header.enc === "A256CBC-HS512"
-  if (!cbc && tag.length !== 16) invalid("Invalid Authentication Tag length")
-  if (iv.length !== (cbc ? 16 : 12)) invalid("Invalid Initialization Vector length")
-  const plaintext = openWithSecrets(header, secrets, salt, iv, ciphertext, tag)
+  if (!cbc && decodedLength(encodedTag) !== 16) invalid("Invalid Authentication Tag length")
+  if (decodedLength(encodedIv) !== (cbc ? 16 : 12)) invalid("Invalid Initialization Vector length")
+  const sealed: SealedParts = { iv: encodedIv, ciphertext: encodedCiphertext, tag: encodedTag }
+  const plaintext = openWithSecrets(header, secrets, salt, sealed)
   if (plaintext) return checkClaims(plaintext)
   throw new errors.JWEDecryptionFailed()
 }

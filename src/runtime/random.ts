@@ -15,14 +15,24 @@ let offset = POOL_SIZE
  */
 export function randomBytes(size: number): Buffer {
   if (size > POOL_SIZE / 4) return randomFillSync(Buffer.allocUnsafe(size))
+  const out = Buffer.allocUnsafe(size)
+  randomInto(out, 0, size)
+  return out
+}
+
+/**
+ * Writes `size` fresh random bytes (at most a quarter of the pool) into `target` at `at`, so a caller
+ * that has a buffer makes no other.
+ * @example randomInto(macInput, ivAt, 16)
+ */
+export function randomInto(target: Buffer, at: number, size: number): void {
+  if (size > POOL_SIZE / 4) throw new RangeError("randomInto takes at most a quarter of the pool")
   if (offset + size > POOL_SIZE) {
     randomFillSync(pool)
     offset = 0
   }
-  const out = Buffer.allocUnsafe(size)
-  pool.copy(out, 0, offset, offset + size)
+  pool.copy(target, at, offset, offset + size)
   // the pool's used bytes are overwritten, so a later reader of the pool memory finds nothing handed out
   pool.fill(0, offset, offset + size)
   offset += size
-  return out
 }
