@@ -123,6 +123,8 @@ async function secondBatch(flow: string, names: string[], first: ResponseInterna
   return { requests, check: (r) => expect(signedIn(r), "verify", r) }
 }
 
+const median = (values: readonly number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? Number.NaN
+
 /** CONCURRENCY requests in flight at once (default 1: one after the other). */
 const CONCURRENCY = Math.max(1, Number(process.env.CONCURRENCY ?? 1))
 
@@ -144,12 +146,17 @@ async function sendCounting(batch: Batch, take: () => Promise<Touched>, into: To
   }
 }
 
+/** With COLD=1 and one request in flight: each request's own µs, for the median of a batch. */
+const perRequest: number[] = []
+
 async function send(batch: Batch): Promise<void> {
   let next = 0
   const worker = async () => {
     while (next < batch.requests.length) {
       const i = next++
-      batch.check((await request(() => handleRequest(batch.requests[i] as IncomingRequest, config))).response, i)
+      const answer = await request(() => handleRequest(batch.requests[i] as IncomingRequest, config))
+      if (COLD && CONCURRENCY === 1) perRequest.push(takeColdUs())
+      batch.check(answer.response, i)
     }
   }
   await Promise.all(Array.from({ length: CONCURRENCY }, worker))
@@ -178,6 +185,7 @@ async function main() {
   csrf = { token: (got.response.body as { csrfToken: string }).csrfToken, cookie: cookieJar(got.response) }
   for (const flow of flows) await round(flow, Math.min(b, 500), (_, run) => run()) // warm-up
   const results = new Map<Step, number[]>()
+  const medians = new Map<Step, number[]>()
   const { Session } = await import("node:inspector/promises")
   const session = mode === "prof" || mode === "heap" || mode === "calls" ? new Session() : undefined
   const kind = mode === "heap" ? "HeapProfiler" : "Profiler"
@@ -230,8 +238,11 @@ async function main() {
         const heapBefore = process.memoryUsage().heapUsed
         const before = process.cpuUsage()
         takeColdUs()
+        perRequest.length = 0
         await run()
         const used = process.cpuUsage(before)
+        const coldUs = COLD && CONCURRENCY === 1 ? perRequest.reduce((sum, us) => sum + us, 0) : takeColdUs()
+        if (COLD && CONCURRENCY === 1) medians.set(step, [...(medians.get(step) ?? []), median(perRequest)])
         stopCounting?.()
         if (counting) promisesBy.set(step, (promisesMade - promisesBefore) / b)
         const allocated = process.memoryUsage().heapUsed - heapBefore
@@ -244,16 +255,12 @@ async function main() {
             JSON.stringify(profile),
           )
         }
-        results.set(step, [
-          ...(results.get(step) ?? []),
-          (mode === "alloc" ? allocated : COLD ? takeColdUs() : used.user + used.system) / b,
-        ])
+        results.set(step, [...(results.get(step) ?? []), (mode === "alloc" ? allocated : COLD ? coldUs : used.user + used.system) / b])
       })
     }
   }
   for (const [step, made] of promisesBy) console.log(`promises ${step.padEnd(14)}: ${made.toFixed(1)} per request`)
   for (const [step, all] of touchedBy) {
-    const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? Number.NaN
     console.log(
       `calls ${step.padEnd(14)}: ${median(all.map((t) => t.functions))} distinct functions, ${median(all.map((t) => t.calls))} calls per request`,
     )
@@ -271,6 +278,13 @@ async function main() {
     const fmt = (x: number | undefined) => (x ?? Number.NaN).toFixed(mode === "alloc" ? 0 : 1)
     console.log(
       `${mode === "alloc" ? "bytes" : COLD ? "cold µs" : "cpu µs"} ${step.padEnd(14)}: best ${fmt(sorted[0])} median ${fmt(sorted[Math.floor(sorted.length / 2)])} (${sorted.map(fmt).join(" ")})`,
+    )
+  }
+  // a request's own time, the median of each round's: a request the OS preempted (other processes on a
+  // shared machine) moves a round's mean, not its median
+  for (const [step, values] of medians) {
+    console.log(
+      `cold µs ${step.padEnd(14)}: per-request median ${median(values).toFixed(1)} (${values.map((v) => v.toFixed(1)).join(" ")})`,
     )
   }
 }

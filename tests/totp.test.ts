@@ -19,6 +19,7 @@ import {
   totpStep,
   verifyTotp,
 } from "../src/steps/totp.js"
+import { scratchWordsLeft } from "../src/steps/hotp-sha1.js"
 import { appConfig, users } from "./fixtures/credentials-with-totp.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, tamperJwe } from "./helpers.js"
 import { type OidcServer, startOidcProvider } from "./support/oidc-provider.js"
@@ -105,6 +106,24 @@ describe("TOTP core (RFC 6238)", () => {
     expect(verifyTotp(base32Encode(key), hotp(key, 2 ** 32 + 5), far)).toBe(2 ** 32 + 5)
     expect(() => verifyTotp("JBSWY3DP!", "123456", now)).toThrow(new TypeError("Invalid base32 secret."))
     expect(() => verifyTotp("JBSWY3DPé", "123456", now)).toThrow(new TypeError("Invalid base32 secret."))
+  })
+
+  it("computes HMAC-SHA1 HOTP values in plain JavaScript exactly as node:crypto does, and leaves no key words behind", () => {
+    let seed = 7
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31)
+    for (let n = 0; n < 400; n++) {
+      const key = Buffer.from(Array.from({ length: n % 131 }, () => next() & 255))
+      const counter = n % 5 === 0 ? next() * 2 ** 21 + next() : next()
+      const digits = 6 + (n % 3)
+      const message = Buffer.alloc(8)
+      message.writeUInt32BE(Math.floor(counter / 2 ** 32), 0)
+      message.writeUInt32BE(counter >>> 0, 4)
+      const mac = createHmac("sha1", key).update(message).digest()
+      const value = (mac.readUInt32BE((mac[19] as number) & 0x0f) & 0x7fffffff) % 10 ** digits
+      expect(hotp(key, counter, digits)).toBe(String(value).padStart(digits, "0"))
+    }
+    expect(verifyTotp(base32Encode(Buffer.from("12345678901234567890")), "000000")).toBeNull()
+    expect(scratchWordsLeft()).toBe(0)
   })
 
   it("the deprecated in-process registry refuses a used step and forgets only users whose last step is stale", async () => {

@@ -15,9 +15,9 @@
 import { randomBytes } from "node:crypto"
 import type { Awaitable, User } from "../types.js"
 import { isPromiseLike } from "../runtime/awaitable.js"
-import { type HmacKey, forgetHmacKey, hmac, hmacKey } from "../runtime/digest.js"
 import { stateKey } from "../runtime/server-state.js"
 import { syncVerbs } from "../runtime/server-state-memory.js"
+import { hotpValues } from "./hotp-sha1.js"
 import {
   type StepArgs,
   type StepDefinition,
@@ -107,19 +107,11 @@ function base32DecodeText(text: string): Buffer {
   return Buffer.from(out)
 }
 
-/** The HOTP value (RFC 4226) of `counter` under a prepared key, as a number below 10^`digits`. */
-function hotpValue(key: HmacKey, counter: number, digits: number): number {
-  const message = Buffer.alloc(8)
-  message.writeUInt32BE(Math.floor(counter / 2 ** 32), 0)
-  message.writeUInt32BE(counter >>> 0, 4)
-  const mac = hmac(key, [message])
-  const offset = (mac[mac.length - 1] as number) & 0x0f
-  return (mac.readUInt32BE(offset) & 0x7fffffff) % 10 ** digits
-}
-
 /** The HOTP value (RFC 4226) of `counter`, `digits` long. */
 export function hotp(secret: Buffer, counter: number, digits = 6): string {
-  return hotpValue(hmacKey("sha1", secret), counter, digits).toString().padStart(digits, "0")
+  const value = [0]
+  hotpValues(secret, counter, 1, digits, value)
+  return String(value[0]).padStart(digits, "0")
 }
 
 /** The TOTP time step (RFC 6238, 30 s) of a moment in milliseconds. */
@@ -140,16 +132,14 @@ export function verifyTotp(secret: string, code: string, now = Date.now(), windo
   if (!SIX_DIGITS.test(code)) return null
   const current = timeStep(now)
   const given = Number(code)
-  let match: number | null = null
   // every step of the window is computed and compared as a whole number (no early exit, no digit by digit)
   const decoded = base32Decode(secret)
-  const key = hmacKey("sha1", decoded)
-  decoded.fill(0)
-  for (let step = current - window; step <= current + window; step++) {
-    if (hotpValue(key, step, 6) === given) match = step
-  }
+  const values: number[] = []
+  hotpValues(decoded, current - window, 2 * window + 1, 6, values)
   // the user's secret is not left in the process beyond its check
-  forgetHmacKey(key)
+  decoded.fill(0)
+  let match: number | null = null
+  for (let i = 0; i < values.length; i++) if (values[i] === given) match = current - window + i
   return match
 }
 
