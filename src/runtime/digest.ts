@@ -28,10 +28,17 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return diff === 0
 }
 
+/** Whether this Node has one-shot hashing (`crypto.hash`, 20.12 and later). */
+const ONE_SHOT = typeof nodeCrypto.hash === "function"
+const NO_KEY = Buffer.alloc(0)
+
 /** What {@link hmac} needs of a key, made once per key by {@link hmacKey}. */
 export interface HmacKey {
   readonly alg: "sha1" | "sha256" | "sha512"
-  /** The key (hashed first when longer than a block), for Node versions without one-shot hashing. */
+  /**
+   * A copy of the key (hashed first when longer than a block), kept only on Node versions without
+   * one-shot hashing, where `createHmac` needs it; empty elsewhere (the pads are all that is used).
+   */
   readonly key: Buffer
   /** The key XOR 0x36, one hash block (RFC 2104). */
   readonly innerPad: Buffer
@@ -46,20 +53,21 @@ const BLOCK = { sha1: 64, sha256: 64, sha512: 128 } as const
 const DIGEST = { sha1: 20, sha256: 32, sha512: 64 } as const
 
 /**
- * A key made ready for {@link hmac}: a string is taken as UTF-8, as `createHmac` takes it.
+ * A key made ready for {@link hmac}: a string is taken as UTF-8, as `createHmac` takes it. The caller's
+ * buffer is read, never kept or changed.
  * @example const key = hmacKey("sha256", secret); hmac(key, [Buffer.from(account)])
  */
 export function hmacKey(alg: HmacKey["alg"], secret: Buffer | string): HmacKey {
-  let key = typeof secret === "string" ? Buffer.from(secret, "utf8") : Buffer.from(secret)
-  if (key.length > BLOCK[alg]) key = nodeCrypto.createHash(alg).update(key).digest()
+  let bytes = typeof secret === "string" ? Buffer.from(secret, "utf8") : secret
+  if (bytes.length > BLOCK[alg]) bytes = nodeCrypto.createHash(alg).update(bytes).digest()
   const innerPad = Buffer.alloc(BLOCK[alg], 0x36)
   const outer = Buffer.alloc(BLOCK[alg] + DIGEST[alg])
   outer.fill(0x5c, 0, BLOCK[alg])
-  for (let i = 0; i < key.length; i++) {
-    innerPad[i] = (innerPad[i] as number) ^ (key[i] as number)
-    outer[i] = (outer[i] as number) ^ (key[i] as number)
+  for (let i = 0; i < bytes.length; i++) {
+    innerPad[i] = (innerPad[i] as number) ^ (bytes[i] as number)
+    outer[i] = (outer[i] as number) ^ (bytes[i] as number)
   }
-  return { alg, key, innerPad, outer }
+  return { alg, key: ONE_SHOT ? NO_KEY : Buffer.from(bytes), innerPad, outer }
 }
 
 /**
@@ -89,9 +97,7 @@ export function hmac(key: HmacKey, parts: readonly Buffer[]): Buffer {
  * @example padded.set(key.innerPad); message.copy(padded, key.innerPad.length); hmacPadded(key, padded)
  */
 export function hmacPadded(key: HmacKey, padded: Buffer): Buffer {
-  if (typeof nodeCrypto.hash !== "function") {
-    return nodeCrypto.createHmac(key.alg, key.key).update(padded.subarray(key.innerPad.length)).digest()
-  }
+  if (!ONE_SHOT) return nodeCrypto.createHmac(key.alg, key.key).update(padded.subarray(key.innerPad.length)).digest()
   // the digests come out as latin1 text (one char a byte), which Node makes faster than hex or a Buffer
   const inner = nodeCrypto.hash(key.alg, padded, "binary")
   key.outer.write(inner, BLOCK[key.alg], "latin1")
