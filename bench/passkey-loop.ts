@@ -13,6 +13,9 @@
  *   `authenticate`).
  * - `prof`: a CPU profile of the measured requests only (the inspector's profiler, started and stopped
  *   around them), one per step, written to OUT_DIR (default /tmp) as passkey-<step>.cpuprofile.
+ * - `calls`: the distinct functions run and the calls made by one request of each step (V8's precise
+ *   coverage, median of the last round's first 25 requests), with the files they are in
+ *   (`CALLS_BY_FILE=1`) or each function with its calls in the last counted request (`CALLS_LIST=1`).
  * With COLD=1 every measured request runs after a cache eviction (bench/cold.ts) and the figure is its
  * wall time: close to what the step costs over HTTP beyond the bare route, unlike the hot loop.
  * Compare two checkouts by running it in each, alternating; report ratios, not absolute figures.
@@ -51,6 +54,8 @@ interface Prepared {
 }
 
 let users = 0
+/** How a measured request is sent: `request` (timed cold with COLD=1), or counted (MODE=calls). */
+let one: <T>(run: () => Promise<T>) => Promise<T> = request
 /** B users' options GETs for `action` (the measured part), then their answers as verify POSTs (not measured). */
 async function prepare(action: Action, emails: string[], measure: (step: Step, run: () => Promise<void>) => Promise<void>) {
   const got: ResponseInternal[] = []
@@ -58,7 +63,7 @@ async function prepare(action: Action, emails: string[], measure: (step: Step, r
     for (const email of emails) {
       const query = new URLSearchParams({ action, email })
       const url = new URL(`${base}/auth/webauthn-options/${PASSKEY_PROVIDER_ID}?${query}`)
-      got.push((await request(() => handleRequest(loopRequest("GET", url, ""), config))).response)
+      got.push((await one(() => handleRequest(loopRequest("GET", url, ""), config))).response)
     }
   })
   return got.map((response, i): Prepared => {
@@ -72,7 +77,7 @@ async function prepare(action: Action, emails: string[], measure: (step: Step, r
 }
 
 async function post(p: Prepared): Promise<void> {
-  const h = await request(() => handleRequest(p.request, config))
+  const h = await one(() => handleRequest(p.request, config))
   if (!h.response.cookies?.some((c) => c.name.includes("session-token"))) throw new Error(`no session: ${JSON.stringify(h.response)}`)
 }
 
@@ -115,6 +120,72 @@ async function profile(mode: "prof" | "heap", b: number, rounds: number): Promis
   }
 }
 
+/** Per request of a step (MODE=calls): distinct functions and calls, and the functions by file. */
+interface Touched {
+  functions: number
+  calls: number
+  byFile: Map<string, number>
+  /** `<calls> <function> <file>` of each function run (CALLS_LIST=1). */
+  names: string[]
+}
+
+/** MODE=calls: the last round's first 25 requests of each step, counted by V8's precise coverage. */
+async function calls(b: number, rounds: number): Promise<void> {
+  const { Session } = await import("node:inspector/promises")
+  const session = new Session()
+  session.connect()
+  await session.post("Profiler.enable")
+  await session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: false })
+  const take = async (): Promise<Touched> => {
+    const { result } = await session.post("Profiler.takePreciseCoverage")
+    const touched: Touched = { functions: 0, calls: 0, byFile: new Map(), names: [] }
+    for (const script of result) {
+      const file = script.url.replace(/^.*\/(src|node_modules)\//, "$1/").replace(/^node:internal\/.*$/, "node:internal")
+      for (const fn of script.functions) {
+        const count = fn.ranges[0]?.count ?? 0
+        // the inspector's own calls that take the coverage, and the bench's, are not the request's
+        if (count === 0 || file.includes("inspector") || script.url.includes("passkey-loop")) continue
+        touched.functions++
+        touched.calls += count
+        touched.byFile.set(file, (touched.byFile.get(file) ?? 0) + 1)
+        if (process.env.CALLS_LIST) touched.names.push(`${count} ${fn.functionName || "(anonymous)"} ${file}`)
+      }
+    }
+    return touched
+  }
+  const touchedBy = new Map<Step, Touched[]>()
+  for (let r = 0; r < rounds; r++) {
+    const last = r === rounds - 1
+    await round(b, async (step, run) => {
+      if (!last) return run()
+      const into: Touched[] = []
+      touchedBy.set(step, into)
+      one = async (send) => {
+        if (into.length >= 25) return send()
+        await take()
+        const answer = await send()
+        into.push(await take())
+        return answer
+      }
+      await run()
+      one = request
+    })
+  }
+  const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? Number.NaN
+  for (const step of STEPS) {
+    const all = touchedBy.get(step) ?? []
+    const perRequest = `${median(all.map((t) => t.functions))} distinct functions, ${median(all.map((t) => t.calls))} calls per request`
+    console.log(`calls ${step.padEnd(20)}: ${perRequest}`)
+    if (process.env.CALLS_LIST) for (const name of all[all.length - 1]?.names ?? []) console.log(`  ${name}`)
+    if (process.env.CALLS_BY_FILE) {
+      const files = new Map<string, number[]>()
+      for (const t of all) for (const [file, n] of t.byFile) files.set(file, [...(files.get(file) ?? []), n])
+      const rows = [...files].map(([file, ns]) => [file, median(ns)] as const).sort((x, y) => y[1] - x[1])
+      for (const [file, n] of rows) console.log(`  ${String(n).padStart(4)} ${file}`)
+    }
+  }
+}
+
 async function main() {
   const mode = process.env.MODE ?? "cpu"
   const b = Number(process.env.B ?? 1000)
@@ -122,6 +193,10 @@ async function main() {
   await round(Math.min(b, 500), async (_, run) => run()) // warm-up
   if (mode === "prof" || mode === "heap") {
     await profile(mode, b, rounds)
+    return
+  }
+  if (mode === "calls") {
+    await calls(b, rounds)
     return
   }
   const results: Record<Step, number[]> = { "options-register": [], register: [], "options-authenticate": [], authenticate: [] }

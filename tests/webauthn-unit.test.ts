@@ -16,8 +16,12 @@ import { verifyAssertion } from "../src/runtime/effects/webauthn-assertion.js"
 import {
   type AuthenticationInput,
   type RegistrationInput,
+  authenticationFrom,
   authenticationOptions,
+  authenticationTemplate,
+  registrationFrom,
   registrationOptions,
+  registrationTemplate,
 } from "../src/runtime/effects/webauthn-options.js"
 import type { generateAuthenticationOptions, generateRegistrationOptions } from "@simplewebauthn/server"
 import { isoCBOR } from "@simplewebauthn/server/helpers"
@@ -541,6 +545,49 @@ describe("the options JSON (webauthn-options.ts) is the library's, built synchro
     const theirs = await library.generateRegistrationOptions(copy(input) as Parameters<typeof generateRegistrationOptions>[0])
     const ours = registrationOptions(copy(input), library.getDefaultSupportedAlgorithmIDs())
     expect(JSON.stringify(ours)).toBe(JSON.stringify(theirs))
+  })
+
+  const b64u = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url")
+  const asSent = (list: AuthenticationInput["allowCredentials"]) =>
+    (list ?? []).map((d) => ({ ...d, id: d.id.replace(/=/g, ""), type: "public-key" as const }))
+  const defaults = [-8, -7, -257]
+
+  it.each(
+    signIns.map((input, i) => [i, input] as const),
+  )("sign-in options %i from the template made once: the same JSON as made whole", (_, input) => {
+    const { challenge: bytes, allowCredentials, ...fixed } = copy(input)
+    // a request that names no credential sends the template's (an empty list given: the provider's own)
+    const named = allowCredentials !== undefined && allowCredentials.length > 0
+    const template = authenticationTemplate(named ? fixed : { ...fixed, allowCredentials })
+    const ours = authenticationFrom(template, b64u(bytes), asSent(allowCredentials))
+    expect(JSON.stringify(ours)).toBe(JSON.stringify(authenticationOptions(copy(input))))
+    // credentials given in the provider's own options are what a request that names none sends
+    const given = authenticationTemplate({ ...fixed, allowCredentials: stored })
+    expect(authenticationFrom(given, "c", []).allowCredentials).toEqual(asSent(stored))
+    expect(authenticationFrom(given, "c", asSent(stored.slice(1))).allowCredentials).toEqual(asSent(stored.slice(1)))
+    expect(Object.isFrozen(template)).toBe(true)
+  })
+
+  it.each(
+    registrations.map((input, i) => [i, input] as const),
+  )("registration options %i from the template made once: the same JSON as made whole, the template frozen", (_, input) => {
+    const { challenge: bytes, userID: handle, userName, userDisplayName, excludeCredentials, ...fixed } = copy(input)
+    const template = registrationTemplate(fixed, defaults)
+    const user = { id: b64u(handle), name: userName, displayName: userDisplayName }
+    const ours = registrationFrom(template, b64u(bytes), user, asSent(excludeCredentials))
+    expect(JSON.stringify(ours)).toBe(JSON.stringify(registrationOptions(copy(input), defaults)))
+    for (const part of [template, template.rp, template.user, template.authenticatorSelection, template.extensions, template.hints]) {
+      expect(Object.isFrozen(part)).toBe(true)
+    }
+    // no display name: the template's (the provider's own, else empty), as the whole options default it
+    const unnamed = registrationFrom(
+      registrationTemplate({ ...fixed, userDisplayName: "Site user" }, defaults),
+      "c",
+      { ...user, displayName: undefined },
+      [],
+    )
+    expect(unnamed.user.displayName).toBe("Site user")
+    expect(registrationFrom(template, "c", { ...user, displayName: "" }, []).user.displayName).toBe("")
   })
 
   it("a credential id that is not base64url is refused with the library's error; the given selection is left as it was", async () => {

@@ -11,7 +11,8 @@
  * data in unpadded base64url holding a JSON object and, for ES256, a signature in canonical DER (checked
  * as sent, no conversion). Anything else answers `undefined` and the caller verifies with the library.
  */
-import { type KeyObject, createHash, createPublicKey, timingSafeEqual, verify } from "node:crypto"
+import * as nodeCrypto from "node:crypto"
+import { type KeyObject, createPublicKey, verify } from "node:crypto"
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server"
 import { type CoseKey, readCoseKey } from "./webauthn-cbor.js"
 import {
@@ -25,6 +26,7 @@ import {
   isBase64Url,
   readClientData,
   rpIdHash,
+  startsWithRpIdHash,
 } from "./webauthn-client-data.js"
 import { constantTimeEqual } from "../digest.js"
 
@@ -154,6 +156,15 @@ function checkClientData(client: Record<string, unknown>, expected: AssertionExp
   }
 }
 
+/**
+ * SHA-256 of `data` written into `target` at `at`: Node's one-shot `crypto.hash` where it has it (no
+ * Hash object, one native call), else `createHash`.
+ */
+function sha256Into(data: Buffer, target: Buffer, at: number): void {
+  if (typeof nodeCrypto.hash === "function") target.write(nodeCrypto.hash("sha256", data, "binary"), at, "latin1")
+  else nodeCrypto.createHash("sha256").update(data).digest().copy(target, at)
+}
+
 /** The token binding statuses the library accepts in a sign-in's client data. */
 const TOKEN_BINDING = ["present", "supported", "notSupported"]
 
@@ -181,24 +192,25 @@ export function verifyAssertion(
   if (!isBase64Url(reply.signature)) throw new Error("The signature is not base64url")
   if (reply.userHandle && typeof reply.userHandle !== "string") throw new Error("userHandle is not a string")
   checkTokenBinding(client.tokenBinding, TOKEN_BINDING)
-  const authData = Buffer.from(reply.authenticatorData, "base64url")
-  if (authData.length < AUTH_DATA_FIXED)
-    throw new Error(`authenticatorData has ${authData.length} bytes, fewer than the 37 of its fixed part`)
-  const flags = authData.readUInt8(32)
+  // the signed bytes, authenticator data ‖ SHA-256(client data), in one buffer: the authenticator data
+  // decoded into it (as `Buffer.from` decodes it), the client data's digest written after it
+  const signed = Buffer.allocUnsafe(((reply.authenticatorData.length * 3) >>> 2) + 32)
+  const length = signed.write(reply.authenticatorData, 0, "base64url")
+  if (length < AUTH_DATA_FIXED) throw new Error(`authenticatorData has ${length} bytes, fewer than the 37 of its fixed part`)
+  const flags = signed[32] as number
   if (flags & (FLAG_AT | FLAG_ED)) return undefined
-  if (authData.length > AUTH_DATA_FIXED) throw new Error("authenticatorData has bytes after its fixed part and no flag announces them")
-  if (!timingSafeEqual(authData.subarray(0, 32), rpIdHash(expected.rpId)))
-    throw new Error("authenticatorData's rpIdHash is not SHA-256 of the RP ID")
+  if (length > AUTH_DATA_FIXED) throw new Error("authenticatorData has bytes after its fixed part and no flag announces them")
+  if (!startsWithRpIdHash(signed, rpIdHash(expected.rpId))) throw new Error("authenticatorData's rpIdHash is not SHA-256 of the RP ID")
   if (!(flags & FLAG_UP)) throw new Error("The authenticator did not report user presence (UP)")
   if (expected.requireUserVerification && !(flags & FLAG_UV)) {
     throw new Error("User verification is required and the authenticator did not report it (UV)")
   }
-  const counter = authData.readUInt32BE(33)
+  const counter = signed.readUInt32BE(33)
   if ((counter > 0 || credential.counter > 0) && counter <= credential.counter) {
     throw new Error(`The signature counter did not move forward (${counter} after ${credential.counter})`)
   }
   backupState(flags)
-  const signed = Buffer.concat([authData, createHash("sha256").update(clientDataJSON).digest()])
-  const verified = check(signed, Buffer.from(reply.signature, "base64url"))
+  sha256Into(clientDataJSON, signed, length)
+  const verified = check(signed.subarray(0, length + 32), Buffer.from(reply.signature, "base64url"))
   return verified === undefined ? undefined : { verified, newCounter: counter }
 }

@@ -72,6 +72,13 @@ export function rpIdHash(rpId: string): Buffer {
   return hash
 }
 
+/** Whether authenticator data starts with the RP ID's hash (public bytes: no constant-time compare needed). */
+export function startsWithRpIdHash(authData: Uint8Array, hash: Buffer): boolean {
+  if (authData.length < 32) return false
+  for (let i = 0; i < 32; i++) if (authData[i] !== hash[i]) return false
+  return true
+}
+
 /** The credential's backup state from the flags (WebAuthn §6.1.3); backed up but not eligible is refused. */
 export function backupState(flags: number): { credentialBackedUp: boolean; credentialDeviceType: "singleDevice" | "multiDevice" } {
   const credentialBackedUp = (flags & FLAG_BS) !== 0

@@ -10,6 +10,12 @@
  * into the `authenticatorSelection` object it is given: the provider's own, shared by every request).
  * Here the encoding is Node's, and the selection is a copy. The default algorithms still come from the
  * library (`getDefaultSupportedAlgorithmIDs`: what it offers depends on the runtime).
+ *
+ * A request does not run these functions: most of the options are the same for every request of a
+ * provider and relying party, so they are made once, by the functions themselves, into a frozen
+ * template (`registrationTemplate`, `authenticationTemplate`), and a request puts its challenge, user
+ * and credentials into a copy of the template's shape (`registrationFrom`, `authenticationFrom`): the
+ * same JSON, field for field and in order (the tests hold both beside the library's).
  */
 import { isBase64Url } from "./webauthn-client-data.js"
 
@@ -121,5 +127,85 @@ export function registrationOptions(input: RegistrationInput, defaultAlgorithms:
     authenticatorSelection: selection,
     extensions: { ...input.extensions, credProps: true },
     hints,
+  }
+}
+
+/** Freezes an options object and every object and array in it (a template shared by every request). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const item of Object.values(value)) deepFreeze(item)
+    Object.freeze(value)
+  }
+  return value
+}
+
+const NO_BYTES = new Uint8Array(0)
+
+/** A sign-in's options as JSON. */
+export type AuthenticationOptionsJSON = ReturnType<typeof authenticationOptions>
+/** A registration's options as JSON. */
+export type RegistrationOptionsJSON = ReturnType<typeof registrationOptions>
+
+/**
+ * The part of a sign-in's options that is the same for every request: `authenticationOptions` of the
+ * input without a challenge, frozen. Its `allowCredentials` are the input's, used when a request names none.
+ */
+export function authenticationTemplate(input: Omit<AuthenticationInput, "challenge">): Readonly<AuthenticationOptionsJSON> {
+  return deepFreeze(authenticationOptions({ ...input, challenge: NO_BYTES }))
+}
+
+/**
+ * A request's sign-in options: the template with its challenge (base64url) and, when it names any, the
+ * credentials allowed (ids already base64url without padding, as `toJsonId` writes them).
+ */
+export function authenticationFrom(
+  template: Readonly<AuthenticationOptionsJSON>,
+  challenge: string,
+  allowCredentials: { id: string; transports?: string[] | undefined; type: "public-key" }[],
+): AuthenticationOptionsJSON {
+  return {
+    rpId: template.rpId,
+    challenge,
+    allowCredentials: allowCredentials.length > 0 ? allowCredentials : template.allowCredentials,
+    timeout: template.timeout,
+    userVerification: template.userVerification,
+    extensions: template.extensions,
+  }
+}
+
+/**
+ * The part of a registration's options that is the same for every request: `registrationOptions` of
+ * the input without challenge, user handle, user name and excluded credentials, frozen.
+ */
+export function registrationTemplate(
+  input: Omit<RegistrationInput, "challenge" | "userID" | "userName" | "excludeCredentials">,
+  defaultAlgorithms: readonly number[],
+): Readonly<RegistrationOptionsJSON> {
+  const full = { ...input, challenge: NO_BYTES, userID: NO_BYTES, userName: "", excludeCredentials: [] }
+  return deepFreeze(registrationOptions(full, defaultAlgorithms))
+}
+
+/**
+ * A request's registration options: the template with its challenge and user handle (base64url), user
+ * name, display name (the template's when none is given, as the input's default) and the credentials
+ * to exclude (ids already base64url without padding, as `toJsonId` writes them).
+ */
+export function registrationFrom(
+  template: Readonly<RegistrationOptionsJSON>,
+  challenge: string,
+  user: { id: string; name: string; displayName: string | undefined },
+  excludeCredentials: { id: string; transports?: string[] | undefined; type: "public-key" }[],
+): RegistrationOptionsJSON {
+  return {
+    challenge,
+    rp: template.rp,
+    user: { id: user.id, name: user.name, displayName: user.displayName || template.user.displayName },
+    pubKeyCredParams: template.pubKeyCredParams,
+    timeout: template.timeout,
+    attestation: template.attestation,
+    excludeCredentials,
+    authenticatorSelection: template.authenticatorSelection,
+    extensions: template.extensions,
+    hints: template.hints,
   }
 }

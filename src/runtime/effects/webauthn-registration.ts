@@ -12,7 +12,6 @@
  * form, ES256, EdDSA or RS256) and no extensions, and nothing after them; and provider options limited
  * to those below. Anything else answers `undefined` and the caller verifies with the library.
  */
-import { timingSafeEqual } from "node:crypto"
 import type { RegistrationResponseJSON, WebAuthnCredential } from "@simplewebauthn/server"
 import { readCoseKey, readNoneAttestation } from "./webauthn-cbor.js"
 import {
@@ -25,6 +24,7 @@ import {
   checkTokenBinding,
   readClientData,
   rpIdHash,
+  startsWithRpIdHash,
   strictBase64Url,
 } from "./webauthn-client-data.js"
 import { constantTimeEqual } from "../digest.js"
@@ -56,14 +56,14 @@ const TOKEN_BINDING = ["present", "supported", "not-supported"]
 /** rpIdHash, flags, signCount, then AAGUID (16) and the credential id's length (2). */
 const ATTESTED_START = AUTH_DATA_FIXED + 18
 
+/** What a provider's `verifyRegistrationOptions` add to the expectation, the same for every request. */
+export type RegistrationRules = Pick<RegistrationExpectation, "requireUserPresence" | "supportedAlgorithmIDs">
+
 /**
- * The expectation for a provider's `verifyRegistrationOptions`, or undefined when they carry an option
- * this path does not honour (from untyped configs) and the library must verify.
+ * The rules of a provider's `verifyRegistrationOptions`, or undefined when they carry an option this
+ * path does not honour (from untyped configs) and the library must verify.
  */
-export function registrationExpectation(
-  options: object | undefined,
-  base: Omit<RegistrationExpectation, "requireUserPresence" | "supportedAlgorithmIDs">,
-): RegistrationExpectation | undefined {
+export function registrationRules(options: object | undefined): RegistrationRules | undefined {
   let requireUserPresence = true
   let supportedAlgorithmIDs = DEFAULT_ALGORITHMS
   for (const [key, value] of Object.entries(options ?? {})) {
@@ -73,7 +73,16 @@ export function registrationExpectation(
       supportedAlgorithmIDs = value
     } else return undefined
   }
-  return { ...base, requireUserPresence, supportedAlgorithmIDs }
+  return { requireUserPresence, supportedAlgorithmIDs }
+}
+
+/** The expectation for a provider's `verifyRegistrationOptions` ({@link registrationRules}), or undefined. */
+export function registrationExpectation(
+  options: object | undefined,
+  base: Omit<RegistrationExpectation, "requireUserPresence" | "supportedAlgorithmIDs">,
+): RegistrationExpectation | undefined {
+  const rules = registrationRules(options)
+  return rules && { ...base, ...rules }
 }
 
 /** The client data checks of a registration (§7.1 steps 7–10), as the library makes them. */
@@ -112,7 +121,7 @@ export function verifyRegistration(
   const alg = publicKey.key.get(3)
   if (typeof alg !== "number" || !DEFAULT_ALGORITHMS.includes(alg)) return undefined
 
-  if (!timingSafeEqual(authData.subarray(0, 32), rpIdHash(expected.rpId))) {
+  if (!startsWithRpIdHash(authData, rpIdHash(expected.rpId))) {
     throw new Error("authenticatorData's rpIdHash is not SHA-256 of the RP ID")
   }
   if (expected.requireUserPresence && !(flags & FLAG_UP)) throw new Error("The authenticator did not report user presence (UP)")
@@ -120,11 +129,13 @@ export function verifyRegistration(
     throw new Error("User verification is required and the authenticator did not report it (UV)")
   }
   if (!expected.supportedAlgorithmIDs.includes(alg)) throw new Error(`The new key's algorithm (${alg}) is not one the options allow`)
+  // a view of the bytes to encode and read (no copy); the key is copied out, as the library's is
+  const view = Buffer.from(authData.buffer, authData.byteOffset, authData.length)
   return {
     credential: {
-      id: Buffer.from(authData.subarray(ATTESTED_START, idEnd)).toString("base64url"),
-      publicKey: Uint8Array.from(authData.subarray(idEnd, publicKey.end)),
-      counter: Buffer.from(authData.buffer, authData.byteOffset, authData.length).readUInt32BE(33),
+      id: view.toString("base64url", ATTESTED_START, idEnd),
+      publicKey: new Uint8Array(authData.subarray(idEnd, publicKey.end)),
+      counter: view.readUInt32BE(33),
       ...(response.response.transports ? { transports: response.response.transports } : {}),
     },
     ...backupState(flags),

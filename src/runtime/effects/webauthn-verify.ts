@@ -9,7 +9,13 @@ import type { FlowUser, Identity } from "../../machines/types.js"
 import type { WebAuthnConfig } from "../../providers/webauthn-types.js"
 import type { EffectContext } from "../flow.js"
 import { handlesOptions, verifyAssertion } from "./webauthn-assertion.js"
-import { type VerifiedRegistration, registrationExpectation, verifyRegistration } from "./webauthn-registration.js"
+import {
+  type RegistrationExpectation,
+  type RegistrationRules,
+  type VerifiedRegistration,
+  registrationRules,
+  verifyRegistration,
+} from "./webauthn-registration.js"
 import { assertShape, isAuthenticationResponse, isRegistrationResponse, type ResponseData } from "./webauthn-response.js"
 import {
   providerOf,
@@ -21,6 +27,39 @@ import {
   toStoredId,
   transportList,
 } from "./webauthn-support.js"
+
+/** What a provider's options decide for every response, worked out on its first one. */
+interface VerifyPlan {
+  /** User verification is checked in a sign-in's response. */
+  readonly uvAuthenticate: boolean
+  /** User verification is checked in a registration's response. */
+  readonly uvRegister: boolean
+  /** node:crypto's path may check sign-ins (the provider gives no option it does not honour). */
+  readonly assertion: boolean
+  /** node:crypto's path's rules for registrations, or undefined: the library checks them. */
+  readonly registration: RegistrationRules | undefined
+}
+const plans = new WeakMap<WebAuthnConfig, VerifyPlan>()
+
+function planOf(provider: WebAuthnConfig): VerifyPlan {
+  let plan = plans.get(provider)
+  if (!plan) {
+    plan = {
+      uvAuthenticate: requireUserVerification(
+        provider.verifyAuthenticationOptions?.requireUserVerification,
+        provider.authenticationOptions?.userVerification,
+      ),
+      uvRegister: requireUserVerification(
+        provider.verifyRegistrationOptions?.requireUserVerification,
+        provider.registrationOptions?.authenticatorSelection?.userVerification,
+      ),
+      assertion: handlesOptions(provider.verifyAuthenticationOptions),
+      registration: registrationRules(provider.verifyRegistrationOptions),
+    }
+    plans.set(provider, plan)
+  }
+  return plan
+}
 
 /**
  * Checks an authentication response; `allowedUser` is the user whose passkeys the options listed
@@ -42,11 +81,12 @@ export async function authenticate(
   }
   const rp = relyingParty(ctx, provider)
   const reply = assertShape(response, isAuthenticationResponse)
-  const requireUV = uvFor(provider, "authenticate")
+  const plan = planOf(provider)
+  const requireUV = plan.uvAuthenticate
   let verification: { verified: boolean; newCounter: number } | undefined
   try {
     // node:crypto for the keys it handles (webauthn-assertion.ts), the library for any other
-    if (handlesOptions(provider.verifyAuthenticationOptions)) {
+    if (plan.assertion) {
       const expected = { challenge, origin: rp.origin, rpId: rp.id, requireUserVerification: requireUV }
       verification = verifyAssertion(reply, expected, { publicKey: authenticator.credentialPublicKey, counter: authenticator.counter })
     }
@@ -86,9 +126,19 @@ async function verifiedRegistration(
   reply: Parameters<typeof verifyRegistration>[0],
   expected: { challenge: string; origin: string; rpId: string; requireUserVerification: boolean },
 ): Promise<VerifiedRegistration | null> {
-  const fast = registrationExpectation(provider.verifyRegistrationOptions, expected)
-  const verified = fast && verifyRegistration(reply, fast)
-  if (verified) return verified
+  const rules = planOf(provider).registration
+  if (rules) {
+    const fast: RegistrationExpectation = {
+      challenge: expected.challenge,
+      origin: expected.origin,
+      rpId: expected.rpId,
+      requireUserVerification: expected.requireUserVerification,
+      requireUserPresence: rules.requireUserPresence,
+      supportedAlgorithmIDs: rules.supportedAlgorithmIDs,
+    }
+    const verified = verifyRegistration(reply, fast)
+    if (verified) return verified
+  }
   const lib = await simpleWebAuthn()
   const checked = await lib.verifyRegistrationResponse({
     ...provider.verifyRegistrationOptions,
@@ -110,7 +160,7 @@ export async function register(ctx: EffectContext, response: ResponseData, chall
   const reply = assertShape(response, isRegistrationResponse)
   let verification: VerifiedRegistration | null
   try {
-    const expected = { challenge, origin: rp.origin, rpId: rp.id, requireUserVerification: uvFor(provider, "register") }
+    const expected = { challenge, origin: rp.origin, rpId: rp.id, requireUserVerification: planOf(provider).uvRegister }
     verification = await verifiedRegistration(provider, reply, expected)
   } catch (err) {
     throw new WebAuthnVerificationError("The passkey registration could not be verified.", { err })
@@ -122,29 +172,18 @@ export async function register(ctx: EffectContext, response: ResponseData, chall
     throw new WebAuthnVerificationError("This passkey is already registered.", { credentialID })
   }
   const transports = reply.response.transports ?? credential.transports
+  const { publicKey } = credential
   return {
     user,
     account: { providerAccountId: credentialID, provider: provider.id, type: "webauthn" },
     authenticator: {
       credentialID,
       providerAccountId: credentialID,
-      credentialPublicKey: Buffer.from(credential.publicKey).toString("base64"),
+      credentialPublicKey: Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString("base64"),
       counter: credential.counter,
       credentialBackedUp,
       credentialDeviceType,
       transports: transports && transports.length > 0 ? transports.join(",") : null,
     },
   }
-}
-
-function uvFor(provider: WebAuthnConfig, action: "register" | "authenticate"): boolean {
-  return action === "authenticate"
-    ? requireUserVerification(
-        provider.verifyAuthenticationOptions?.requireUserVerification,
-        provider.authenticationOptions?.userVerification,
-      )
-    : requireUserVerification(
-        provider.verifyRegistrationOptions?.requireUserVerification,
-        provider.registrationOptions?.authenticatorSelection?.userVerification,
-      )
 }

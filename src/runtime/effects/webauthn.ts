@@ -19,7 +19,7 @@
 import { AccountNotLinked, AuthError, FlowStateError, WebAuthnVerificationError } from "../../errors.js"
 import type { FlowUser, Identity } from "../../machines/types.js"
 import type { WebAuthnOptionsResult, WebAuthnPending } from "../../machines/webauthn.js"
-import type { WebAuthnUserInfo } from "../../providers/webauthn-types.js"
+import type { RelayingParty, WebAuthnConfig, WebAuthnUserInfo } from "../../providers/webauthn-types.js"
 import type { SafeAdapter } from "../adapter.js"
 import type { EffectContext } from "../flow.js"
 import { randomBytes } from "../random.js"
@@ -27,7 +27,14 @@ import { effect } from "./effect.js"
 import { normalizeEmail } from "./email.js"
 import { currentUser } from "../session.js"
 import { consumeChallenge, providerOf, relyingParty, requireAdapter, simpleWebAuthn, toJsonId, transportList } from "./webauthn-support.js"
-import { authenticationOptions, registrationOptions } from "./webauthn-options.js"
+import {
+  type AuthenticationOptionsJSON,
+  type RegistrationOptionsJSON,
+  authenticationFrom,
+  authenticationTemplate,
+  registrationFrom,
+  registrationTemplate,
+} from "./webauthn-options.js"
 import { parseResponse } from "./webauthn-response.js"
 import { authenticate, register } from "./webauthn-verify.js"
 
@@ -38,15 +45,40 @@ const ACCOUNT_EXISTS =
   "This email address already has an account. Sign in to it first (with its passkey or another way), then add a passkey."
 /** Bytes of a challenge and of a new user's WebAuthn user handle (the library's own size for both). */
 const CHALLENGE_BYTES = 32
+/** A credential descriptor's `type`. */
+const PUBLIC_KEY = "public-key" as const
+
 /**
- * Random bytes from the batched pool every request already draws from (node:crypto's `randomBytes`
- * per options request cost about 20 µs in the server, its native job's code gone cold between uses).
+ * The options' fixed part for a provider and its relying party (webauthn-options.ts), made on the first
+ * request of each ceremony: what a request adds is its challenge, user and credentials.
  */
-const freshBytes = () => randomBytes(CHALLENGE_BYTES)
-/** A registration's challenge and user handle, from one draw. */
-function freshPair(): [Buffer, Buffer] {
-  const bytes = randomBytes(2 * CHALLENGE_BYTES)
-  return [bytes.subarray(0, CHALLENGE_BYTES), bytes.subarray(CHALLENGE_BYTES)]
+interface Templates {
+  rp: Readonly<RelayingParty>
+  authentication?: Readonly<AuthenticationOptionsJSON>
+  registration?: Readonly<RegistrationOptionsJSON>
+}
+const templates = new WeakMap<WebAuthnConfig, Templates>()
+
+/** The provider's templates for its relying party now (a new relying party starts afresh). */
+function templatesOf(provider: WebAuthnConfig, rp: Readonly<RelayingParty>): Templates {
+  let known = templates.get(provider)
+  if (known?.rp !== rp) templates.set(provider, (known = { rp }))
+  return known
+}
+
+/** The sign-in options' template, made once (the peer loaded first: passkeys need it). */
+async function makeAuthenticationTemplate(provider: WebAuthnConfig, kept: Templates) {
+  await simpleWebAuthn()
+  kept.authentication = authenticationTemplate({ ...provider.authenticationOptions, rpID: kept.rp.id })
+  return kept.authentication
+}
+
+/** The registration options' template, made once, with the library's default algorithms. */
+async function makeRegistrationTemplate(provider: WebAuthnConfig, kept: Templates) {
+  const lib = await simpleWebAuthn()
+  const input = { ...provider.registrationOptions, rpID: kept.rp.id, rpName: kept.rp.name }
+  kept.registration = registrationTemplate(input, lib.getDefaultSupportedAlgorithmIDs())
+  return kept.registration
 }
 
 /** Signing in with an email that has no passkey here. */
@@ -120,44 +152,37 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
   }
   if (!decision) return { refused: "Invalid request" }
 
-  // the peer is needed for passkeys (its default algorithms here, the checks it makes for the rest)
-  const lib = await simpleWebAuthn()
+  // the peer is needed for passkeys (its default algorithms here, the checks it makes for the rest):
+  // loaded before the first options of each ceremony are made
   const rp = relyingParty(ctx, provider)
+  const kept = templatesOf(provider, rp)
+  const template =
+    decision === "authenticate"
+      ? (kept.authentication ?? (await makeAuthenticationTemplate(provider, kept)))
+      : (kept.registration ?? (await makeRegistrationTemplate(provider, kept)))
   const userId = info && "id" in info.user ? info.user.id : undefined
   const known = userId ? await adapter.listAuthenticatorsByUserId(userId) : []
   // an email typed for sign-in that has no passkey: say so rather than let the browser find none
   if (decision === "authenticate" && !signedIn && givenEmail && known.length === 0) {
     return { refused: "Invalid request", message: NO_PASSKEY }
   }
-  const credentials = known.map((a) => ({ id: toJsonId(a.credentialID), transports: transportList(a.transports) }))
+  // ids as stored (standard base64) in base64url without padding: what the options' own check requires
+  const credentials = known.map((a) => ({ id: toJsonId(a.credentialID), transports: transportList(a.transports), type: PUBLIC_KEY }))
   if (decision === "authenticate") {
-    const options = authenticationOptions({
-      ...provider.authenticationOptions,
-      challenge: freshBytes(),
-      rpID: rp.id,
-      ...(credentials.length > 0 ? { allowCredentials: credentials } : {}),
-    })
+    const challenge = randomBytes(CHALLENGE_BYTES).toString("base64url")
+    const options = authenticationFrom(template as Readonly<AuthenticationOptionsJSON>, challenge, credentials)
     // the options named the user's passkeys (allowCredentials): the response must come from one of them
     const user = credentials.length > 0 && userId ? { id: userId } : null
-    return { options: { action: "authenticate", options }, pending: { action: "authenticate", challenge: options.challenge, user } }
+    return { options: { action: "authenticate", options }, pending: { action: "authenticate", challenge, user } }
   }
   if (!email) return { refused: "Missing email" }
-  const [challenge, userID] = freshPair()
-  const options = registrationOptions(
-    {
-      ...provider.registrationOptions,
-      challenge,
-      userID,
-      rpID: rp.id,
-      rpName: rp.name,
-      userName: email,
-      ...(info?.user.name ? { userDisplayName: info.user.name } : {}),
-      excludeCredentials: credentials,
-    },
-    lib.getDefaultSupportedAlgorithmIDs(),
-  )
+  // the challenge and the new user's handle from one draw of the batched pool every request draws from
+  const bytes = randomBytes(2 * CHALLENGE_BYTES)
+  const challenge = bytes.toString("base64url", 0, CHALLENGE_BYTES)
+  const handle = { id: bytes.toString("base64url", CHALLENGE_BYTES), name: email, displayName: info?.user.name ?? undefined }
+  const options = registrationFrom(template as Readonly<RegistrationOptionsJSON>, challenge, handle, credentials)
   const user = pendingUser(info?.user ?? {})
-  return { options: { action: "register", options }, pending: { action: "register", challenge: options.challenge, user } }
+  return { options: { action: "register", options }, pending: { action: "register", challenge, user } }
 })
 
 interface VerifyInput {
