@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest"
 import { verifyRegistrationResponse } from "@simplewebauthn/server"
 import { decodeCredentialPublicKey, isoCBOR } from "@simplewebauthn/server/helpers"
 import { readCoseKey, readNoneAttestation } from "../src/runtime/effects/webauthn-cbor.js"
+import { readClientData, respellBase64 } from "../src/runtime/effects/webauthn-client-data.js"
 import { registrationExpectation, verifyRegistration, type VerifiedRegistration } from "../src/runtime/effects/webauthn-registration.js"
 import { type RegistrationTweak, SoftAuthenticator, type SoftKeyType } from "../bench/webauthn-authenticator.js"
 import { ORIGIN } from "./helpers.js"
@@ -255,5 +256,69 @@ describe("the strict CBOR reader (webauthn-cbor.ts)", () => {
     bytes.fill(0x61, 6, 6 + size)
     bytes[6 + size] = 0x00
     expect(readNoneAttestation(bytes)).toBeUndefined()
+  })
+})
+
+describe("ids re-spelt and client data read without a Buffer (webauthn-client-data.ts)", () => {
+  /** A small deterministic generator, so a failure names its input. */
+  let seed = 17
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff
+    return seed
+  }
+  const viaBuffer = (value: string, url: boolean) => Buffer.from(value, "base64").toString(url ? "base64url" : "base64")
+  const spellings = (bytes: Buffer) => {
+    const std = bytes.toString("base64")
+    const url = bytes.toString("base64url")
+    return [std, url, std.replace(/=+$/, ""), `${url}${"=".repeat((4 - (url.length % 4)) % 4)}`]
+  }
+
+  it("every spelling an encoder writes is re-spelt as Node's decode and encode give it", () => {
+    for (let length = 0; length < 48; length++) {
+      for (let round = 0; round < 8; round++) {
+        const bytes = Buffer.from(Array.from({ length }, () => next() & 0xff))
+        for (const spelling of spellings(bytes)) {
+          for (const url of [false, true]) {
+            expect(respellBase64(spelling, url), `${spelling} ${url}`).toBe(viaBuffer(spelling, url))
+          }
+        }
+      }
+    }
+  })
+
+  it("anything else is left to a Buffer (undefined), never re-spelt otherwise than a Buffer would", () => {
+    const odd = ["=", " ", ".", "\n", "é", "A", "+", "-", "/", "_", "=="]
+    for (let round = 0; round < 4000; round++) {
+      const bytes = Buffer.from(Array.from({ length: next() % 24 }, () => next() & 0xff))
+      const spelling = spellings(bytes)[next() % 4] as string
+      const at = next() % (spelling.length + 1)
+      const edited = spelling.slice(0, at) + (odd[next() % odd.length] as string) + spelling.slice(at + (next() % 2))
+      for (const url of [false, true]) {
+        const ours = respellBase64(edited, url)
+        if (ours !== undefined) expect(ours, JSON.stringify(edited)).toBe(viaBuffer(edited, url))
+      }
+    }
+    // bits after the last byte, a length no encoder writes, a padding of the wrong length
+    for (const value of ["QR", "QUF", "QQQQQ", "QQ=", "QQQ==", "Q===", "QQ==QQ=="]) {
+      expect(respellBase64(value, false), value).toBeUndefined()
+      expect(respellBase64(value, true), value).toBeUndefined()
+    }
+  })
+
+  it("client data in ASCII is read from its text (the digest of the text is the digest of its bytes); other bytes as before", () => {
+    const json = JSON.stringify({ type: "webauthn.create", challenge: "c", origin: ORIGIN })
+    const ascii = readClientData(Buffer.from(json).toString("base64url"))
+    expect(ascii).toEqual({ source: json, client: JSON.parse(json) })
+    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(json)])
+    const bom = readClientData(withBom.toString("base64url"))
+    expect(bom?.client).toEqual(JSON.parse(json))
+    expect(Buffer.isBuffer(bom?.source) && bom.source.equals(withBom)).toBe(true)
+    const accented = JSON.stringify({ type: "webauthn.create", origin: "https://café.test" })
+    expect(readClientData(Buffer.from(accented).toString("base64url"))?.client).toEqual(JSON.parse(accented))
+    // what the strict reader refuses is refused either way: padding, the other alphabet, a length no encoder writes
+    const refused = ["e30=", "+30", "e30/", "e30AA"]
+    expect(Buffer.from("{}").toString("base64")).toBe("e30=")
+    for (const value of refused) expect(readClientData(value), value).toBeUndefined()
+    expect(readClientData("e30")).toEqual({ source: "{}", client: {} })
   })
 })

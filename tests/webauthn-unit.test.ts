@@ -5,13 +5,16 @@
  */
 import { describe, expect, it } from "vitest"
 import { type AnyEventObject, initialTransition, transition } from "xstate"
-import type { AuthConfig } from "../src/index.js"
+import type { AuthConfig, ServerState } from "../src/index.js"
 import { MemoryAdapter } from "../src/adapters/memory.js"
 import { webauthnMachine } from "../src/machines/webauthn.js"
 import { AWAITING_INPUT, type Identity } from "../src/machines/types.js"
 import Passkey from "../src/providers/passkey.js"
 import WebAuthn from "../src/providers/webauthn.js"
 import { decideCeremony } from "../src/runtime/effects/webauthn.js"
+import { consumeChallenge } from "../src/runtime/effects/webauthn-support.js"
+import { memoryServerState } from "../src/runtime/server-state-memory.js"
+import { stateKey } from "../src/runtime/server-state.js"
 import { verifyAssertion } from "../src/runtime/effects/webauthn-assertion.js"
 import {
   type AuthenticationInput,
@@ -455,6 +458,31 @@ describe("passkey assertions checked with node:crypto (webauthn-assertion.ts), b
       "WebAuthn authenticator not found.",
     ])
     expect(client.jar.get("authjs.session-token")).toBeUndefined()
+  })
+
+  it("a challenge answers once in the in-memory port too (its synchronous claim): one claimed already is refused", async () => {
+    const serverState = memoryServerState()
+    const { client, log } = configWith({ adapter: MemoryAdapter(), serverState })
+    const authenticator = new SoftAuthenticator(ORIGIN)
+    const csrfToken = await client.csrf()
+    const res = await client.send("/auth/webauthn-options/passkey?action=register&email=pat@app.test")
+    const { options } = (await res.json()) as { options: { challenge: string; rp: { id?: string } } }
+    // the challenge claimed as an answer on another instance sharing this port would claim it
+    expect(await serverState.claim(stateKey("webauthn", options.challenge), 60_000)).toBe(true)
+    const response = authenticator.register("pat", options)
+    const answer = await client.send("/auth/callback/passkey", { form: { csrfToken, action: "register", data: JSON.stringify(response) } })
+    expect(new URL(answer.headers.get("location") ?? "").searchParams.get("error")).toBe("WebAuthnVerificationError")
+    expect(log.errors.map((e) => e.message)).toEqual(["This challenge was already answered."])
+    expect(client.jar.get("authjs.session-token")).toBeUndefined()
+    // the claim itself: at once with the in-memory port, a promise with any other (a copy is another port)
+    const ctx = (state: ServerState) => ({ config: { serverState: state } }) as never
+    expect(consumeChallenge(ctx(serverState), "c1")).toBe(true)
+    expect(consumeChallenge(ctx(serverState), "c1")).toBe(false)
+    const other = { ...serverState }
+    const claiming = consumeChallenge(ctx(other), "c2")
+    expect(claiming).toBeInstanceOf(Promise)
+    expect(await claiming).toBe(true)
+    expect(consumeChallenge(ctx(serverState), "c2")).toBe(false)
   })
 
   it("a passkey used while another user is signed in: AccountNotLinked, that user stays signed in", async () => {

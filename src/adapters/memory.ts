@@ -80,8 +80,10 @@ function insertNew<K, V>(map: Map<K, V>, key: K, value: V, taken: string): V {
   return copy(stored)
 }
 
+/** One key per provider and account id: the provider's length first (no `JSON.stringify` per lookup). */
 function accountKey(provider: string, providerAccountId: string): string {
-  return JSON.stringify([provider, String(providerAccountId)])
+  const name = String(provider)
+  return `${name.length}:${name}:${providerAccountId}`
 }
 
 /**

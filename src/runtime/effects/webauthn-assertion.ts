@@ -160,7 +160,7 @@ function checkClientData(client: Record<string, unknown>, expected: AssertionExp
  * SHA-256 of `data` written into `target` at `at`: Node's one-shot `crypto.hash` where it has it (no
  * Hash object, one native call), else `createHash`.
  */
-function sha256Into(data: Buffer, target: Buffer, at: number): void {
+function sha256Into(data: string | Buffer, target: Buffer, at: number): void {
   if (typeof nodeCrypto.hash === "function") target.write(nodeCrypto.hash("sha256", data, "binary"), at, "latin1")
   else nodeCrypto.createHash("sha256").update(data).digest().copy(target, at)
 }
@@ -186,7 +186,7 @@ export function verifyAssertion(
   if (response.type !== "public-key") throw new Error("The response's type is not public-key")
   const clientData = readClientData(reply.clientDataJSON)
   if (!clientData) return undefined
-  const { bytes: clientDataJSON, client } = clientData
+  const { source: clientDataJSON, client } = clientData
   checkClientData(client, expected)
   if (!isBase64Url(reply.authenticatorData)) throw new Error("authenticatorData is not base64url")
   if (!isBase64Url(reply.signature)) throw new Error("The signature is not base64url")

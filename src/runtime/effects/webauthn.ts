@@ -200,7 +200,10 @@ export const webauthnVerify = effect<Identity, VerifyInput>(async (ctx, input) =
   if (action !== issued.action) {
     throw new WebAuthnVerificationError(`A "${action}" response does not answer the "${issued.action}" options issued.`)
   }
-  if (!(await consumeChallenge(ctx, issued.challenge))) throw new WebAuthnVerificationError("This challenge was already answered.")
+  const claiming = consumeChallenge(ctx, issued.challenge)
+  if (!(typeof claiming === "boolean" ? claiming : await claiming)) {
+    throw new WebAuthnVerificationError("This challenge was already answered.")
+  }
   return action === "authenticate"
     ? authenticate(ctx, response, issued.challenge, issued.user)
     : register(ctx, response, issued.challenge, issued.user)
