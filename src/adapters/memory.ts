@@ -254,12 +254,13 @@ export function MemoryAdapter(): CompleteAdapter {
     },
 
     async listAuthenticatorsByUserId(userId) {
-      const ids = [...(credentialIdsByUser.get(userId) ?? [])]
-      return ids.flatMap((id) => {
+      const listed: AdapterAuthenticator[] = []
+      for (const id of credentialIdsByUser.get(userId) ?? []) {
         const authenticator = authenticators.get(id)
         // the index is kept with the authenticators; the owner is checked again all the same
-        return authenticator?.userId === userId ? [copy(authenticator)] : []
-      })
+        if (authenticator?.userId === userId) listed.push(copy(authenticator))
+      }
+      return listed
     },
 
     async updateAuthenticatorCounter(credentialID, newCounter) {
