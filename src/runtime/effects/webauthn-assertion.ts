@@ -197,7 +197,7 @@ export function verifyAssertion(
   const signed = Buffer.allocUnsafe(((reply.authenticatorData.length * 3) >>> 2) + 32)
   const length = signed.write(reply.authenticatorData, 0, "base64url")
   if (length < AUTH_DATA_FIXED) throw new Error(`authenticatorData has ${length} bytes, fewer than the 37 of its fixed part`)
-  const flags = signed[32] as number
+  const flags = signed[32] ?? 0
   if (flags & (FLAG_AT | FLAG_ED)) return undefined
   if (length > AUTH_DATA_FIXED) throw new Error("authenticatorData has bytes after its fixed part and no flag announces them")
   if (!startsWithRpIdHash(signed, rpIdHash(expected.rpId))) throw new Error("authenticatorData's rpIdHash is not SHA-256 of the RP ID")

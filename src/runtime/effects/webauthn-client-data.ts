@@ -49,7 +49,7 @@ SEXTET[0x2d] = 62 // -
 SEXTET[0x2f] = 63 // /
 SEXTET[0x5f] = 63 // _
 
-const sextet = (code: number): number => (code < 128 ? (SEXTET[code] as number) : -1)
+const sextet = (code: number): number => (code < 128 ? (SEXTET[code] ?? -1) : -1)
 
 /**
  * `value` (base64 or base64url, padded or not) spelled in standard base64 with padding, or (`url`) in

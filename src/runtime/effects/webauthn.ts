@@ -156,10 +156,10 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
   // loaded before the first options of each ceremony are made
   const rp = relyingParty(ctx, provider)
   const kept = templatesOf(provider, rp)
-  const template =
+  const made =
     decision === "authenticate"
-      ? (kept.authentication ?? (await makeAuthenticationTemplate(provider, kept)))
-      : (kept.registration ?? (await makeRegistrationTemplate(provider, kept)))
+      ? { ceremony: "authenticate" as const, template: kept.authentication ?? (await makeAuthenticationTemplate(provider, kept)) }
+      : { ceremony: "register" as const, template: kept.registration ?? (await makeRegistrationTemplate(provider, kept)) }
   const userId = info && "id" in info.user ? info.user.id : undefined
   const known = userId ? await adapter.listAuthenticatorsByUserId(userId) : []
   // an email typed for sign-in that has no passkey: say so rather than let the browser find none
@@ -168,9 +168,9 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
   }
   // ids as stored (standard base64) in base64url without padding: what the options' own check requires
   const credentials = known.map((a) => ({ id: toJsonId(a.credentialID), transports: transportList(a.transports), type: PUBLIC_KEY }))
-  if (decision === "authenticate") {
+  if (made.ceremony === "authenticate") {
     const challenge = randomBytes(CHALLENGE_BYTES).toString("base64url")
-    const options = authenticationFrom(template as Readonly<AuthenticationOptionsJSON>, challenge, credentials)
+    const options = authenticationFrom(made.template, challenge, credentials)
     // the options named the user's passkeys (allowCredentials): the response must come from one of them
     const user = credentials.length > 0 && userId ? { id: userId } : null
     return { options: { action: "authenticate", options }, pending: { action: "authenticate", challenge, user } }
@@ -180,7 +180,7 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
   const bytes = randomBytes(2 * CHALLENGE_BYTES)
   const challenge = bytes.toString("base64url", 0, CHALLENGE_BYTES)
   const handle = { id: bytes.toString("base64url", CHALLENGE_BYTES), name: email, displayName: info?.user.name ?? undefined }
-  const options = registrationFrom(template as Readonly<RegistrationOptionsJSON>, challenge, handle, credentials)
+  const options = registrationFrom(made.template, challenge, handle, credentials)
   const user = pendingUser(info?.user ?? {})
   return { options: { action: "register", options }, pending: { action: "register", challenge, user } }
 })
