@@ -17,7 +17,7 @@ import type { Awaitable, User } from "../types.js"
 import { isPromiseLike } from "../runtime/awaitable.js"
 import { stateKey } from "../runtime/server-state.js"
 import { syncVerbs } from "../runtime/server-state-memory.js"
-import { hotpValues } from "./hotp-sha1.js"
+import { hotpValues, zero } from "./hotp-sha1.js"
 import {
   type StepArgs,
   type StepDefinition,
@@ -137,7 +137,7 @@ export function verifyTotp(secret: string, code: string, now = Date.now(), windo
   const values: number[] = []
   hotpValues(decoded, current - window, 2 * window + 1, 6, values)
   // the user's secret is not left in the process beyond its check
-  decoded.fill(0)
+  zero(decoded, 0, decoded.length)
   let match: number | null = null
   for (let i = 0; i < values.length; i++) if (values[i] === given) match = current - window + i
   return match
