@@ -192,25 +192,28 @@ export function verifyAssertion(
   if (!isBase64Url(reply.signature)) throw new Error("The signature is not base64url")
   if (reply.userHandle && typeof reply.userHandle !== "string") throw new Error("userHandle is not a string")
   checkTokenBinding(client.tokenBinding, TOKEN_BINDING)
-  // the signed bytes, authenticator data ‖ SHA-256(client data), in one buffer: the authenticator data
-  // decoded into it (as `Buffer.from` decodes it), the client data's digest written after it
-  const signed = Buffer.allocUnsafe(((reply.authenticatorData.length * 3) >>> 2) + 32)
-  const length = signed.write(reply.authenticatorData, 0, "base64url")
+  // one buffer for the signed bytes, authenticator data ‖ SHA-256(client data), and the signature after
+  // them: each decoded into it as `Buffer.from` decodes it, the client data's digest written in between
+  const room = (reply.authenticatorData.length * 3) >>> 2
+  const bytes = Buffer.allocUnsafe(room + 32 + ((reply.signature.length * 3) >>> 2))
+  const length = bytes.write(reply.authenticatorData, 0, room, "base64url")
   if (length < AUTH_DATA_FIXED) throw new Error(`authenticatorData has ${length} bytes, fewer than the 37 of its fixed part`)
-  const flags = signed[32] ?? 0
+  const flags = bytes[32] ?? 0
   if (flags & (FLAG_AT | FLAG_ED)) return undefined
   if (length > AUTH_DATA_FIXED) throw new Error("authenticatorData has bytes after its fixed part and no flag announces them")
-  if (!startsWithRpIdHash(signed, rpIdHash(expected.rpId))) throw new Error("authenticatorData's rpIdHash is not SHA-256 of the RP ID")
+  if (!startsWithRpIdHash(bytes, rpIdHash(expected.rpId))) throw new Error("authenticatorData's rpIdHash is not SHA-256 of the RP ID")
   if (!(flags & FLAG_UP)) throw new Error("The authenticator did not report user presence (UP)")
   if (expected.requireUserVerification && !(flags & FLAG_UV)) {
     throw new Error("User verification is required and the authenticator did not report it (UV)")
   }
-  const counter = signed.readUInt32BE(33)
+  const counter = bytes.readUInt32BE(33)
   if ((counter > 0 || credential.counter > 0) && counter <= credential.counter) {
     throw new Error(`The signature counter did not move forward (${counter} after ${credential.counter})`)
   }
   backupState(flags)
-  sha256Into(clientDataJSON, signed, length)
-  const verified = check(signed.subarray(0, length + 32), Buffer.from(reply.signature, "base64url"))
+  sha256Into(clientDataJSON, bytes, length)
+  const signatureLength = bytes.write(reply.signature, length + 32, "base64url")
+  const signed = bytes.subarray(0, length + 32)
+  const verified = check(signed, bytes.subarray(length + 32, length + 32 + signatureLength))
   return verified === undefined ? undefined : { verified, newCounter: counter }
 }

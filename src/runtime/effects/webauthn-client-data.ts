@@ -49,8 +49,6 @@ SEXTET[0x2d] = 62 // -
 SEXTET[0x2f] = 63 // /
 SEXTET[0x5f] = 63 // _
 
-const sextet = (code: number): number => (code < 128 ? (SEXTET[code] ?? -1) : -1)
-
 /**
  * `value` (base64 or base64url, padded or not) spelled in standard base64 with padding, or (`url`) in
  * base64url without: what decoding it with Node and encoding the bytes again gives, without a Buffer
@@ -69,11 +67,12 @@ export function respellBase64(value: string, url: boolean): string | undefined {
   let out = ""
   for (let i = 0; i < end; i++) {
     const code = value.charCodeAt(i)
-    const v = sextet(code)
+    const v = code < 128 ? (SEXTET[code] ?? -1) : -1
     if (v < 0) return undefined
     out += v === 62 ? (url ? "-" : "+") : v === 63 ? (url ? "_" : "/") : value[i]
   }
-  if (rest !== 0 && (sextet(value.charCodeAt(end - 1)) & (rest === 2 ? 0x0f : 0x03)) !== 0) return undefined
+  // every character was read above, the last one included: it is in the table
+  if (rest !== 0 && ((SEXTET[value.charCodeAt(end - 1)] ?? 0) & (rest === 2 ? 0x0f : 0x03)) !== 0) return undefined
   return url || rest === 0 ? out : rest === 2 ? `${out}==` : `${out}=`
 }
 
@@ -91,7 +90,7 @@ function asciiOfBase64Url(value: string): string | undefined {
   for (let i = 0; i < n; i++) {
     const code = value.charCodeAt(i)
     // the URL alphabet only, as strictBase64Url's pattern
-    const v = code === 0x2b || code === 0x2f ? -1 : sextet(code)
+    const v = code >= 128 || code === 0x2b || code === 0x2f ? -1 : (SEXTET[code] ?? -1)
     if (v < 0) return undefined
     held = ((held << 6) | v) & 0xffffff
     bits += 6
