@@ -14,7 +14,7 @@
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { evict } from "./cold.js"
-import { BENCH_SECRET, BENCH_USER } from "./shared.js"
+import { BENCH_SECRET, benchCredentialsOptions, benchPasswordLimits } from "./shared.js"
 
 process.env.NODE_ENV = "production"
 const N = Number(process.env.N ?? 2000)
@@ -43,20 +43,11 @@ async function build(dist: string): Promise<() => Promise<void>> {
     at("runtime/cookies.js") as Promise<{ parseCookies(header: string | null): unknown }>,
     at("providers/credentials.js") as Promise<{ default: (options: object) => object }>,
   ])
-  const unlimited = { max: 1e9 }
   const config = resolvedFor({
     secret: BENCH_SECRET,
     trustHost: true,
-    rateLimit:
-      process.env.RL === "0"
-        ? false
-        : { rules: { client: unlimited, passwordAccount: unlimited, passwordClient: unlimited, passwordAccounts: unlimited } },
-    providers: [
-      credentials.default({
-        credentials: { username: { label: "Username" }, password: { label: "Password", type: "password" } },
-        authorize: async (c: Record<string, unknown>) => (c.username === "bench" && c.password === "bench" ? { ...BENCH_USER } : null),
-      }),
-    ],
+    rateLimit: benchPasswordLimits(),
+    providers: [credentials.default(benchCredentialsOptions)],
   })
   const headersOf = (h: Record<string, string>) => ({ get: (n: string) => h[n] ?? null })
   const got = await handleRequest(

@@ -5,6 +5,18 @@
 
 export const BENCH_SECRET = "bench-secret-0123456789abcdef0123456789abcdef"
 export const BENCH_USER = { id: "1", name: "Bench", email: "bench@example.test" }
+
+const UNLIMITED = { max: 1e9 }
+/** The in-process credentials benches' rate limits: every password rule on, its maximum never reached (RL=0: off). */
+export const benchPasswordLimits = () =>
+  process.env.RL === "0"
+    ? (false as const)
+    : { rules: { client: UNLIMITED, passwordAccount: UNLIMITED, passwordClient: UNLIMITED, passwordAccounts: UNLIMITED } }
+/** The in-process credentials benches' provider options: user `bench`, password `bench`. */
+export const benchCredentialsOptions = {
+  credentials: { username: { label: "Username" }, password: { label: "Password", type: "password" } },
+  authorize: async (c: Record<string, unknown>) => (c.username === "bench" && c.password === "bench" ? { ...BENCH_USER } : null),
+}
 export const SESSION_COOKIE = "authjs.session-token"
 export const CSRF_COOKIE = "authjs.csrf-token"
 /** The OpenID provider both apps sign in with in the OIDC bench (bench/run.ts starts it; bench/app.ts reads these). */

@@ -17,23 +17,14 @@ import { parseCookies } from "../src/runtime/cookies.js"
 import type { IncomingRequest } from "../src/runtime/context.js"
 import type { AuthConfig } from "../src/types.js"
 import { cpuRounds, roundsSummary } from "./loop-rounds.js"
-import { BENCH_SECRET, BENCH_USER } from "./shared.js"
+import { BENCH_SECRET, benchCredentialsOptions, benchPasswordLimits } from "./shared.js"
 
 process.env.NODE_ENV = "production"
-const unlimited = { max: 1e9 }
 const authConfig: AuthConfig = {
   secret: BENCH_SECRET,
   trustHost: true,
-  rateLimit:
-    process.env.RL === "0"
-      ? false
-      : { rules: { client: unlimited, passwordAccount: unlimited, passwordClient: unlimited, passwordAccounts: unlimited } },
-  providers: [
-    Credentials({
-      credentials: { username: { label: "Username" }, password: { label: "Password", type: "password" } },
-      authorize: async (c: Record<string, unknown>) => (c.username === "bench" && c.password === "bench" ? { ...BENCH_USER } : null),
-    }),
-  ],
+  rateLimit: benchPasswordLimits(),
+  providers: [Credentials(benchCredentialsOptions)],
 }
 const config = resolvedFor(authConfig)
 
