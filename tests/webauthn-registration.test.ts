@@ -309,6 +309,15 @@ describe("ids re-spelt and client data read without a Buffer (webauthn-client-da
     const json = JSON.stringify({ type: "webauthn.create", challenge: "c", origin: ORIGIN })
     const ascii = readClientData(Buffer.from(json).toString("base64url"))
     expect(ascii).toEqual({ source: json, client: JSON.parse(json) })
+    // every length (the last group of one, two or three bytes), and a byte from 0x80 up in any position of it
+    for (let extra = 0; extra < 6; extra++) {
+      const text = `${json}${" ".repeat(extra)}`
+      expect(readClientData(Buffer.from(text).toString("base64url"))).toEqual({ source: text, client: JSON.parse(json) })
+      const wide = Buffer.from(`${json.slice(0, -1)},"x":"${"a".repeat(extra)}é"}`)
+      const read = readClientData(wide.toString("base64url"))
+      expect(read?.client).toEqual(JSON.parse(wide.toString()))
+      expect(Buffer.isBuffer(read?.source) && read.source.equals(wide)).toBe(true)
+    }
     const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(json)])
     const bom = readClientData(withBom.toString("base64url"))
     expect(bom?.client).toEqual(JSON.parse(json))

@@ -83,23 +83,28 @@ export function respellBase64(value: string, url: boolean): string | undefined {
  */
 function asciiOfBase64Url(value: string): string | undefined {
   const n = value.length
-  if (n % 4 === 1) return undefined
+  const rest = n % 4
+  if (rest === 1) return undefined
   let out = ""
-  let bits = 0
-  let held = 0
-  for (let i = 0; i < n; i++) {
-    const code = value.charCodeAt(i)
-    // the URL alphabet only, as strictBase64Url's pattern
-    const v = code >= 128 || code === 0x2b || code === 0x2f ? -1 : (SEXTET[code] ?? -1)
-    if (v < 0) return undefined
-    held = ((held << 6) | v) & 0xffffff
-    bits += 6
-    if (bits >= 8) {
-      bits -= 8
-      const byte = (held >> bits) & 0xff
-      if (byte >= 0x80) return undefined
-      out += String.fromCharCode(byte)
+  // four characters, three bytes, one string of three appended at a time (a third of the appends)
+  for (let i = 0; i < n; i += 4) {
+    let group = 0
+    const count = i + 4 <= n ? 4 : rest
+    for (let j = 0; j < 4; j++) {
+      const code = j < count ? value.charCodeAt(i + j) : 0x41
+      // the URL alphabet only, as strictBase64Url's pattern
+      const v = code >= 128 || code === 0x2b || code === 0x2f ? -1 : (SEXTET[code] ?? -1)
+      if (v < 0) return undefined
+      group = (group << 6) | v
     }
+    // a byte from 0x80 up: not ASCII
+    if (group & 0x808080) {
+      const kept = count === 4 ? 0x808080 : count === 3 ? 0x808000 : 0x800000
+      if (group & kept) return undefined
+    }
+    const a = group >> 16
+    const b = (group >> 8) & 0xff
+    out += count === 4 ? String.fromCharCode(a, b, group & 0xff) : count === 3 ? String.fromCharCode(a, b) : String.fromCharCode(a)
   }
   return out
 }
