@@ -2,9 +2,9 @@
  * HOTP values (RFC 4226 §5.3) under HMAC-SHA1 (RFC 2104, FIPS 180-4 SHA-1) in plain JavaScript, for the
  * TOTP check: the key's inner and outer pads are hashed once per check (their SHA-1 states kept), then
  * each counter costs two SHA-1 blocks. No node:crypto call, Buffer or Hmac object per counter: in the
- * server a check runs after a cache eviction, where each native hash call cost 15-25 µs (a check's six, 35 µs) against
- * 4-5 µs for this file's hashing (node:crypto's HMAC gives the same bytes: tests compare
- * the two for keys of every length). Only additions, rotations and bitwise operations on the key's
+ * server a check runs after a cache eviction, where the six one-shot hash calls and their Buffers it made
+ * before cost 35 µs against 8 µs now (hot 5 against 4). The bytes are node:crypto's HMAC's (tests compare
+ * the two for random keys of 0-130 bytes). Only additions, rotations and bitwise operations on the key's
  * words, no table indexed by them; the key's words and states are overwritten before each call returns.
  *
  * @module
