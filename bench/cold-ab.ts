@@ -13,7 +13,7 @@
  */
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import { evict } from "./cold.js"
+import { buildsFromArgs, cpuUs, evict, reportMedians } from "./cold.js"
 import { BENCH_SECRET, benchCredentialsOptions, benchPasswordLimits } from "./shared.js"
 
 process.env.NODE_ENV = "production"
@@ -84,19 +84,11 @@ async function build(dist: string): Promise<() => Promise<void>> {
   }
 }
 
-const cpuUs = () => {
-  const { user, system } = process.cpuUsage()
-  return user + system
-}
-const quantile = (sorted: readonly number[], q: number) => sorted[Math.floor((sorted.length - 1) * q)] ?? Number.NaN
-
-const sides = await Promise.all(
-  process.argv.slice(2).map(async (arg) => {
-    const [label, dist] = arg.split("=") as [string, string]
-    return { label, signIn: await build(dist), times: [] as number[] }
-  }),
-)
-if (sides.length < 2) throw new Error("usage: tsx bench/cold-ab.ts <label>=<dist> <label>=<dist>")
+const sides = (await buildsFromArgs("tsx bench/cold-ab.ts <label>=<dist> <label>=<dist>", build)).map(({ label, build }) => ({
+  label,
+  signIn: build,
+  times: [] as number[],
+}))
 for (let i = 0; i < 2000; i++) for (const side of sides) await side.signIn()
 for (let i = 0; i < N; i++) {
   // the order flips every request, so neither build always runs right after the other
@@ -107,12 +99,4 @@ for (let i = 0; i < N; i++) {
     side.times.push(cpuUs() - start)
   }
 }
-const medians = sides.map((side) => {
-  const sorted = [...side.times].sort((a, b) => a - b)
-  const mean = sorted.reduce((sum, t) => sum + t, 0) / sorted.length
-  console.log(
-    `${side.label.padEnd(10)} credentials POST, cold, CPU µs: median ${quantile(sorted, 0.5)} (quartiles ${quantile(sorted, 0.25)}–${quantile(sorted, 0.75)}), mean ${mean.toFixed(1)}`,
-  )
-  return quantile(sorted, 0.5)
-})
-console.log(`median ${sides[1]?.label} / ${sides[0]?.label}: ${((medians[1] ?? 0) / (medians[0] ?? 1)).toFixed(3)}`)
+reportMedians("credentials POST, cold", sides)

@@ -78,5 +78,44 @@ export function takeColdUs(): number {
   return us
 }
 
+/** The process' CPU time in µs (user + system, all its threads). */
+export const cpuUs = (): number => {
+  const { user, system } = process.cpuUsage()
+  return user + system
+}
+
+/**
+ * The builds named on the command line (`<label>=<dist>`, at least two), each made ready by `make`: for
+ * the A/B benches that run two builds in one process (bench/cold-ab.ts, bench/step-cold-ab.ts).
+ */
+export async function buildsFromArgs<T>(usage: string, make: (dist: string) => Promise<T>): Promise<{ label: string; build: T }[]> {
+  const builds = await Promise.all(
+    process.argv.slice(2).map(async (arg) => {
+      const [label, dist] = arg.split("=") as [string, string]
+      return { label, build: await make(dist) }
+    }),
+  )
+  if (builds.length < 2) throw new Error(`usage: ${usage}`)
+  return builds
+}
+
+/**
+ * Prints each build's median, quartiles and mean of `times` (µs) under `title`, then the second
+ * build's median over the first's.
+ */
+export function reportMedians(title: string, sides: readonly { label: string; times: readonly number[] }[]): void {
+  const quantile = (sorted: readonly number[], q: number) => sorted[Math.floor((sorted.length - 1) * q)] ?? Number.NaN
+  const medians = sides.map(({ label, times }) => {
+    const sorted = [...times].sort((a, b) => a - b)
+    const mean = sorted.reduce((sum, t) => sum + t, 0) / sorted.length
+    const median = quantile(sorted, 0.5)
+    console.log(
+      `${label.padEnd(10)} ${title}, CPU µs: median ${median} (quartiles ${quantile(sorted, 0.25)}–${quantile(sorted, 0.75)}), mean ${mean.toFixed(1)}`,
+    )
+    return median
+  })
+  console.log(`${title}: median ${sides[1]?.label} / ${sides[0]?.label}: ${((medians[1] ?? 0) / (medians[0] ?? 1)).toFixed(3)}`)
+}
+
 // let the generated functions reach optimised code before anything is measured
 for (let i = 0; i < 200; i++) evict()

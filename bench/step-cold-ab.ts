@@ -14,7 +14,7 @@
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { totpCode } from "../src/steps/totp.js"
-import { evict } from "./cold.js"
+import { buildsFromArgs, cpuUs, evict, reportMedians } from "./cold.js"
 import { BENCH_SECRET, TOTP_PROVIDER_ID } from "./shared.js"
 import { type StepsLib, stepsProviders } from "./steps-providers.js"
 import { benchTotpSecret } from "./totp-secret.js"
@@ -100,19 +100,12 @@ async function build(dist: string): Promise<Build> {
   }
 }
 
-const cpuUs = () => {
-  const { user, system } = process.cpuUsage()
-  return user + system
-}
-const quantile = (sorted: readonly number[], q: number) => sorted[Math.floor((sorted.length - 1) * q)] ?? Number.NaN
-
-const sides = await Promise.all(
-  process.argv.slice(2).map(async (arg) => {
-    const [label, dist] = arg.split("=") as [string, string]
-    return { label, steps: await build(dist), password: [] as number[], code: [] as number[] }
-  }),
-)
-if (sides.length < 2) throw new Error("usage: tsx bench/step-cold-ab.ts <label>=<dist> <label>=<dist>")
+const sides = (await buildsFromArgs("tsx bench/step-cold-ab.ts <label>=<dist> <label>=<dist>", build)).map(({ label, build }) => ({
+  label,
+  steps: build,
+  password: [] as number[],
+  code: [] as number[],
+}))
 let users = 0
 for (let i = 0; i < 1000 + N; i++) {
   const measured = i >= 1000
@@ -137,13 +130,8 @@ for (let i = 0; i < 1000 + N; i++) {
   }
 }
 for (const step of ["password", "code"] as const) {
-  const medians = sides.map((side) => {
-    const sorted = [...side[step]].sort((a, b) => a - b)
-    const mean = sorted.reduce((sum, t) => sum + t, 0) / sorted.length
-    console.log(
-      `${side.label.padEnd(10)} TOTP ${step.padEnd(8)} step, ${HOT ? "hot" : "cold"}, CPU µs: median ${quantile(sorted, 0.5)} (quartiles ${quantile(sorted, 0.25)}–${quantile(sorted, 0.75)}), mean ${mean.toFixed(1)}`,
-    )
-    return quantile(sorted, 0.5)
-  })
-  console.log(`${step}: median ${sides[1]?.label} / ${sides[0]?.label}: ${((medians[1] ?? 0) / (medians[0] ?? 1)).toFixed(3)}`)
+  reportMedians(
+    `TOTP ${step} step, ${HOT ? "hot" : "cold"}`,
+    sides.map((side) => ({ label: side.label, times: side[step] })),
+  )
 }
