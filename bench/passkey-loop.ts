@@ -28,6 +28,7 @@ import Passkey from "../src/providers/passkey.js"
 import type { AuthConfig } from "../src/types.js"
 import { BENCH_SECRET, PASSKEY_PROVIDER_ID } from "./shared.js"
 import { COLD, request, takeColdUs } from "./cold.js"
+import { type Touched, coverageTaker, reportTouched } from "./touched.js"
 import { cookieJar, loopRequest } from "./loop-request.js"
 import { SoftAuthenticator } from "./webauthn-authenticator.js"
 
@@ -120,15 +121,6 @@ async function profile(mode: "prof" | "heap", b: number, rounds: number): Promis
   }
 }
 
-/** Per request of a step (MODE=calls): distinct functions and calls, and the functions by file. */
-interface Touched {
-  functions: number
-  calls: number
-  byFile: Map<string, number>
-  /** `<calls> <function> <file>` of each function run (CALLS_LIST=1). */
-  names: string[]
-}
-
 /** MODE=calls: the last round's first 25 requests of each step, counted by V8's precise coverage. */
 async function calls(b: number, rounds: number): Promise<void> {
   const { Session } = await import("node:inspector/promises")
@@ -136,23 +128,7 @@ async function calls(b: number, rounds: number): Promise<void> {
   session.connect()
   await session.post("Profiler.enable")
   await session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: false })
-  const take = async (): Promise<Touched> => {
-    const { result } = await session.post("Profiler.takePreciseCoverage")
-    const touched: Touched = { functions: 0, calls: 0, byFile: new Map(), names: [] }
-    for (const script of result) {
-      const file = script.url.replace(/^.*\/(src|node_modules)\//, "$1/").replace(/^node:internal\/.*$/, "node:internal")
-      for (const fn of script.functions) {
-        const count = fn.ranges[0]?.count ?? 0
-        // the inspector's own calls that take the coverage, and the bench's, are not the request's
-        if (count === 0 || file.includes("inspector") || script.url.includes("passkey-loop")) continue
-        touched.functions++
-        touched.calls += count
-        touched.byFile.set(file, (touched.byFile.get(file) ?? 0) + 1)
-        if (process.env.CALLS_LIST) touched.names.push(`${count} ${fn.functionName || "(anonymous)"} ${file}`)
-      }
-    }
-    return touched
-  }
+  const take = coverageTaker(session, "passkey-loop")
   const touchedBy = new Map<Step, Touched[]>()
   for (let r = 0; r < rounds; r++) {
     const last = r === rounds - 1
@@ -171,19 +147,10 @@ async function calls(b: number, rounds: number): Promise<void> {
       one = request
     })
   }
-  const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? Number.NaN
-  for (const step of STEPS) {
-    const all = touchedBy.get(step) ?? []
-    const perRequest = `${median(all.map((t) => t.functions))} distinct functions, ${median(all.map((t) => t.calls))} calls per request`
-    console.log(`calls ${step.padEnd(20)}: ${perRequest}`)
-    if (process.env.CALLS_LIST) for (const name of all[all.length - 1]?.names ?? []) console.log(`  ${name}`)
-    if (process.env.CALLS_BY_FILE) {
-      const files = new Map<string, number[]>()
-      for (const t of all) for (const [file, n] of t.byFile) files.set(file, [...(files.get(file) ?? []), n])
-      const rows = [...files].map(([file, ns]) => [file, median(ns)] as const).sort((x, y) => y[1] - x[1])
-      for (const [file, n] of rows) console.log(`  ${String(n).padStart(4)} ${file}`)
-    }
-  }
+  reportTouched(
+    STEPS.map((step) => [step, touchedBy.get(step) ?? []] as const),
+    20,
+  )
 }
 
 async function main() {

@@ -29,6 +29,7 @@ import type { IncomingRequest, ResponseInternal } from "../src/runtime/context.j
 import { totpCode, totpStep } from "../src/steps/totp.js"
 import type { AuthConfig } from "../src/types.js"
 import { COLD, request, takeColdUs } from "./cold.js"
+import { type Touched, coverageTaker, reportTouched } from "./touched.js"
 import { cookieJar, loopRequest } from "./loop-request.js"
 import { BENCH_SECRET, EMAIL_PROVIDER_ID, TOTP_PROVIDER_ID } from "./shared.js"
 import { type StepsLib, stepsProviders } from "./steps-providers.js"
@@ -128,15 +129,6 @@ const median = (values: readonly number[]) => [...values].sort((x, y) => x - y)[
 /** CONCURRENCY requests in flight at once (default 1: one after the other). */
 const CONCURRENCY = Math.max(1, Number(process.env.CONCURRENCY ?? 1))
 
-/** Per request of a step (MODE=calls): distinct functions and calls, and the functions by file. */
-interface Touched {
-  functions: number
-  calls: number
-  byFile: Map<string, number>
-  /** `<calls> <function> <file>` of each function run (CALLS_LIST=1). */
-  names: string[]
-}
-
 async function sendCounting(batch: Batch, take: () => Promise<Touched>, into: Touched[]): Promise<void> {
   for (let i = 0; i < batch.requests.length; i++) {
     if (i < 25) await take()
@@ -195,23 +187,7 @@ async function main() {
     if (mode === "prof") await session.post("Profiler.setSamplingInterval", { interval: 100 })
     if (mode === "calls") await session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: false })
   }
-  const take = async (): Promise<Touched> => {
-    const { result } = await (session as InstanceType<typeof Session>).post("Profiler.takePreciseCoverage")
-    const touched: Touched = { functions: 0, calls: 0, byFile: new Map(), names: [] }
-    for (const script of result) {
-      const file = script.url.replace(/^.*\/(src|node_modules)\//, "$1/").replace(/^node:internal\/.*$/, "node:internal")
-      for (const fn of script.functions) {
-        const count = fn.ranges[0]?.count ?? 0
-        // the inspector's own calls that take the coverage are not the request's
-        if (count === 0 || file.includes("inspector") || script.url.includes("step-loop")) continue
-        touched.functions++
-        touched.calls += count
-        touched.byFile.set(file, (touched.byFile.get(file) ?? 0) + 1)
-        if (process.env.CALLS_LIST) touched.names.push(`${count} ${fn.functionName || "(anonymous)"} ${file}`)
-      }
-    }
-    return touched
-  }
+  const take = coverageTaker(session as InstanceType<typeof Session>, "step-loop")
   const touchedBy = new Map<Step, Touched[]>()
   const { promiseHooks } = await import("node:v8")
   let promisesMade = 0
@@ -260,18 +236,7 @@ async function main() {
     }
   }
   for (const [step, made] of promisesBy) console.log(`promises ${step.padEnd(14)}: ${made.toFixed(1)} per request`)
-  for (const [step, all] of touchedBy) {
-    console.log(
-      `calls ${step.padEnd(14)}: ${median(all.map((t) => t.functions))} distinct functions, ${median(all.map((t) => t.calls))} calls per request`,
-    )
-    if (process.env.CALLS_LIST) for (const name of all[all.length - 1]?.names ?? []) console.log(`  ${name}`)
-    if (process.env.CALLS_BY_FILE) {
-      const files = new Map<string, number[]>()
-      for (const t of all) for (const [file, n] of t.byFile) files.set(file, [...(files.get(file) ?? []), n])
-      const rows = [...files].map(([file, ns]) => [file, median(ns)] as const).sort((x, y) => y[1] - x[1])
-      for (const [file, n] of rows) console.log(`  ${String(n).padStart(4)} ${file}`)
-    }
-  }
+  reportTouched(touchedBy, 14)
   if (mode === "calls" || mode === "promises") return
   for (const [step, values] of results) {
     const sorted = [...values].sort((x, y) => x - y)
