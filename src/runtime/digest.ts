@@ -5,15 +5,17 @@
  */
 import * as nodeCrypto from "node:crypto"
 
+/** Whether this Node has one-shot hashing (`crypto.hash`, 20.12 and later). */
+const ONE_SHOT = typeof nodeCrypto.hash === "function"
+
 /**
- * SHA-256 of `text` as UTF-8: Node's one-shot `crypto.hash` where it has it (20.12 and later: no Hash
- * object per call), else `createHash`.
+ * SHA-256 of `data` (a string as UTF-8): Node's one-shot `crypto.hash` where it has it (no Hash object
+ * per call), else `createHash`. `binary` gives the digest as latin1 text, one character a byte, for a
+ * caller that writes it into a buffer of its own.
  * @example sha256("abc", "hex") // "ba7816bf…"
  */
-export function sha256(text: string, encoding: "hex" | "base64url"): string {
-  return typeof nodeCrypto.hash === "function"
-    ? nodeCrypto.hash("sha256", text, encoding)
-    : nodeCrypto.createHash("sha256").update(text).digest(encoding)
+export function sha256(data: string | Buffer, encoding: "hex" | "base64url" | "binary"): string {
+  return ONE_SHOT ? nodeCrypto.hash("sha256", data, encoding) : nodeCrypto.createHash("sha256").update(data).digest(encoding)
 }
 
 /**
@@ -28,8 +30,6 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return diff === 0
 }
 
-/** Whether this Node has one-shot hashing (`crypto.hash`, 20.12 and later). */
-const ONE_SHOT = typeof nodeCrypto.hash === "function"
 const NO_KEY = Buffer.alloc(0)
 
 /** What {@link hmac} needs of a key, made once per key by {@link hmacKey}. */

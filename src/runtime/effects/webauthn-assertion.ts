@@ -11,7 +11,6 @@
  * data in unpadded base64url holding a JSON object and, for ES256, a signature in canonical DER (checked
  * as sent, no conversion). Anything else answers `undefined` and the caller verifies with the library.
  */
-import * as nodeCrypto from "node:crypto"
 import { type KeyObject, createPublicKey, verify } from "node:crypto"
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server"
 import { type CoseKey, readCoseKey } from "./webauthn-cbor.js"
@@ -28,7 +27,7 @@ import {
   rpIdHash,
   startsWithRpIdHash,
 } from "./webauthn-client-data.js"
-import { constantTimeEqual } from "../digest.js"
+import { constantTimeEqual, sha256 } from "../digest.js"
 
 /** What the response must match, as the library's `expected*` options (one origin, one RP ID). */
 export interface AssertionExpectation {
@@ -156,15 +155,6 @@ function checkClientData(client: Record<string, unknown>, expected: AssertionExp
   }
 }
 
-/**
- * SHA-256 of `data` written into `target` at `at`: Node's one-shot `crypto.hash` where it has it (no
- * Hash object, one native call), else `createHash`.
- */
-function sha256Into(data: string | Buffer, target: Buffer, at: number): void {
-  if (typeof nodeCrypto.hash === "function") target.write(nodeCrypto.hash("sha256", data, "binary"), at, "latin1")
-  else nodeCrypto.createHash("sha256").update(data).digest().copy(target, at)
-}
-
 /** The token binding statuses the library accepts in a sign-in's client data. */
 const TOKEN_BINDING = ["present", "supported", "notSupported"]
 
@@ -211,7 +201,7 @@ export function verifyAssertion(
     throw new Error(`The signature counter did not move forward (${counter} after ${credential.counter})`)
   }
   backupState(flags)
-  sha256Into(clientDataJSON, bytes, length)
+  bytes.write(sha256(clientDataJSON, "binary"), length, "latin1")
   const signatureLength = bytes.write(reply.signature, length + 32, "base64url")
   const signed = bytes.subarray(0, length + 32)
   const verified = check(signed, bytes.subarray(length + 32, length + 32 + signatureLength))
