@@ -57,7 +57,11 @@ async function load(side: Side): Promise<Lib> {
  * are kept in memory for the runner, a credentials provider `totp` whose users `totp-*` answer a TOTP
  * step (secret from bench/totp-secret.ts) on its own flow, and a passkey provider (WebAuthn enabled).
  */
-async function stepsConfig(): Promise<{ config: object; providers: unknown[]; mail: Map<string, string> }> {
+async function stepsConfig(): Promise<{
+  config: { adapter: unknown; [key: string]: unknown }
+  providers: unknown[]
+  mail: Map<string, string>
+}> {
   const [
     { MemoryAdapter },
     { default: Credentials },
@@ -201,6 +205,10 @@ async function main(): Promise<void> {
   })
   if (steps) {
     app.post("/__integration", await integrationRoute())
+    // what the TOTP code and passkey sign-in steps cannot skip, beside them (bench/essential.ts)
+    const essential = await import("./essential.js")
+    app.post("/__essential/totp-code", await essential.totpCodeRoute(authchart))
+    app.post("/__essential/passkey-authenticate", await essential.passkeyAuthenticateRoute(authchart, steps.config.adapter))
     // the last magic link sent to an address (the steps bench follows it)
     app.get("/__mail", (req: Request, res: Response) => {
       const url = steps.mail.get(String(req.query.email))

@@ -20,6 +20,8 @@ import { type OidcServer, startOidcProvider } from "../tests/support/oidc-provid
 import {
   CSRF_COOKIE,
   EMAIL_PROVIDER_ID,
+  ESSENTIAL_PASSKEY,
+  ESSENTIAL_TOTP,
   IDP_KEEP_ALIVE_MS,
   IDP_PROVIDER_ID,
   PASSKEY_PROVIDER_ID,
@@ -373,13 +375,25 @@ async function runFlow(job: StepsJob, flow: StepFlow, idp: OidcServer | undefine
       })
       const secrets: string[] = []
       for (let i = 0; i < count; i++) secrets[i] = await benchTotpSecret(`totp-${tag}-${i}`)
+      // the same requests to a route doing only what the step cannot skip (bench/essential.ts; BENCH_STEPS_ESSENTIAL=0 leaves it out)
+      const essential =
+        process.env.BENCH_STEPS_ESSENTIAL !== "0"
+          ? [
+              await go(ESSENTIAL_TOTP, async (i) => {
+                const cookie = resting[i]
+                if (!cookie) return "not resting"
+                const form = { csrfToken, step: "totp", code: totpCode(secrets[i] as string) }
+                return signedIn(await call(`${base}/__essential/totp-code`, { cookie, form }), "essential code")
+              }),
+            ]
+          : []
       const code = await go("POST /auth/callback/totp (TOTP code)", async (i) => {
         const cookie = resting[i]
         if (!cookie) return "not resting"
         const form = { csrfToken, step: "totp", code: totpCode(secrets[i] as string) }
         return signedIn(await call(`${base}/auth/callback/${TOTP_PROVIDER_ID}`, { cookie, form }), "code")
       })
-      return [password, code]
+      return [password, ...essential, code]
     }
     case "webauthn": {
       // a passkey registered (options + verify), then used to sign in (options + verify); the
@@ -397,24 +411,30 @@ async function runFlow(job: StepsJob, flow: StepFlow, idp: OidcServer | undefine
           pending[i] = { cookie: jarOf(a.setCookies, csrfCookie), options: answer.options }
           return null
         })
-        const verify = async () =>
-          go(`POST /auth/callback/passkey (${action})`, async (i) => {
+        const post = (step: string, url: string) =>
+          go(step, async (i) => {
             const p = pending[i]
             if (!p) return "no options"
             const response =
               action === "register" ? authenticator.register(email(i), p.options) : authenticator.authenticate(email(i), p.options)
             const form = { csrfToken, action, data: JSON.stringify(response) }
-            return signedIn(await call(`${base}/auth/callback/${PASSKEY_PROVIDER_ID}`, { cookie: p.cookie, form }), action)
+            return signedIn(await call(url, { cookie: p.cookie, form }), action)
           })
-        return { options, verify }
+        const verify = async () => post(`POST /auth/callback/passkey (${action})`, `${base}/auth/callback/${PASSKEY_PROVIDER_ID}`)
+        return { options, verify, post }
       }
       const register = ceremony("register")
       const registerOptions = await register.options
       const registerVerify = await register.verify()
       const authenticate = ceremony("authenticate")
       const authenticateOptions = await authenticate.options
+      // the same sign-ins first to a route doing only what the step cannot skip (bench/essential.ts; BENCH_STEPS_ESSENTIAL=0 leaves it out)
+      const essential =
+        process.env.BENCH_STEPS_ESSENTIAL !== "0"
+          ? [await authenticate.post(ESSENTIAL_PASSKEY, `${base}/__essential/passkey-authenticate`)]
+          : []
       const authenticateVerify = await authenticate.verify()
-      return [registerOptions, registerVerify, authenticateOptions, authenticateVerify]
+      return [registerOptions, registerVerify, authenticateOptions, ...essential, authenticateVerify]
     }
   }
 }

@@ -35,3 +35,8 @@ export const TOTP_FLOW_ID = "credentials-totp"
 export const EMAIL_PROVIDER_ID = "email"
 /** Steps bench: the passkey provider (the load generator answers with bench/webauthn-authenticator.ts). */
 export const PASSKEY_PROVIDER_ID = "passkey"
+
+/** The floor rows (bench/essential.ts): the same requests as a step, to routes doing only what it cannot skip. */
+export const ESSENTIAL_TOTP = "POST /__essential/totp-code (what the TOTP code step cannot skip)"
+export const ESSENTIAL_PASSKEY = "POST /__essential/passkey-authenticate (what the passkey sign-in POST cannot skip)"
+export const ESSENTIAL_STEPS: readonly string[] = [ESSENTIAL_TOTP, ESSENTIAL_PASSKEY]

@@ -13,7 +13,9 @@
  * ES256 signature check; measured here in process), checked round by round (the median of step ÷
  * budget). A read taken once per round drifted with the process' age and the load beside it (from 394
  * to 104 µs across three rounds of one run), so a step was compared with a read of other conditions.
- * The session-read row stays, and `vsSessionRow` gives the old comparison. Passkeys are registered and used by a software authenticator in the load generator
+ * The session-read row stays, and `vsSessionRow` gives the old comparison. Two floor rows (bench/essential.ts)
+ * send the TOTP code and the passkey sign-in requests to routes doing only what those steps cannot skip,
+ * right before the real step: what the step's crypto and the integration cost here, held to the same budget. Passkeys are registered and used by a software authenticator in the load generator
  * (bench/webauthn-authenticator.ts). BENCH_STEPS_FLOWS picks flows, BENCH_STEPS_NODE_FLAGS adds node flags to the
  * app (a CPU profile: `--cpu-prof --cpu-prof-dir=<dir>`). `--json` prints JSON.
  */
@@ -22,7 +24,7 @@ import { loadavg } from "node:os"
 import { decryptJwt, deriveKey, encryptJwt } from "../src/runtime/jwe.js"
 import { type App, freePort, runLoadgen, startApp, stopApp } from "./children.js"
 import type { LoadgenCpu, PhaseResult, StepFlow, StepsJob } from "./loadgen.js"
-import { BENCH_SECRET, IDP_ENV, SESSION_COOKIE } from "./shared.js"
+import { BENCH_SECRET, ESSENTIAL_PASSKEY, ESSENTIAL_TOTP, IDP_ENV, SESSION_COOKIE } from "./shared.js"
 
 const COUNT = Number(process.env.BENCH_STEPS_COUNT ?? 400)
 const CONCURRENCY = Number(process.env.BENCH_STEPS_CONCURRENCY ?? 32)
@@ -50,6 +52,8 @@ const CRYPTO: Record<string, { seals: number; opens: number; es256?: number; not
   "GET /auth/callback/email (verify link)": { seals: 1, opens: 0, note: "session JWE, token hash" },
   "POST /auth/callback/totp (password, rests on the TOTP step)": { seals: 1, opens: 0, note: "flow state JWE" },
   "POST /auth/callback/totp (TOTP code)": { seals: 1, opens: 1, note: "flow state open, session JWE, HMAC-SHA1" },
+  [ESSENTIAL_TOTP]: { seals: 1, opens: 1, note: "as the TOTP code step" },
+  [ESSENTIAL_PASSKEY]: { seals: 1, opens: 1, es256: 1, note: "as the passkey sign-in POST" },
   "GET /auth/webauthn-options/passkey (register)": { seals: 1, opens: 0, note: "flow state JWE" },
   "POST /auth/callback/passkey (register)": { seals: 1, opens: 1, note: "flow state open, session JWE, CBOR (not counted)" },
   "GET /auth/webauthn-options/passkey (authenticate)": { seals: 1, opens: 0, note: "flow state JWE" },
