@@ -165,6 +165,29 @@ describe("password sign-in: per client", () => {
     expect(await answers(viaPromises)).toEqual(expected)
   })
 
+  it("the synchronous gate and the checks' path count under the same keys: one port, both paths, one count", async () => {
+    const port = memoryServerState()
+    // a copy of the port: the same state, reached through its promises (the checks' path)
+    const viaPromises: ServerState = { ...port }
+    expect(syncVerbs(viaPromises)).toBeUndefined()
+    const { config } = app({ enabled: true, rules: { passwordAccounts: { max: 2, window: 3600 } } })
+    const now = new AuthClient({ ...config, serverState: port })
+    const later = new AuthClient({ ...config, serverState: viaPromises })
+    const v6 = (i: number) => `2001:db8:7:8::${i + 1}`
+    // five failures of one account from one /64, alternating paths: the sixth is refused on either
+    for (let i = 0; i < 5; i++)
+      expect(refusedTo(await signIn(i % 2 ? later : now, "gus@example.test", "wrong", v6(i)))).toBe("CredentialsSignin")
+    expect(refusedTo(await signIn(now, "gus@example.test", PASSWORD, v6(9)))).toBe("RateLimited")
+    expect(refusedTo(await signIn(later, "gus@example.test", PASSWORD, v6(9)))).toBe("RateLimited")
+    // the client's distinct accounts: gus, then hal is the second, ivy the third (refused on both paths)
+    expect((await signIn(later, "hal@example.test", PASSWORD, v6(3))).headers.get("location")).toBe(ORIGIN)
+    expect(refusedTo(await signIn(now, "ivy@example.test", PASSWORD, v6(4)))).toBe("RateLimited")
+    expect(refusedTo(await signIn(later, "ivy@example.test", PASSWORD, v6(4)))).toBe("RateLimited")
+    // lifting the lockout through one path lifts it for the other (another /64, whose client counts are fresh)
+    await resetRateLimit({ ...config, serverState: port }, "gus@example.test")
+    expect((await signIn(later, "gus@example.test", PASSWORD, "2001:db8:7:9::1")).headers.get("location")).toBe(ORIGIN)
+  })
+
   it("20 attempts per client per minute; IPv6 clients count per /64", async () => {
     const { config, tried } = app()
     const client = new AuthClient(config)
