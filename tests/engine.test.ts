@@ -3,7 +3,7 @@
  * runtime routed) and the confirm flow written on the public kit: load, run, persist, respond.
  */
 import { describe, expect, it } from "vitest"
-import { type AnyMachineSnapshot, type AnyStateMachine, assign, createActor, createEmptyActor, fromCallback, setup } from "xstate"
+import { type AnyMachineSnapshot, type AnyStateMachine, assign, createActor, createEmptyActor, fromCallback, not, setup } from "xstate"
 import {
   AWAITING_INPUT,
   declareEffect,
@@ -514,6 +514,72 @@ describe("the direct runner and xstate's actor run the same machine", () => {
       { reply: { url: "/elsewhere" } },
       { reply: { url: `${ORIGIN}/home` } },
     ])
+  })
+
+  it("guards: inline, named with params (a value or a mapper), across levels, and xstate's own (not): the direct runner chooses as xstate", async () => {
+    const chooser = setup({
+      types: flowTypes<unknown>(),
+      guards: {
+        is: (_: unknown, params: { want: unknown; got: unknown }) => params.want === params.got,
+        odd: ({ event }: { event: FlowEvent }) => Number(event.params.n) % 2 === 1,
+      },
+    }).createMachine({
+      id: "chooser",
+      ...flowBase,
+      on: { SUBMIT: { guard: ({ event }) => event.params.n === 0, target: ".zero" } },
+      states: {
+        idle: {
+          tags: [AWAITING_INPUT],
+          on: {
+            SUBMIT: [
+              { guard: ({ event }) => event.params.n === 1, target: "one" },
+              { guard: { type: "is", params: { want: 2, got: 3 } }, target: "never" },
+              { guard: { type: "is", params: ({ event }) => ({ want: 3, got: event.params.n }) }, target: "three" },
+              { guard: "odd", actions: assign({ pending: ({ event }) => event.params.n }) },
+            ],
+            STEP: [{ guard: not("odd"), target: "even" }],
+          },
+        },
+        zero: { type: "final" },
+        one: { type: "final" },
+        never: { type: "final" },
+        three: { type: "final" },
+        even: { type: "final" },
+      },
+    })
+    const ends: unknown[] = []
+    for (const [type, n] of [...[0, 1, 2, 3, 5, 7].map((n) => ["SUBMIT", n] as const), ["STEP", 2] as const, ["STEP", 3] as const]) {
+      const event: FlowEvent = { type, params: { n }, now: 1 }
+      const direct = await request("direct", chooser, undefined, event, {})
+      expect(direct, `${type} ${n}`).toEqual(await request("actor", chooser, undefined, event, {}))
+      ends.push(direct.taken ? [direct.value, direct.context?.pending ?? null] : "not taken")
+    }
+    expect(ends).toEqual([
+      ["zero", null],
+      ["one", null],
+      "not taken",
+      ["three", null],
+      ["idle", 5],
+      ["idle", 7],
+      ["even", null],
+      "not taken",
+    ])
+  })
+
+  it("a guard that throws: the direct runner fails as it did on xstate's choice, with xstate's error naming the guard", async () => {
+    const throwing = setup({
+      types: flowTypes(),
+      guards: {
+        broken: () => {
+          throw new Error("no verdict")
+        },
+      },
+    }).createMachine({
+      id: "throwing",
+      ...flowBase,
+      states: { idle: { tags: [AWAITING_INPUT], on: { SUBMIT: [{ guard: "broken", target: "done" }] } }, done: { type: "final" } },
+    })
+    await expect(request("direct", throwing, undefined, submit, {})).rejects.toThrow(/Unable to evaluate guard 'broken'.*no verdict/s)
   })
 
   it("an effect error the machine does not handle fails the run the same way", async () => {

@@ -25,9 +25,10 @@ export interface Compiled {
   readonly actions: WeakMap<Transition, readonly Assignment[]>
   /**
    * The move an event type makes from an atomic state (null: none), for the pairs where no candidate on
-   * the way to the root has a guard (the answer then depends on nothing else); GUARDED where one has.
+   * the way to the root has a guard (the answer then depends on nothing else); where one has, the
+   * candidates whose guards machine-moves.ts evaluates itself ({@link Choice}), or GUARDED for xstate to choose.
    */
-  readonly moves: Map<AnyStateNode, Map<string, Move | null | typeof GUARDED>>
+  readonly moves: Map<AnyStateNode, Map<string, Move | null | Choice | typeof GUARDED>>
   /** The moves of the transitions guards choose, by transition and the atomic state it is taken from. */
   readonly guardedMoves: WeakMap<Transition, Map<AnyStateNode, Move>>
 }
@@ -69,6 +70,21 @@ export interface StatePlan {
 
 /** A (state, event type) whose transition xstate must choose each time (a guard decides). */
 export const GUARDED = Symbol("guarded")
+
+/** A guard as xstate calls it: its implementation, with its params (a value, or a mapper of the context and event). */
+export interface GuardCall {
+  readonly check: (args: { context: Context; event: EventObject }, params: unknown) => unknown
+  readonly params: unknown
+}
+
+/**
+ * The transitions an event type may take from an atomic state, in xstate's order (the state's own, then
+ * each ancestor's), when each guard is a plain function (named or inline): the first whose guard passes
+ * (or that has none) is taken. Its move is worked out on first use.
+ */
+export interface Choice {
+  readonly candidates: readonly { readonly transition: Transition; readonly guard: GuardCall | undefined; move: Move | undefined }[]
+}
 
 const compiled = new WeakMap<AnyStateMachine, Compiled | null>()
 
