@@ -566,6 +566,19 @@ describe("the direct runner and xstate's actor run the same machine", () => {
     ])
   })
 
+  it("an inline builtin guard is left to xstate, which calls its check: its function alone answers false (xstate's production build)", async () => {
+    // shaped as xstate's production `not(...)`: the function answers false, `check` gives the verdict
+    const builtin = Object.assign(() => false, { check: () => true, type: "test.builtin" })
+    const machine = setup({ types: flowTypes() }).createMachine({
+      id: "builtin",
+      ...flowBase,
+      states: { idle: { tags: [AWAITING_INPUT], on: { SUBMIT: [{ guard: builtin, target: "done" }] } }, done: { type: "final" } },
+    })
+    const direct = await request("direct", machine, undefined, submit, {})
+    expect(direct).toEqual(await request("actor", machine, undefined, submit, {}))
+    expect(direct.value).toBe("done")
+  })
+
   it("a guard that throws: the direct runner fails as it did on xstate's choice, with xstate's error naming the guard", async () => {
     const throwing = setup({
       types: flowTypes(),

@@ -72,7 +72,9 @@ function firstKnown(c: Compiled, machine: AnyStateMachine, snapshot: AnyMachineS
 
 /** xstate's resolution of a guard (its `evaluateGuard`) when it ends in a plain function; null otherwise. */
 function guardCall(machine: AnyStateMachine, guard: unknown): GuardCall | null {
-  if (typeof guard === "function") return { check: guard as GuardCall["check"], params: undefined }
+  // an inline builtin (`and`, `or`, `not`, `stateIn`) is a function too, but xstate calls its `check`: in
+  // xstate's production build calling the function itself answers false
+  if (typeof guard === "function") return "check" in guard ? null : { check: guard as GuardCall["check"], params: undefined }
   const type = typeof guard === "string" ? guard : isRecord(guard) ? guard.type : undefined
   if (typeof type !== "string" || !Object.hasOwn(machine.implementations.guards, type)) return null
   const check: unknown = machine.implementations.guards[type]
