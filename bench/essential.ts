@@ -48,7 +48,7 @@ async function floorParts(load: Load) {
   const sessionKey = jwe.deriveKey(BENCH_SECRET, SESSION_COOKIE, "A256CBC-HS512")
   const csrfChecked = new Map<string, string>()
   const claimedFlows = new Set<string>()
-  return {
+  const parts = {
     /** The request as the integration reads it, or undefined (refused) when its CSRF double submit fails. */
     async incoming(req: Request, res: Response) {
       const url = requestUrl(req, resolved)
@@ -93,6 +93,32 @@ async function floorParts(load: Load) {
       write(res, finish({ response: { redirect: to, cookies } }, incoming))
     },
   }
+  /** A floor route: the request read and its CSRF checked, the flow state opened and claimed, then `step`. */
+  const route =
+    (
+      flowCookie: string,
+      flow: string,
+      provider: string,
+      step: (got: Got, payload: any, res: Response, now: number) => Promise<void>,
+    ): RequestHandler =>
+    async (req, res, next) => {
+      try {
+        const got = await parts.incoming(req, res)
+        if (!got) return
+        const now = Date.now()
+        const payload = parts.flow(res, got.incoming.cookies, flowCookie, flow, provider, now)
+        if (payload) await step(got, payload, res, now)
+      } catch (err) {
+        next(err)
+      }
+    }
+  return { ...parts, route }
+}
+
+/** The request as {@link floorParts} reads it. */
+interface Got {
+  incoming: { cookies: Record<string, string>; body?: Record<string, unknown> }
+  url: URL
 }
 
 /** `POST /__essential/totp-code`: the TOTP code step's floor. */
@@ -101,25 +127,16 @@ export async function totpCodeRoute(load: Load): Promise<RequestHandler> {
   const flowCookie = "authchart.flow.totp"
   const usedCodes = new Set<string>()
   const secrets = new Map<string, string>()
-  return async (req, res, next) => {
-    try {
-      const got = await parts.incoming(req, res)
-      if (!got) return
-      const now = Date.now()
-      const payload = parts.flow(res, got.incoming.cookies, flowCookie, "credentials-totp", "totp", now)
-      if (!payload) return
-      const user = payload.snapshot?.context?.identity?.user
-      if (typeof user?.id !== "string") return void refuse(res, "no user")
-      let secret = secrets.get(user.id)
-      if (!secret) secrets.set(user.id, (secret = await benchTotpSecret(user.id)))
-      const step = totp.verifyTotp(secret, String(got.incoming.body?.code ?? ""), now)
-      if (step === null || usedCodes.has(`${user.id}:${step}`)) return void refuse(res, "code")
-      usedCodes.add(`${user.id}:${step}`)
-      parts.signIn(res, got.incoming, user, flowCookie, String(payload.callbackUrl), now)
-    } catch (err) {
-      next(err)
-    }
-  }
+  return parts.route(flowCookie, "credentials-totp", "totp", async (got, payload, res, now) => {
+    const user = payload.snapshot?.context?.identity?.user
+    if (typeof user?.id !== "string") return void refuse(res, "no user")
+    let secret = secrets.get(user.id)
+    if (!secret) secrets.set(user.id, (secret = await benchTotpSecret(user.id)))
+    const step = totp.verifyTotp(secret, String(got.incoming.body?.code ?? ""), now)
+    if (step === null || usedCodes.has(`${user.id}:${step}`)) return void refuse(res, "code")
+    usedCodes.add(`${user.id}:${step}`)
+    parts.signIn(res, got.incoming, user, flowCookie, String(payload.callbackUrl), now)
+  })
 }
 
 /** `POST /__essential/passkey-authenticate`: the passkey sign-in POST's floor (its assertion checked by node:crypto). */
@@ -131,29 +148,20 @@ export async function passkeyAuthenticateRoute(load: Load, adapter: unknown): Pr
   ])
   const store = adapter as PasskeyAdapter
   const flowCookie = "authchart.flow.passkey"
-  return async (req, res, next) => {
-    try {
-      const got = await parts.incoming(req, res)
-      if (!got) return
-      const now = Date.now()
-      const payload = parts.flow(res, got.incoming.cookies, flowCookie, "webauthn", "passkey", now)
-      if (!payload) return
-      const challenge = payload.snapshot?.context?.pending?.challenge
-      if (typeof challenge !== "string") return void refuse(res, "no challenge")
-      const response = JSON.parse(String(got.incoming.body?.data))
-      const authenticator = await store.getAuthenticator(support.toStoredId(response.id))
-      if (!authenticator) return void refuse(res, "unknown passkey")
-      const expected = { challenge, origin: got.url.origin, rpId: got.url.hostname, requireUserVerification: false }
-      const stored = { publicKey: authenticator.credentialPublicKey, counter: authenticator.counter }
-      const verified = assertion.verifyAssertion(response, expected, stored)
-      if (!verified?.verified) return void refuse(res, "assertion")
-      await store.updateAuthenticatorCounter(authenticator.credentialID, verified.newCounter)
-      const account = await store.getAccount(authenticator.providerAccountId, "passkey")
-      const user = account && (await store.getUser(account.userId))
-      if (!user) return void refuse(res, "no user")
-      parts.signIn(res, got.incoming, user, flowCookie, String(payload.callbackUrl), now)
-    } catch (err) {
-      next(err)
-    }
-  }
+  return parts.route(flowCookie, "webauthn", "passkey", async (got, payload, res, now) => {
+    const challenge = payload.snapshot?.context?.pending?.challenge
+    if (typeof challenge !== "string") return void refuse(res, "no challenge")
+    const response = JSON.parse(String(got.incoming.body?.data))
+    const authenticator = await store.getAuthenticator(support.toStoredId(response.id))
+    if (!authenticator) return void refuse(res, "unknown passkey")
+    const expected = { challenge, origin: got.url.origin, rpId: got.url.hostname, requireUserVerification: false }
+    const stored = { publicKey: authenticator.credentialPublicKey, counter: authenticator.counter }
+    const verified = assertion.verifyAssertion(response, expected, stored)
+    if (!verified?.verified) return void refuse(res, "assertion")
+    await store.updateAuthenticatorCounter(authenticator.credentialID, verified.newCounter)
+    const account = await store.getAccount(authenticator.providerAccountId, "passkey")
+    const user = account && (await store.getUser(account.userId))
+    if (!user) return void refuse(res, "no user")
+    parts.signIn(res, got.incoming, user, flowCookie, String(payload.callbackUrl), now)
+  })
 }
