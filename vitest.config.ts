@@ -9,8 +9,28 @@ const selfReference = publicModules(import.meta.dirname).map(([subpath, module])
   replacement: `${import.meta.dirname}/src/${module}.ts`,
 }))
 
+/** Export conditions without `development` (see the plugin below). */
+const withoutDevelopment = (conditions: readonly string[] | undefined): string[] =>
+  (conditions ?? []).filter((c) => c !== "development" && c !== "development|production")
+
 export default defineConfig({
   resolve: { alias: selfReference },
+  plugins: [
+    {
+      // Dependencies as an app's Node resolves them: without the `development` export condition, which
+      // vitest adds (to its workers' `--conditions` too) whenever NODE_ENV is not production. xstate's
+      // development build throws or warns where its production build answers quietly, and the runtime
+      // must be tested against the build users run (tests/dependency-builds.test.ts holds it).
+      name: "production-dependencies",
+      configResolved(config) {
+        for (const resolve of [config.resolve, config.ssr.resolve, ...Object.values(config.environments ?? {}).map((e) => e.resolve)]) {
+          if (!resolve) continue
+          resolve.conditions = withoutDevelopment(resolve.conditions)
+          resolve.externalConditions = withoutDevelopment(resolve.externalConditions)
+        }
+      },
+    },
+  ],
   test: {
     include: ["tests/**/*.test.ts"],
     testTimeout: 20_000,
