@@ -19,6 +19,7 @@ const builtIn = [
   "src/runtime/effects/email.ts",
   "src/runtime/effects/oauth.ts",
   "src/runtime/effects/oauth-authorize.ts",
+  "src/runtime/effects/oauth-profile.ts",
   "src/runtime/effects/oauth-server.ts",
   "src/runtime/effects/oauth-http.ts",
   "src/runtime/effects/oauth-response.ts",

@@ -93,4 +93,4 @@ export { type Deadlined, unwatchDeadline, watchDeadline } from "../runtime/run-d
 export { type SyncVerbs, syncVerbs } from "../runtime/server-state-memory.js"
 export type { SafeAdapter } from "../runtime/adapter.js"
 export { normalizeEmail } from "../runtime/effects/email.js"
-export { stableUserId } from "../runtime/effects/oauth.js"
+export { stableUserId } from "../runtime/effects/oauth-profile.js"

@@ -2,25 +2,18 @@
  * The OAuth / OIDC flow's two effects, each "do the I/O, then validate" with oauth4webapi:
  * `startAuthorization` builds the authorization URL and its checks (PKCE S256 + state always, nonce for
  * OIDC); `finishAuthorization` validates the callback (state, RFC 9207 `iss`), redeems the code, checks
- * the ID token (nonce, iss, aud), reads userinfo where needed and maps the profile to a user.
+ * the ID token (nonce, iss, aud), and hands the tokens to oauth-profile.ts, which reads and maps the profile.
  */
 import * as o from "oauth4webapi"
-import {
-  AuthError,
-  CallbackRouteError,
-  FlowStateError,
-  InvalidCheck,
-  OAuthCallbackError,
-  OAuthProfileParseError,
-  OAuthSignInError,
-} from "../../errors.js"
+import { AuthError, CallbackRouteError, FlowStateError, InvalidCheck, OAuthCallbackError, OAuthSignInError } from "../../errors.js"
 import type { Identity } from "../../flow/index.js"
 import type { AuthorizationStart, OAuthPending } from "../../machines/oauth.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
-import type { Account, Profile, TokenSet, User } from "../../types.js"
+import type { TokenSet } from "../../types.js"
 import type { EffectContext } from "../flow.js"
 import { authorizationUrl } from "./oauth-authorize.js"
-import { type DiscoveryCache, authorizationServer, clientOf, discoveryCache, endpoint, httpOptions, knownServer } from "./oauth-server.js"
+import { type DiscoveryCache, authorizationServer, clientOf, discoveryCache, knownServer } from "./oauth-server.js"
+import { identityOf, readProfile } from "./oauth-profile.js"
 import { effect } from "./effect.js"
 import { asAuthError, redeemCode } from "./oauth-token.js"
 import { proxyOf, sealProxyState } from "./redirect-proxy.js"
@@ -110,111 +103,6 @@ export const startAuthorization = effect<AuthorizationStart, { params: Record<st
   if (known) return authorizationStart(ctx, input, provider, known)
   return describedServer(provider, cache, ctx.now).then((server) => authorizationStart(ctx, input, provider, server))
 })
-
-/** The profile: the ID token's claims when they are it (at once), else the userinfo answer. */
-function readProfile(
-  provider: OAuthConfig,
-  server: o.AuthorizationServer,
-  tokens: o.TokenEndpointResponse,
-  claims: o.IDToken | undefined,
-): Profile | Promise<Profile> {
-  const custom = typeof provider.userinfo === "object" && provider.userinfo.request !== undefined
-  if (!custom && claims && provider.idToken !== false) return { ...claims }
-  return fetchedProfile(provider, server, tokens, claims)
-}
-
-async function fetchedProfile(
-  provider: OAuthConfig,
-  server: o.AuthorizationServer,
-  tokens: o.TokenEndpointResponse,
-  claims: o.IDToken | undefined,
-): Promise<Profile> {
-  const { client } = clientOf(provider)
-  const userinfo = endpoint(provider.userinfo)
-  if (typeof provider.userinfo === "object" && provider.userinfo.request) {
-    const context = { tokens: { ...tokens }, provider: { id: provider.id, userinfo: { url: userinfo.url?.href } } }
-    return { ...(await provider.userinfo.request(context)) }
-  }
-  if (!server.userinfo_endpoint) throw new CallbackRouteError(`Provider "${provider.id}" has no userinfo endpoint.`)
-  const response = await o.userInfoRequest(server, client, tokens.access_token, httpOptions(provider, new URL(server.userinfo_endpoint)))
-  if (claims) return { ...(await o.processUserInfoResponse(server, client, claims.sub, response)) }
-  if (!response.ok) throw new CallbackRouteError(`The userinfo endpoint answered ${response.status}.`)
-  const body: unknown = await response.json()
-  if (typeof body !== "object" || body === null) throw new CallbackRouteError("The userinfo endpoint answered no JSON object.")
-  return { ...body }
-}
-
-/**
- * A stable user id without an adapter: derived from provider and account id, UUID-shaped.
- * @example stableUserId("email-code", "ada@example.com") // the same id at every sign-in
- */
-export function stableUserId(provider: string, providerAccountId: string): string {
-  const hex = sha256(`${provider}\u0000${providerAccountId}`, "hex")
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`
-}
-
-function defaultProfile(profile: Profile): User {
-  const id = profile.sub ?? profile.id
-  if (id === undefined || id === null) throw new TypeError("The profile has neither `sub` nor `id`.")
-  return {
-    id: String(id),
-    name: profile.name ?? profile.nickname ?? profile.preferred_username ?? null,
-    email: profile.email ?? null,
-    image: typeof profile.picture === "string" ? profile.picture : null,
-  }
-}
-
-/** The token fields an account keeps (Auth.js' default `account()`), those present, in this order; named, so every account has one shape per set of fields. */
-function storedTokens(tokens: TokenSet): Partial<Account> {
-  const { access_token, token_type, id_token, refresh_token, scope, expires_at, session_state } = tokens
-  const stored: Partial<Account> = {}
-  if (access_token !== undefined) stored.access_token = access_token
-  if (token_type !== undefined) stored.token_type = token_type
-  if (id_token !== undefined) stored.id_token = id_token
-  if (refresh_token !== undefined) stored.refresh_token = refresh_token
-  if (scope !== undefined) stored.scope = scope
-  if (expires_at !== undefined) stored.expires_at = expires_at
-  if (session_state !== undefined) stored.session_state = session_state
-  return stored
-}
-
-/** The sign-in's identity: the profile mapped (by the provider's `profile()`, else at once by the default), the user and account. */
-function identityOf(provider: OAuthConfig, profile: Profile, tokens: TokenSet): Identity | Promise<Identity> {
-  if (provider.profile)
-    return customProfile(provider, provider.profile, profile, tokens).then((mapped) => identityFrom(provider, profile, tokens, mapped))
-  let mapped: User
-  try {
-    mapped = defaultProfile(profile)
-  } catch (err) {
-    throw new OAuthProfileParseError(`The profile of "${provider.id}" could not be mapped.`, { err })
-  }
-  return identityFrom(provider, profile, tokens, mapped)
-}
-
-async function customProfile(
-  provider: OAuthConfig,
-  map: NonNullable<OAuthConfig["profile"]>,
-  profile: Profile,
-  tokens: TokenSet,
-): Promise<User> {
-  try {
-    return await map(profile, tokens)
-  } catch (err) {
-    throw new OAuthProfileParseError(`The profile of "${provider.id}" could not be mapped.`, { err })
-  }
-}
-
-function identityFrom(provider: OAuthConfig, profile: Profile, tokens: TokenSet, mapped: User): Identity {
-  if (mapped.id === undefined || mapped.id === null) throw new OAuthProfileParseError("profile() returned no id.")
-  const providerAccountId = String(mapped.id)
-  const id = stableUserId(provider.id, providerAccountId)
-  const email = mapped.email?.toLowerCase() ?? null
-  const user = { ...mapped, id, email }
-  const custom = provider.account?.(tokens)
-  const stored = custom === undefined || custom === null ? storedTokens(tokens) : custom
-  const account: Account = { ...stored, provider: provider.id, type: provider.type, providerAccountId }
-  return { user, account, profile }
-}
 
 /** A callback parameter as a `URLSearchParams` of the callback's string values holds it: undefined when absent. */
 function param(params: Record<string, unknown>, name: string): string | undefined {
