@@ -13,24 +13,32 @@ import * as errors from "jose/errors"
 import { type ContentEncryption, type DerivedKey, deriveKey, keyLength } from "./jwe-keys.js"
 import { randomBytes } from "./random.js"
 import { CbcDecryptionFailed, decodedLength, openCbc, sealCbc } from "./jwe-cbc.js"
-import { KeptAnswers } from "./kept.js"
+import {
+  CANONICAL_TOKEN,
+  NO_BYTES,
+  NeedsSlowPath,
+  type OpenedHeader,
+  type SealedParts,
+  aadLength,
+  checkLength,
+  checkPart,
+  decodePart,
+  invalid,
+  isJsonObject,
+  openedHeader,
+  keptHeader,
+  strictUtf8,
+} from "./jwe-compact.js"
 import { MissingSecret } from "../errors.js"
 
 export { type ContentEncryption, type DerivedKey, deriveKey } from "./jwe-keys.js"
+export { NeedsSlowPath, keptHeaders } from "./jwe-compact.js"
 
 /** A decrypted, claim-checked token. */
 export interface DecryptedJwt {
   payload: Record<string, unknown>
   /** The decrypted JSON text (for tokens outside the fast path: the JSON of `payload`). */
   plaintext: string
-}
-
-/** Thrown by {@link decryptJwt} for a well-formed token only `jose` can judge; use {@link decryptJwtAsync}. */
-export class NeedsSlowPath extends Error {
-  constructor() {
-    super("token needs the jose slow path")
-    this.name = "NeedsSlowPath"
-  }
 }
 
 /** Seconds of clock skew allowed on `exp` and `nbf`, as in Auth.js. */
@@ -40,13 +48,6 @@ const JOSE_OPTIONS = {
   keyManagementAlgorithms: ["dir"],
   contentEncryptionAlgorithms: ["A256CBC-HS512", "A256GCM"],
   clockTolerance: CLOCK_TOLERANCE,
-}
-
-/** RFC 7518 §5.2.2.1: AL is the bit length of the AAD as a 64-bit big-endian integer. */
-function aadLength(aad: Buffer): Buffer {
-  const al = Buffer.alloc(8)
-  al.writeBigUInt64BE(BigInt(aad.length) * 8n)
-  return al
 }
 
 /** What sealing under one key and encryption reuses: the encoded header, its bytes (AAD) and AL. */
@@ -90,95 +91,6 @@ export function encryptJwt(payload: object, keys: DerivedKey, enc: ContentEncryp
   const ciphertext = Buffer.concat([cipher.update(JSON.stringify(payload), "utf8"), cipher.final()])
   return `${header}..${iv.toString("base64url")}.${ciphertext.toString("base64url")}.${cipher.getAuthTag().toString("base64url")}`
 }
-
-const CANONICAL_B64URL = /^[A-Za-z0-9_-]*$/
-/** Five parts, each of the base64url alphabet only: one pass where most tokens need no per-part check. */
-const CANONICAL_TOKEN = /^[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/
-/** Characters jose's forgiving decoder may still accept (padding, ASCII whitespace). */
-const FORGIVEN_B64URL = /^[A-Za-z0-9_\-=\t\n\f\r ]*$/
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true })
-const FAST_HEADER_MEMBERS: ReadonlySet<string> = new Set(["alg", "enc", "kid"])
-
-function invalid(message: string, cause?: unknown): never {
-  throw new errors.JWEInvalid(message, cause === undefined ? undefined : { cause })
-}
-
-/** Throws as jose's decoder would for a part that is not canonical base64url (or leaves it to jose). */
-function checkPart(part: string, label: string): void {
-  if (!CANONICAL_B64URL.test(part)) {
-    if (FORGIVEN_B64URL.test(part)) throw new NeedsSlowPath()
-    invalid(`Failed to base64url decode the ${label}`)
-  }
-  checkLength(part, label)
-}
-
-/** {@link checkPart} for a part known to be of the base64url alphabet: no length leaves one character over. */
-function checkLength(part: string, label: string): void {
-  if (part.length % 4 === 1) invalid(`Failed to base64url decode the ${label}`)
-}
-
-function decodePart(part: string, label: string): Buffer {
-  checkPart(part, label)
-  return Buffer.from(part, "base64url")
-}
-
-/** A token's last three parts, checked canonical base64url, still encoded. */
-interface SealedParts {
-  readonly iv: string
-  readonly ciphertext: string
-  readonly tag: string
-}
-
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-}
-
-interface FastHeader {
-  enc: ContentEncryption
-  kid: string | undefined
-}
-
-function parseFastHeader(bytes: Buffer): FastHeader {
-  let header: unknown
-  try {
-    header = JSON.parse(strictUtf8.decode(bytes))
-  } catch (cause) {
-    invalid("JWE Protected Header is invalid", cause)
-  }
-  if (!isJsonObject(header)) invalid("JWE Protected Header is invalid")
-  const { alg, enc, kid } = header
-  const fast =
-    Object.keys(header).every((member) => FAST_HEADER_MEMBERS.has(member)) &&
-    alg === "dir" &&
-    (enc === "A256CBC-HS512" || enc === "A256GCM") &&
-    (kid === undefined || typeof kid === "string")
-  if (!fast) throw new NeedsSlowPath()
-  return { enc: enc as ContentEncryption, kid: kid as string | undefined }
-}
-
-/**
- * What opening reads off a protected header, kept per encoded header: every token of one key carries the
- * same header, so it is decoded, parsed and checked once (at most 64 headers). Only headers the fast
- * path takes are kept.
- */
-interface OpenedHeader extends FastHeader {
-  /** The header's bytes as the AAD, and their bit length (AL) for the CBC tag. */
-  readonly aad: Buffer
-  readonly al: Buffer
-}
-
-const openedHeaders = new KeptAnswers<OpenedHeader>(64)
-const NO_BYTES = Buffer.alloc(0)
-
-function openedHeader(encodedHeader: string, bytes: Buffer): OpenedHeader {
-  const { enc, kid } = parseFastHeader(bytes)
-  const aad = Buffer.from(encodedHeader, "latin1")
-  const header: OpenedHeader = { enc, kid, aad, al: aadLength(aad) }
-  return openedHeaders.keep(encodedHeader, header)
-}
-
-/** How many headers {@link decryptJwt} keeps (for tests: the bound holds). */
-export const keptHeaders = (): number => openedHeaders.size
 
 /**
  * The plaintext under the key the header names (its `kid`), or under the first of `secrets` whose key
@@ -267,7 +179,7 @@ export function decryptJwt(token: string, secrets: readonly string[], salt: stri
   if (parts.length !== 5) invalid("Invalid Compact JWE")
   const [encodedHeader = "", encryptedKey = "", encodedIv = "", encodedCiphertext = "", encodedTag = ""] = parts
   // a header seen before was decoded and checked then; the parts are still decoded in the same order
-  const kept = openedHeaders.get(encodedHeader)
+  const kept = keptHeader(encodedHeader)
   const headerBytes = kept ? NO_BYTES : decodePart(encodedHeader, "protected header")
   // the other parts are checked in jose's order here and decoded where they are used; when the whole
   // token is of the alphabet, only their lengths are left to check
