@@ -3,7 +3,8 @@
  *
  * The same Express 5 app for both libraries: `/auth` mounted with `ExpressAuth(config)`, one
  * credentials provider, `GET /protected` reading the session with `getSession(req, config)`, plus
- * `GET /__bare` (a plain JSON route, the Express baseline) and `GET /__rss` (this process' RSS).
+ * `GET /__bare` (a plain JSON route, the Express baseline), `/__answer` (a middleware mounted on a prefix
+ * that answers at once: the least a mounted library can cost) and `GET /__rss` (this process' RSS).
  * Listens on 127.0.0.1 only and prints "ready" once listening.
  *
  * With BENCH_IDP_ISSUER (+ BENCH_IDP_CLIENT_ID, BENCH_IDP_CLIENT_SECRET) set, both apps also get the
@@ -225,6 +226,13 @@ async function main(): Promise<void> {
     const loop = { p50: eld.percentile(50) / 1e6, p99: eld.percentile(99) / 1e6, max: eld.max / 1e6 }
     eld.reset()
     res.json({ rss: process.memoryUsage().rss, heapUsed: process.memoryUsage().heapUsed, loop })
+  })
+  // The least any library mounted like the one under test can cost: a middleware on a prefix that
+  // answers at once with Node's own writeHead/end. Above it is the library's own work; the session
+  // goal's ratio can reach at most the other side's read divided by this.
+  app.use("/__answer", (_req: Request, res: Response) => {
+    res.writeHead(200, { "content-type": "application/json" })
+    res.end('{"ok":true}')
   })
   app.use("/auth", lib.ExpressAuth(config))
   app.get("/protected", async (req: Request, res: Response, next) => {

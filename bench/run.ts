@@ -10,6 +10,9 @@
  * look fast: only verified responses count towards req/s.
  *
  * Per route: a cold pass (every route, both apps, recorded), then a warm-up and the measured run.
+ * Besides the bare Express route, `/__answer` (a middleware mounted on a prefix that answers at once) is
+ * the least any mounted library can cost in this app: the floor-bound goals (the session ratio, the
+ * sign-in's 0.30 ms) are printed with what it allows on this machine.
  * Besides req/s and p99, the app's CPU time per response (its own process.cpuUsage, `GET /__cpu`) is
  * reported: it holds up when other processes load the machine, req/s does not. Session and protected routes run twice: with the
  * session cookie alone (as the issue's reference figures) and with the full browser cookie jar.
@@ -322,6 +325,8 @@ interface SideResult {
   cold: Partial<Record<Route, LoadResult>>
   rssIdle: number
   bare: LoadResult
+  /** A middleware mounted on a prefix that answers at once: the least a mounted library costs. */
+  answer: LoadResult
   session: LoadResult
   protected: LoadResult
   signin: LoadResult
@@ -338,8 +343,8 @@ interface SideResult {
   soak?: SoakResult
 }
 
-type Route = "bare" | "session" | "protected" | "signin" | "sessionJar" | "protectedJar"
-const ROUTES: readonly Route[] = ["bare", "session", "protected", "signin", "sessionJar", "protectedJar"]
+type Route = "bare" | "answer" | "session" | "protected" | "signin" | "sessionJar" | "protectedJar"
+const ROUTES: readonly Route[] = ["bare", "answer", "session", "protected", "signin", "sessionJar", "protectedJar"]
 
 function routeLoad(route: Route, prep: Prepared): { name: string; request: LoadRequest; verify: VerifySpec } {
   const isSession: VerifySpec = { kind: "session" }
@@ -348,6 +353,12 @@ function routeLoad(route: Route, prep: Prepared): { name: string; request: LoadR
       return {
         name: "bare /__bare",
         request: { method: "GET", path: "/__bare", headers: {} },
+        verify: { kind: "bare" },
+      }
+    case "answer":
+      return {
+        name: "mounted answer /__answer",
+        request: { method: "GET", path: "/__answer", headers: {} },
         verify: { kind: "bare" },
       }
     case "session":
@@ -506,6 +517,7 @@ async function benchApps(): Promise<Record<Side, SideResult>> {
         cold: cold[side],
         rssIdle: rssIdle[side],
         bare: loads[side].bare,
+        answer: loads[side].answer,
         session: loads[side].session,
         protected: loads[side].protected,
         signin: loads[side].signin,
@@ -625,6 +637,7 @@ async function main(): Promise<void> {
     }
   }
   addLoad("bare Express JSON route", a.bare, b.bare)
+  addLoad("mounted middleware answering at once (the least a library costs)", a.answer, b.answer)
   addLoad("GET /auth/session", a.session, b.session)
   addLoad("GET /protected (getSession)", a.protected, b.protected)
   addLoad("GET /auth/session, browser cookie jar", a.sessionJar, b.sessionJar)
@@ -691,7 +704,16 @@ async function main(): Promise<void> {
       ])
     }
   }
-  const all = (r: SideResult) => [r.session, r.protected, r.signin, r.bare, r.sessionJar, r.protectedJar, ...Object.values(r.cold)]
+  const all = (r: SideResult) => [
+    r.session,
+    r.protected,
+    r.signin,
+    r.bare,
+    r.answer,
+    r.sessionJar,
+    r.protectedJar,
+    ...Object.values(r.cold),
+  ]
   const bad = (r: SideResult) => all(r).reduce((s, x) => s + x.bad + x.errors + x.timeouts, 0)
   const non = (r: SideResult) => all(r).reduce((s, x) => s + x.non2xx3xx, 0)
   rows.push(["wrong responses + errors + timeouts", String(bad(a)), String(bad(b)), ""])
@@ -716,8 +738,18 @@ async function main(): Promise<void> {
   // the issue's goals, on server CPU per operation (robust to a loaded machine, unlike req/s)
   const cpuLess = (x: LoadResult, y: LoadResult) => (x.cpuMsPerReq && y.cpuMsPerReq ? y.cpuMsPerReq / x.cpuMsPerReq : 0)
   const signInMs = a.signin.cpuMsPerReq ?? Number.POSITIVE_INFINITY
-  const goals = [
-    { name: "credentials sign-in POST server CPU ≤ 0.30 ms", value: signInMs, pass: signInMs <= 0.3, unit: " ms" },
+  // What this machine allows at best: nothing mounted in this app answers below `answerMs`, so the
+  // session ratio cannot pass Auth.js' read divided by it (floor-bound goals can be out of reach here).
+  const answerMs = a.answer.cpuMsPerReq
+  const sessionCeiling = answerMs && b.session.cpuMsPerReq ? b.session.cpuMsPerReq / answerMs : undefined
+  const goals: Array<{ name: string; value: number; pass: boolean; unit: string; reach?: string }> = [
+    {
+      name: "credentials sign-in POST server CPU ≤ 0.30 ms",
+      value: signInMs,
+      pass: signInMs <= 0.3,
+      unit: " ms",
+      ...(answerMs ? { reach: `the least mounted answer costs ${answerMs.toFixed(3)} ms here` } : {}),
+    },
     {
       name: "credentials sign-in POST ≥ 3× less server CPU than @auth/express",
       value: cpuLess(a.signin, b.signin),
@@ -735,6 +767,7 @@ async function main(): Promise<void> {
       value: cpuLess(a.session, b.session),
       pass: cpuLess(a.session, b.session) >= 8,
       unit: "×",
+      ...(sessionCeiling ? { reach: `at most ${sessionCeiling.toFixed(2)}× here: Auth.js' read ÷ the least mounted answer` } : {}),
     },
     ...(oa?.appCpuMsPerSignIn && ob?.appCpuMsPerSignIn
       ? [
@@ -780,7 +813,9 @@ async function main(): Promise<void> {
       : []),
   ]
   for (const g of goals)
-    out.push(`${g.pass ? "PASS" : "MISS"}  ${g.name}: ${g.value.toFixed(g.unit === "×" ? 2 : g.unit === " ms" ? 3 : 0)}${g.unit}`)
+    out.push(
+      `${g.pass ? "PASS" : "MISS"}  ${g.name}: ${g.value.toFixed(g.unit === "×" ? 2 : g.unit === " ms" ? 3 : 0)}${g.unit}${g.reach ? ` (${g.reach})` : ""}`,
+    )
   const cpuRatio = (x: LoadResult, y: LoadResult) =>
     x.cpuMsPerReq && y.cpuMsPerReq ? ` (server CPU per request: ${(y.cpuMsPerReq / x.cpuMsPerReq).toFixed(2)}× less)` : ""
   const cpuNote = [cpuRatio(a.session, b.session), cpuRatio(a.protected, b.protected), ""]
