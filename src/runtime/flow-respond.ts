@@ -69,8 +69,12 @@ function replyResponse(
   switch (reply.type) {
     case "redirect":
       return { response: redirect(reply.url, [...cookies, ...((reply.cookies ?? []) as OutCookie[])]) }
-    case "json":
-      return { response: { ...json(reply.body, reply.status ?? 200), cookies: [...cookies] } }
+    case "json": {
+      // the key added to the fresh response: a spread followed by it made each a hidden class of its own
+      const response = json(reply.body, reply.status ?? 200)
+      response.cookies = [...cookies]
+      return { response }
+    }
     case "page":
       return flowPage(ctx, flow, reply, context, callbackUrl, cookies)
   }

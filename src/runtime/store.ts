@@ -8,6 +8,7 @@ import type { CookieOption } from "../types.js"
 import { type CookieJar, type OutCookie, clearChunked, readChunked, writeChunked } from "./cookies.js"
 import { NeedsSlowPath, decryptJwt, decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.js"
 import { type ServerState, stateKey } from "./server-state.js"
+import { extended } from "./plain-object.js"
 
 /** The persisted form of a resting flow. `exp` is in seconds since the epoch. */
 export interface FlowEnvelope {
@@ -165,7 +166,7 @@ export function cookieFlowStore(): FlowStore {
     save(envelope, io) {
       const maxAge = Math.max(0, envelope.exp - Math.floor(io.now / 1000))
       const sealed = sealEnvelope(envelope, io.secrets, io.cookieName)
-      return writeChunked(io.cookies, io.cookieName, sealed, { ...io.cookieOptions, maxAge })
+      return writeChunked(io.cookies, io.cookieName, sealed, extended(io.cookieOptions, { maxAge }))
     },
     clear(io) {
       return clearChunked(io.cookies, io.cookieName, io.cookieOptions)
