@@ -29,6 +29,7 @@ import { type FlowDefinition, type FlowRoute, defineFlow } from "./flow.js"
 import { type StepPageProps, renderStepPage } from "./pages/step.js"
 import type { StepDefinition } from "./step-definition.js"
 import { type EnterOutput, type SubmitOutput, stepActors, stepGuards } from "./step-effects.js"
+import { extended } from "./plain-object.js"
 
 export { renderStepPage }
 export type { FlowPageProps, StepPageContent, StepPageProps } from "./pages/step.js"
@@ -51,9 +52,8 @@ function stepState(step: StepDefinition, machineId: string, next: string): Recor
   const stateOf = (context: FlowContext) => context.steps[step.id]
   /** The flow's steps with this one's state replaced (the other steps' kept as they are). */
   const keep = (context: FlowContext, attempts: number, data: Record<string, unknown> | undefined) => {
-    const steps = { ...context.steps }
-    steps[step.id] = { attempts, data }
-    return steps
+    // `extended`, not a spread and a key set on it: that made each request's object a hidden class of its own
+    return extended(context.steps, { [step.id]: { attempts, data } })
   }
   const page = (attempt: number, message?: string) => ({
     type: "page" as const,
