@@ -9,7 +9,7 @@ import { webauthnScript } from "./actions/webauthn-script.js"
 import { resolveCallbackUrl } from "./callback-url.js"
 import type { Handled, RequestContext } from "./context.js"
 import { csrfState } from "./csrf.js"
-import { NO_CACHE, errorResponse, json, redirect, showSignInPage } from "./respond.js"
+import { NO_CACHE, errorResponse, json, jsonWithCookies, redirect, showSignInPage } from "./respond.js"
 import { notServed, type Route } from "./route-table.js"
 import { sessionStrategy } from "./session.js"
 import { signOutEverywhere, wantsEverywhere } from "./sign-out-everywhere.js"
@@ -35,17 +35,17 @@ async function csrf(ctx: RequestContext): Promise<Handled> {
     return { response: { status: 404, cookies: [clearCookie(name, options)] } }
   }
   const state = csrfState(ctx)
-  return { response: { ...json({ csrfToken: state.token }, 200, NO_CACHE), cookies: state.cookie ? [state.cookie] : [] } }
+  return { response: jsonWithCookies({ csrfToken: state.token }, state.cookie ? [state.cookie] : [], NO_CACHE) }
 }
 
 async function session(ctx: RequestContext): Promise<Handled> {
   const read = await sessionStrategy(ctx).read(ctx)
-  return { response: { ...json(read.body, 200, NO_CACHE), cookies: [...read.cookies] } }
+  return { response: jsonWithCookies(read.body, [...read.cookies], NO_CACHE) }
 }
 
 async function updateSession(ctx: RequestContext): Promise<Handled> {
   const read = await sessionStrategy(ctx).read(ctx, { data: ctx.req.body?.data })
-  return { response: { ...json(read.body), cookies: [...read.cookies] } }
+  return { response: jsonWithCookies(read.body, [...read.cookies]) }
 }
 
 async function signOut(ctx: RequestContext): Promise<Handled> {
