@@ -9,6 +9,7 @@ import type { RateLimitRule, RateLimitRuleName } from "../types.js"
 import type { Handled, RequestContext } from "./context.js"
 import { rateLimitMessage } from "./pages/signin.js"
 import { NO_CACHE, json, pageUrl, redirect } from "./respond.js"
+import { extended } from "./plain-object.js"
 
 /** Routes whose callers read JSON (fetch), not pages. */
 const API_ACTIONS: ReadonlySet<string> = new Set([
@@ -44,5 +45,5 @@ export function refusal(ctx: RequestContext, name: RateLimitRuleName, rule: Rate
   const url = pageUrl(ctx, "signIn")
   url.searchParams.set("error", "RateLimited")
   url.searchParams.set("retryIn", String(Math.max(1, Math.ceil(retryAfter / 60))))
-  return { response: { ...redirect(url.href), headers }, error }
+  return { response: extended(redirect(url.href), { headers }), error }
 }

@@ -16,6 +16,7 @@ import { isRevoked } from "./revocation.js"
 import { forgetSession, recordSession, sessionId, touchSession } from "./session-index.js"
 import { sessionEnded, sessionIssued, sessionRecordFields } from "./session-lifecycle.js"
 import { sessionTokenError } from "./tokens/record.js"
+import { extended } from "./plain-object.js"
 
 function tokenOf(ctx: RequestContext): string | undefined {
   return ctx.req.cookies[ctx.cookies.sessionToken.name] || undefined
@@ -23,7 +24,7 @@ function tokenOf(ctx: RequestContext): string | undefined {
 
 function cookieFor(ctx: RequestContext, token: string, expires: Date): OutCookie {
   const { name, options } = ctx.cookies.sessionToken
-  return { name, value: token, options: { ...options, expires } }
+  return { name, value: token, options: extended(options, { expires }) }
 }
 
 function publicSession(user: AdapterUser, expires: Date, error: Session["error"]): Session {

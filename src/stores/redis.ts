@@ -30,6 +30,7 @@ import { FlowStateError } from "../errors.js"
 import { clearChunked, readChunked } from "../runtime/cookies.js"
 import { type FlowEnvelope, type FlowStore, type FlowStoreIO, sealEnvelope, unsealEnvelope } from "../runtime/store.js"
 import { bounded as boundedCommand } from "./redis-bounded.js"
+import { extended } from "../runtime/plain-object.js"
 
 export { RedisServerState, type RedisServerStateClient, type RedisServerStateOptions } from "./redis-server-state.js"
 export {
@@ -88,7 +89,7 @@ export function RedisFlowStore(client: RedisFlowStoreClient, options: RedisFlowS
       await bounded(client.set(keyOf(io, id), sealEnvelope(envelope, io.secrets, io.cookieName), { PX: ttlMs }), limit, "SET")
       const maxAge = Math.ceil(ttlMs / 1000)
       const cleared = clearChunked(io.cookies, io.cookieName, io.cookieOptions).filter((c) => c.name !== io.cookieName)
-      return [...cleared, { name: io.cookieName, value: id, options: { ...io.cookieOptions, maxAge } }]
+      return [...cleared, { name: io.cookieName, value: id, options: extended(io.cookieOptions, { maxAge }) }]
     },
     async clear(io) {
       const id = idOf(io)
