@@ -20,7 +20,7 @@ import { accountsOf, unlinkFor } from "./accounts.js"
 import { redirectTo } from "./callback-url.js"
 import { type Handled, type RequestContext, param } from "./context.js"
 import type { OutCookie } from "./cookies.js"
-import { NO_CACHE, json, redirect } from "./respond.js"
+import { NO_CACHE, jsonWithCookies, redirect } from "./respond.js"
 import type { Route } from "./routes.js"
 import { sessionStrategy } from "./session.js"
 import { sessionId } from "./session-index.js"
@@ -33,7 +33,7 @@ const STATUS: Readonly<Partial<Record<string, number>>> = { SessionNotFound: 404
 async function requireUser(ctx: RequestContext): Promise<SignedIn | Handled> {
   const who = await signedIn(ctx)
   if (who.userId !== undefined) return who as SignedIn
-  return { response: { ...json({ error: "Unauthorized", message: "Sign in first." }, 401, NO_CACHE), cookies: [...who.cookies] } }
+  return { response: jsonWithCookies({ error: "Unauthorized", message: "Sign in first." }, [...who.cookies], 401, NO_CACHE) }
 }
 
 /** A POST's answer: JSON, or a redirect to the form's `callbackUrl` (with `?error=` when refused). */
@@ -47,13 +47,13 @@ async function answer(ctx: RequestContext, body: unknown, cookies: readonly OutC
   }
   const status = error ? (STATUS[error.type] ?? 400) : 200
   const payload = error ? { error: error.type, message: error.message } : body
-  return { response: { ...json(payload, status, NO_CACHE), cookies: [...cookies] }, ...(error ? { error } : {}) }
+  return { response: jsonWithCookies(payload, [...cookies], status, NO_CACHE), ...(error ? { error } : {}) }
 }
 
 async function listSessionsRoute(ctx: RequestContext): Promise<Handled> {
   const who = await requireUser(ctx)
   if ("response" in who) return who
-  return { response: { ...json(await sessionsOf(ctx, who), 200, NO_CACHE), cookies: [...who.cookies] } }
+  return { response: jsonWithCookies(await sessionsOf(ctx, who), [...who.cookies], 200, NO_CACHE) }
 }
 
 async function revokeSessionRoute(ctx: RequestContext): Promise<Handled> {
@@ -76,7 +76,7 @@ async function listAccountsRoute(ctx: RequestContext): Promise<Handled> {
   const who = await requireUser(ctx)
   if ("response" in who) return who
   const accounts = ctx.config.adapter ? await accountsOf(ctx.config, who.userId) : []
-  return { response: { ...json(accounts, 200, NO_CACHE), cookies: [...who.cookies] } }
+  return { response: jsonWithCookies(accounts, [...who.cookies], 200, NO_CACHE) }
 }
 
 async function unlinkAccountRoute(ctx: RequestContext): Promise<Handled> {

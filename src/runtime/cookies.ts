@@ -1,5 +1,6 @@
 import { parseCookie, stringifySetCookie } from "cookie"
 import type { CookieKey, CookieOption, CookiesOptions } from "../types.js"
+import { extended } from "./plain-object.js"
 
 /** A cookie a response wants set (or cleared, with `maxAge: 0`). Plain data, serialised once. */
 export interface OutCookie {
@@ -113,11 +114,12 @@ export function mergeCookies(
 
 /** A clear of `name`: empty value, same options, `Max-Age=0`. */
 export function clearCookie(name: string, options: CookieOption["options"]): OutCookie {
-  // options without an expiry (the defaults) are copied by a spread: a rest pattern that leaves a key
-  // out costs 7-10 µs after a cache eviction against 1.5 (every resumed flow clears its cookie)
-  if (options.expires === undefined) return { name, value: "", options: { ...options, maxAge: 0 } }
+  // options without an expiry (the defaults) are copied, not taken apart: a rest pattern that leaves a
+  // key out costs 7-10 µs after a cache eviction against 1.5 (every resumed flow clears its cookie).
+  // `extended`, not a spread followed by maxAge: that made each cleared cookie a hidden class of its own.
+  if (options.expires === undefined) return { name, value: "", options: extended(options, { maxAge: 0 }) }
   const { expires: _expires, ...rest } = options
-  return { name, value: "", options: { ...rest, maxAge: 0 } }
+  return { name, value: "", options: extended(rest, { maxAge: 0 }) }
 }
 
 /** `ALLOWED_COOKIE_SIZE` 4096 less the estimated size of an empty cookie's attributes (Auth.js). */

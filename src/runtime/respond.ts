@@ -40,8 +40,8 @@ export function json(body: unknown, status = 200, headers?: Record<string, strin
  * {@link json} with cookies, as one literal: `{ ...json(…), cookies }` would give every answer a hidden
  * class of its own (a spread followed by more keys), and a cache miss at each read of it.
  */
-export function jsonWithCookies(body: unknown, cookies: OutCookie[], headers?: Record<string, string>): ResponseInternal {
-  return { status: 200, headers: { "Content-Type": "application/json", ...(headers ?? {}) }, body, cookies }
+export function jsonWithCookies(body: unknown, cookies: OutCookie[], status = 200, headers?: Record<string, string>): ResponseInternal {
+  return { status, headers: { "Content-Type": "application/json", ...(headers ?? {}) }, body, cookies }
 }
 
 /** An HTML page with its security headers ({@link pageHeaders}): its policy names the nonce it was rendered with. */

@@ -35,12 +35,12 @@ async function csrf(ctx: RequestContext): Promise<Handled> {
     return { response: { status: 404, cookies: [clearCookie(name, options)] } }
   }
   const state = csrfState(ctx)
-  return { response: jsonWithCookies({ csrfToken: state.token }, state.cookie ? [state.cookie] : [], NO_CACHE) }
+  return { response: jsonWithCookies({ csrfToken: state.token }, state.cookie ? [state.cookie] : [], 200, NO_CACHE) }
 }
 
 async function session(ctx: RequestContext): Promise<Handled> {
   const read = await sessionStrategy(ctx).read(ctx)
-  return { response: jsonWithCookies(read.body, [...read.cookies], NO_CACHE) }
+  return { response: jsonWithCookies(read.body, [...read.cookies], 200, NO_CACHE) }
 }
 
 async function updateSession(ctx: RequestContext): Promise<Handled> {
