@@ -11,6 +11,8 @@ import Credentials from "../src/providers/credentials.js"
 import { SECRET, captureLogger } from "./helpers.js"
 import { expressVersions as versions, servesApps } from "./support/express-apps.js"
 import { withEnv } from "./support/raw-http.js"
+import { requestUrl } from "../src/integration/express-request.js"
+import { resolvedFor } from "../src/runtime/config.js"
 
 const USER = { id: "u1", name: "Ada", email: "ada@example.test" }
 
@@ -169,5 +171,37 @@ describe("configuration errors are found at start-up and logged once", () => {
     )
     expect((await Auth(new Request("http://app.test/auth/csrf"), config)).status).toBe(500)
     expect(types(log.errors)).toEqual(["MissingSecret"])
+  })
+})
+
+// The integration works the request's protocol out itself (reading Express' `req.protocol` getter cost a
+// cache miss a request): it must answer what that getter answers, for every X-Forwarded-Proto shape.
+describe.each(versions)("$name: the request's protocol is Express' req.protocol", ({ factory }) => {
+  const protos = [undefined, "https", "HTTPS", " https ", "https, http", "http,https", "ftp", ""]
+  it.each([
+    ["trust proxy on", true],
+    ["trust proxy off", false],
+  ])("%s", async (_name, trust) => {
+    const resolved = resolvedFor({ secret: SECRET, trustHost: true, providers: [] })
+    const app = factory()
+    if (trust) app.set("trust proxy", true)
+    app.get("/p", (req: Req, res: Res) => {
+      // a protocol Express gives that makes no origin is refused (UnknownAction): kept as its name
+      let ours: string
+      try {
+        ours = requestUrl(req, resolved).protocol.slice(0, -1)
+      } catch (err) {
+        ours = (err as Error).name
+      }
+      res.json({ express: req.protocol, ours })
+    })
+    const served = await listen(app)
+    for (const proto of protos) {
+      const headers: Record<string, string> = proto === undefined ? {} : { "x-forwarded-proto": proto }
+      const { express: theirs, ours } = JSON.parse((await served.send("/p", { headers })).body) as { express: string; ours: string }
+      const expected = theirs.toLowerCase() === "http" || theirs.toLowerCase() === "https" ? theirs.toLowerCase() : "UnknownAction"
+      expect({ proto, ours }).toEqual({ proto, ours: expected })
+      if (!trust) expect(ours).toBe("http")
+    }
   })
 })
