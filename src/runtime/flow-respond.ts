@@ -12,7 +12,7 @@ import type { OutCookie } from "./cookies.js"
 import { csrfState } from "./csrf.js"
 import type { FlowDefinition } from "./flow.js"
 import { pageNonce } from "./pages/csp.js"
-import { errorResponse, formTargets, htmlPage, json, redirect, signInHref } from "./respond.js"
+import { errorResponse, formTargets, htmlPage, jsonWithCookies, redirect, signInHref } from "./respond.js"
 
 /** How one request left the flow: ended (with its output) or resting (with its context, persisted). */
 export type Outcome =
@@ -69,12 +69,8 @@ function replyResponse(
   switch (reply.type) {
     case "redirect":
       return { response: redirect(reply.url, [...cookies, ...((reply.cookies ?? []) as OutCookie[])]) }
-    case "json": {
-      // the key added to the fresh response: a spread followed by it made each a hidden class of its own
-      const response = json(reply.body, reply.status ?? 200)
-      response.cookies = [...cookies]
-      return { response }
-    }
+    case "json":
+      return { response: jsonWithCookies(reply.body, [...cookies], reply.status ?? 200) }
     case "page":
       return flowPage(ctx, flow, reply, context, callbackUrl, cookies)
   }

@@ -37,11 +37,13 @@ export function json(body: unknown, status = 200, headers?: Record<string, strin
 }
 
 /**
- * {@link json} with cookies, as one literal: `{ ...json(…), cookies }` would give every answer a hidden
- * class of its own (a spread followed by more keys), and a cache miss at each read of it.
+ * {@link json} with cookies, the key set on the fresh answer: `{ ...json(…), cookies }` would give every
+ * answer a hidden class of its own (a spread followed by more keys), and a cache miss at each read of it.
  */
 export function jsonWithCookies(body: unknown, cookies: OutCookie[], status = 200, headers?: Record<string, string>): ResponseInternal {
-  return { status, headers: { "Content-Type": "application/json", ...(headers ?? {}) }, body, cookies }
+  const response = json(body, status, headers)
+  response.cookies = cookies
+  return response
 }
 
 /** An HTML page with its security headers ({@link pageHeaders}): its policy names the nonce it was rendered with. */
