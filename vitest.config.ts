@@ -13,6 +13,13 @@ const selfReference = publicModules(import.meta.dirname).map(([subpath, module])
 const withoutDevelopment = (conditions: readonly string[] | undefined): string[] =>
   (conditions ?? []).filter((c) => c !== "development" && c !== "development|production")
 
+/**
+ * Test files that need a module graph of their own: they mock a package for the whole file
+ * (`vi.mock`, `vi.doMock` with `vi.resetModules`), or run `@auth/core` beside authchart with its own
+ * module state.
+ */
+const ISOLATED = ["tests/session-callback.test.ts", "tests/webauthn-peer.test.ts", "tests/email-provider.test.ts"]
+
 export default defineConfig({
   resolve: { alias: selfReference },
   plugins: [
@@ -32,7 +39,12 @@ export default defineConfig({
     },
   ],
   test: {
-    include: ["tests/**/*.test.ts"],
+    projects: [
+      // Most files share their worker's module graph (imported once per worker, not once per file):
+      // the import phase was a third of the run. Files that lean on a fresh module graph run isolated.
+      { extends: true, test: { name: "shared", include: ["tests/**/*.test.ts"], exclude: ISOLATED, isolate: false } },
+      { extends: true, test: { name: "isolated", include: ISOLATED } },
+    ],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     // A browser or a child process answers late on a loaded machine: polls wait for the page, not a clock.
