@@ -15,10 +15,18 @@ const withoutDevelopment = (conditions: readonly string[] | undefined): string[]
 
 /**
  * Test files that need a module graph of their own: they mock a package for the whole file
- * (`vi.mock`, `vi.doMock` with `vi.resetModules`), or run `@auth/core` beside authchart with its own
- * module state.
+ * (`vi.mock`, `vi.doMock` with `vi.resetModules`), or run `@auth/core`'s `Auth` beside authchart.
+ * `@auth/core` keeps what its config check has seen in module-level flags (`hasEmail`,
+ * `hasCredentials`, `hasWebAuthn` in `lib/utils/assert.js`), so one file's configs change the answers
+ * Auth.js gives another's.
  */
-const ISOLATED = ["tests/session-callback.test.ts", "tests/webauthn-peer.test.ts", "tests/email-provider.test.ts"]
+const ISOLATED = [
+  "tests/authjs-presets.test.ts",
+  "tests/config-assertions.test.ts",
+  "tests/email-provider.test.ts",
+  "tests/session-callback.test.ts",
+  "tests/webauthn-peer.test.ts",
+]
 
 export default defineConfig({
   resolve: { alias: selfReference },
