@@ -63,5 +63,6 @@ export default defineConfig({
     // A worker per core (at least two) keeps both busy.
     maxWorkers: Math.max(2, availableParallelism()),
     setupFiles: ["tests/setup/loopback-only.ts"],
+    globalSetup: ["tests/setup/postgres.ts"],
   },
 })

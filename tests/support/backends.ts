@@ -3,8 +3,8 @@
  * conformance suite run against, each on a real server or file: memory; authchart's Redis adapter on a
  * real redis-server; and the published Auth.js adapters unchanged: `@auth/pg-adapter`,
  * `@auth/drizzle-adapter` on PostgreSQL and on SQLite (better-sqlite3, a file), `@auth/kysely-adapter`
- * on PostgreSQL, `@auth/unstorage-adapter` with unstorage's Redis driver. The PostgreSQL ones share one
- * server per test file, a database each (`pg-databases.ts`).
+ * on PostgreSQL, `@auth/unstorage-adapter` with unstorage's Redis driver. The PostgreSQL ones share the
+ * run's one server, a database each (`pg-databases.ts`).
  *
  * An entry is everything a suite needs: how to start it and how its adapter departs from the full
  * contract (`quirks`, the conformance options; `noPasskeys()` reads the WebAuthn gap from them).

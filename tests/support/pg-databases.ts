@@ -1,26 +1,11 @@
 /**
- * One real PostgreSQL server per test file, one database per adapter backend in it: the SQL adapters
- * share the server's start-up cost (initdb) and none sees another's tables. The server starts on the
- * first `openDatabase()` of a test file and stops after that file's last test.
- *
- * The `afterAll` below is registered when a test file imports this module (vitest collects it at the
- * file's top level); vitest gives every test file its own copy of the module, hence its own server.
+ * Databases on the run's PostgreSQL server (started once by `tests/setup/postgres.ts`, vitest's global
+ * setup): one per adapter backend and test file, with a random name, so that no file sees another's
+ * tables however files share workers. The server and everything on it go when the run ends.
  */
+import { randomBytes } from "node:crypto"
 import pg from "pg"
-import { afterAll } from "vitest"
-import { type PostgresServer, startPostgres } from "./postgres.js"
-
-let server: Promise<PostgresServer> | undefined
-let databases = 0
-
-afterAll(async () => {
-  const started = server
-  server = undefined
-  await started?.then(
-    (s) => s.stop(),
-    () => {},
-  )
-})
+import { inject } from "vitest"
 
 /** A pool on a fresh, empty database; `close()` ends the pool (the database goes with the server). */
 export interface TestDatabase {
@@ -29,18 +14,18 @@ export interface TestDatabase {
   close(): Promise<void>
 }
 
-/** Creates database `<name>_<n>` on this file's server (starting it if needed) and opens a pool on it. */
+/** Creates database `<name>_<random>` on the run's server and opens a pool on it. */
 export async function openDatabase(name: string): Promise<TestDatabase> {
-  server ??= startPostgres()
-  const admin = new pg.Client({ connectionString: (await server).connectionString })
-  const database = `${name}_${++databases}`
+  const server = inject("postgresUrl")
+  const admin = new pg.Client({ connectionString: server })
+  const database = `${name}_${randomBytes(6).toString("hex")}`
   await admin.connect()
   try {
     await admin.query(`CREATE DATABASE "${database}"`)
   } finally {
     await admin.end()
   }
-  const url = new URL((await server).connectionString)
+  const url = new URL(server)
   url.pathname = `/${database}`
   const pool = new pg.Pool({ connectionString: url.href, max: 4 })
   // pg requires an error listener: idle clients are told "terminating connection" at server shutdown.
