@@ -139,18 +139,14 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
   throw new Error(`redis-server failed to start after ${ATTEMPTS} attempts`, { cause: lastError })
 }
 
-/** A connected node-redis client, as `connectClient` returns it. */
-export type TestRedisClient = ReturnType<typeof createClient>
-
 /**
- * A connected client configured fail-fast: no offline queue (a command while
- * reconnecting fails at once), a 1 s socket timeout (a stalled server fails in ~1.3 s), pings to keep
- * an idle socket alive, and at most 5 reconnection attempts. Errors go to `errors` instead of crashing
- * the process. Close with `client.destroy()`.
+ * A client configured fail-fast: no offline queue (a command while reconnecting fails at once), a 1 s
+ * socket timeout (a stalled server fails in ~1.3 s), pings to keep an idle socket alive, and at most 5
+ * reconnection attempts. Its type is inferred from this call: node-redis' client types are costly to
+ * relate to one another, so the helpers never compare two of them.
  */
-export async function connectClient(url: string): Promise<TestRedisClient & { errors: Error[] }> {
-  const errors: Error[] = []
-  const client = createClient({
+const newClient = (url: string) =>
+  createClient({
     url,
     disableOfflineQueue: true,
     commandOptions: { timeout: 1_000 },
@@ -162,6 +158,14 @@ export async function connectClient(url: string): Promise<TestRedisClient & { er
         retries >= 5 ? new Error(`redis unreachable after ${retries} retries: ${cause.message}`) : Math.min(50 * 2 ** retries, 1_000),
     },
   })
+
+/** A connected node-redis client, as `connectClient` returns it. */
+export type TestRedisClient = ReturnType<typeof newClient>
+
+/** A connected fail-fast client ({@link newClient}). Errors go to `errors` instead of crashing the process. Close with `client.destroy()`. */
+export async function connectClient(url: string): Promise<TestRedisClient & { errors: Error[] }> {
+  const errors: Error[] = []
+  const client = newClient(url)
   client.on("error", (err: Error) => errors.push(err))
   await client.connect()
   return Object.assign(client, { errors })
