@@ -84,6 +84,8 @@ export interface ResolvedConfig {
   readonly customRedirect: boolean
   /** True when the app gave its own `session` callback. */
   readonly customSession: boolean
+  /** Whether the app gave its own `jwt` callback (the built-in one hands the token back untouched). */
+  readonly customJwt: boolean
   readonly events: Readonly<EventCallbacks>
   readonly logger: LoggerInstance
   readonly theme: Readonly<Required<Theme>>
@@ -201,6 +203,7 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
     }),
     customRedirect: callbacks.redirect !== undefined,
     customSession: callbacks.session !== undefined,
+    customJwt: callbacks.jwt !== undefined,
     events: Object.freeze({ ...(config.events ?? {}) }),
     logger,
     theme: Object.freeze({ colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...(config.theme ?? {}) }),

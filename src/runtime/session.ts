@@ -32,6 +32,15 @@ interface Decoded {
   readonly payload: JWT
   /** The JSON that was encrypted (re-serialised on jose's slow path), to tell whether `jwt` changed it. */
   readonly plaintext: string
+  /** Whether `plaintext` is what `JSON.stringify(payload)` writes (it is for every token this library makes). */
+  readonly canonical: boolean
+}
+
+/** A verified token kept: its plaintext, whether JSON writes it back the same, and its expiry. */
+interface Verified {
+  readonly plaintext: string
+  readonly canonical: boolean
+  readonly exp: number | undefined
 }
 
 /** Decodes a session JWT with the config's `jwt.decode` or the built-in fast path. Throws when invalid. */
@@ -39,33 +48,46 @@ export async function decodeSessionToken(ctx: RequestContext, token: string, sal
   const { config } = ctx
   if (config.jwt.decode) {
     const payload = await config.jwt.decode({ token, salt, secret: [...config.secrets] })
-    return payload ? { payload, plaintext: JSON.stringify(payload) } : null
+    return payload ? { payload, plaintext: JSON.stringify(payload), canonical: true } : null
   }
-  const cache = verifiedTokens(config)
-  const key = `${salt}\u0000${token}`
-  const hit = cache.get(key)
+  const cache = verifiedTokens(config, salt)
+  const hit = cache.get(token)
   if (hit && (hit.exp === undefined || (hit.exp + CLOCK_TOLERANCE) * 1000 > ctx.now)) {
-    return { payload: JSON.parse(hit.plaintext) as JWT, plaintext: hit.plaintext }
+    return { payload: JSON.parse(hit.plaintext) as JWT, plaintext: hit.plaintext, canonical: hit.canonical }
   }
-  cache.delete(key)
+  cache.delete(token)
   const { payload, plaintext } = await decryptJwtAsync(token, config.secrets, salt)
+  const canonical = JSON.stringify(payload) === plaintext
   if (cache.size >= VERIFIED_TOKENS_MAX) cache.delete(cache.keys().next().value as string)
-  cache.set(key, { plaintext, exp: typeof payload.exp === "number" ? payload.exp : undefined })
-  return { payload: payload as JWT, plaintext }
+  cache.set(token, { plaintext, canonical, exp: typeof payload.exp === "number" ? payload.exp : undefined })
+  return { payload: payload as JWT, plaintext, canonical }
 }
 
 /**
  * Tokens already decrypted and authenticated, by exact token string (per config and salt): a session
  * cookie sent again skips the crypto. Only the plaintext is kept (each hit parses a fresh object), the
- * expiry is checked on every hit, and the map is bounded (oldest out first).
+ * expiry is checked on every hit, and each map is bounded (oldest out first). Keyed by the token itself,
+ * under its salt: no key string made per read.
  */
 const VERIFIED_TOKENS_MAX = 1024
-const verifiedByConfig = new WeakMap<object, Map<string, { plaintext: string; exp: number | undefined }>>()
+const verifiedByConfig = new WeakMap<object, Map<string, Map<string, Verified>>>()
 
-function verifiedTokens(config: object): Map<string, { plaintext: string; exp: number | undefined }> {
-  let cache = verifiedByConfig.get(config)
-  if (!cache) verifiedByConfig.set(config, (cache = new Map()))
+function verifiedTokens(config: object, salt: string): Map<string, Verified> {
+  let bySalt = verifiedByConfig.get(config)
+  if (!bySalt) verifiedByConfig.set(config, (bySalt = new Map()))
+  let cache = bySalt.get(salt)
+  if (!cache) bySalt.set(salt, (cache = new Map()))
   return cache
+}
+
+/**
+ * Whether the token to keep differs from the one decoded. The built-in `jwt` callback hands the decoded
+ * object back untouched, so then only a plaintext that JSON writes differently makes it differ (known
+ * since it was decoded); otherwise the token is written out and compared.
+ */
+function rewritten(config: RequestContext["config"], token: JWT, decoded: Decoded): boolean {
+  if (token === decoded.payload && !config.customJwt) return !decoded.canonical
+  return JSON.stringify(token) !== decoded.plaintext
 }
 
 /**
@@ -157,7 +179,7 @@ export const jwtStrategy: SessionStrategy = {
     const token = carrySessionId(decoded.payload, carryIdToken(decoded.payload, returned))
     const iat = typeof token.iat === "number" ? token.iat : 0
     const stale = iat + config.session.updateAge <= Math.floor(ctx.now / 1000)
-    const changed = update !== undefined || stale || JSON.stringify(token) !== decoded.plaintext
+    const changed = update !== undefined || stale || rewritten(config, token, decoded)
     let exp = typeof token.exp === "number" ? token.exp : Math.floor(ctx.now / 1000) + config.jwt.maxAge
     let cookies: OutCookie[] = []
     if (changed) {
@@ -168,16 +190,15 @@ export const jwtStrategy: SessionStrategy = {
       cookies = sessionCookies(ctx, encoded.value, exp)
     }
     const error = await sessionTokenError(config, token.sub)
-    const session: Session = {
-      user: { name: token.name, email: token.email, image: token.picture },
-      expires: new Date(exp * 1000).toISOString(),
-      ...(error ? { error } : {}),
-    }
+    const user = { name: token.name, email: token.email, image: token.picture }
+    const expires = new Date(exp * 1000).toISOString()
+    // one literal each: a spread into a literal copies key by key
+    const session: Session = error ? { user, expires, error } : { user, expires }
     // Auth.js' parameter type merges both strategies' arguments; this strategy passes its own half.
     const params = update ? { session, token, trigger: "update" as const, newSession: update.data } : { session, token }
     const body = (await config.callbacks.session(params as SessionCallbackParams)) as Session
     await fireEvent(ctx, "session", { session: body, token })
-    return { body, cookies, ...(token.sub ? { userId: token.sub } : {}) }
+    return token.sub ? { body, cookies, userId: token.sub } : { body, cookies }
   },
 
   issue(ctx, subject) {
