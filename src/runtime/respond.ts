@@ -236,9 +236,12 @@ export function toOutgoing(internal: ResponseInternal, method: string, returnRed
   const headers: Array<readonly [string, string]> = []
   let status = internal.status ?? 200
   let body = internal.body
-  let contentType = internal.headers?.["Content-Type"]
-  for (const [name, value] of Object.entries(internal.headers ?? {})) {
-    if (name !== "Content-Type") headers.push([name, value])
+  const given = internal.headers
+  let contentType = given?.["Content-Type"]
+  // an answer's own headers (a plain literal): no entry arrays made for them
+  for (const name in given) {
+    const value = given[name]
+    if (name !== "Content-Type" && value !== undefined) headers.push([name, value])
   }
   if (internal.redirect !== undefined) {
     headers.push(["Location", internal.redirect])
