@@ -413,3 +413,28 @@ describe.each(mountings)("GET /session through ExpressAuth answers as Auth() doe
     expect(answer.length).toBe(String(Buffer.byteLength(answer.body)))
   })
 })
+
+describe("answers without a body keep Node's framing", () => {
+  it.each([204, 304])("a route answering %i sends no Content-Length", async (status) => {
+    const v = variant({
+      routes: [{ method: "GET", action: "ping", provider: false, handle: async () => ({ response: { status } }) }],
+    })
+    const base = await listen({ name: "Express 5", express, path: "/auth", poweredBy: false }, v.config)
+    const answer = await send(base, "GET", "/auth/ping", {})
+    expect(answer.status).toBe(status)
+    expect(answer.length).toBeUndefined()
+    expect(answer.chunked).toBe(false)
+  })
+
+  it("an empty 200 answer says Content-Length: 0, as Node did", async () => {
+    const v = variant({
+      routes: [{ method: "GET", action: "ping", provider: false, handle: async () => ({ response: { status: 200 } }) }],
+    })
+    const base = await listen({ name: "Express 5", express, path: "/auth", poweredBy: false }, v.config)
+    writes = { setHeaderFirst: 0, writeHead: 0 }
+    const answer = await send(base, "GET", "/auth/ping", {})
+    expect(answer.status).toBe(200)
+    expect(answer.length).toBe("0")
+    expect(writes).toEqual({ setHeaderFirst: 0, writeHead: 1 })
+  })
+})

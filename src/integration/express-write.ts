@@ -39,8 +39,8 @@ const isSetCookie = (name: string): boolean => name === "Set-Cookie" || (name.le
  */
 export function write(res: ServerResponse, out: Outgoing, method: string): void {
   const { body } = out
-  // a HEAD answer has no body, and Node then sends no length: the header-by-header path keeps it so
-  if (typeof body !== "string" || method === "HEAD") {
+  // HEAD, 204 and 304 answers have no body, and Node then sends no length: the header-by-header path keeps it so
+  if (typeof body !== "string" || method === "HEAD" || out.status === 204 || out.status === 304) {
     writeEachHeader(res, out)
     return
   }
@@ -73,7 +73,7 @@ function appendField(fields: Array<string | string[]>, name: string, value: stri
   }
 }
 
-/** Header by header through `setHeader` (repeated names appended): for a stream body and for HEAD. */
+/** Header by header through `setHeader` (repeated names appended): for a stream body and for answers without one. */
 function writeEachHeader(res: ServerResponse, out: Outgoing): void {
   res.statusCode = out.status
   res.statusMessage = out.statusText
