@@ -438,3 +438,25 @@ describe("answers without a body keep Node's framing", () => {
     expect(writes).toEqual({ setHeaderFirst: 0, writeHead: 1 })
   })
 })
+
+describe("a header an answer names twice (in two cases) goes out as two lines, as before", () => {
+  it.each([false, true])("X-Powered-By %s", async (poweredBy) => {
+    const v = variant({
+      routes: [
+        {
+          method: "GET",
+          action: "ping",
+          provider: false,
+          handle: async () => ({
+            response: { status: 200, headers: { "Content-Type": "text/plain", "X-Note": "a", "x-note": "b" }, body: "ok" },
+          }),
+        },
+      ],
+    })
+    const base = await listen({ name: "Express 5", express, path: "/auth", poweredBy }, v.config)
+    const answer = await send(base, "GET", "/auth/ping", {})
+    expect(answer.body).toBe("ok")
+    expect(answer.headers.filter((line) => line.startsWith("x-note:"))).toEqual(["x-note: a", "x-note: b"])
+    expect(answer.length).toBe("2")
+  })
+})
