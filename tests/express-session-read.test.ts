@@ -460,3 +460,34 @@ describe("a header an answer names twice (in two cases) goes out as two lines, a
     expect(answer.length).toBe("2")
   })
 })
+
+describe("a wrapper of writeHead that knows only its object and [name, value] forms (on-headers before 1.1, under morgan or compression)", () => {
+  /** Sets writeHead's headers one by one, as such a wrapper does, then writes the head with none. */
+  function headersFirst(_req: Req, res: Res, next: NextFunction): void {
+    const writeHead = res.writeHead.bind(res)
+    res.writeHead = ((status: number, ...rest: unknown[]) => {
+      const reason = typeof rest[0] === "string" ? rest[0] : undefined
+      const given = typeof rest[0] === "string" ? rest[1] : rest[0]
+      if (Array.isArray(given)) for (const pair of given) res.setHeader(pair[0], pair[1])
+      else if (given && typeof given === "object") for (const [name, value] of Object.entries(given)) res.setHeader(name, value)
+      return reason === undefined ? writeHead(status) : writeHead(status, reason)
+    }) as Res["writeHead"]
+    next()
+  }
+
+  it.each([false, true])("the answer is unchanged, X-Powered-By %s", async (poweredBy) => {
+    const v = variant()
+    const value = await token(USER, PLAIN, 2 * DAY)
+    const mounting = { name: "Express 5", express, path: "/auth", poweredBy }
+    const plain = await send(await listen(mounting, v.config), "GET", "/auth/session", { cookie: cookieHeader(PLAIN, value) })
+    const wrapped = await send(await listen(mounting, v.config, (app) => app.use(headersFirst)), "GET", "/auth/session", {
+      cookie: cookieHeader(PLAIN, value),
+    })
+    expect(wrapped.status).toBe(plain.status)
+    expect(wrapped.body).toBe(plain.body)
+    expect(wrapped.headers).toEqual(plain.headers)
+    expect(await comparableCookies(wrapped.setCookies, PLAIN)).toEqual(await comparableCookies(plain.setCookies, PLAIN))
+    expect(wrapped.setCookies).toHaveLength(1)
+    expect(wrapped.length).toBe(String(Buffer.byteLength(wrapped.body)))
+  })
+})

@@ -44,31 +44,32 @@ export function write(res: ServerResponse, out: Outgoing, method: string): void 
     writeEachHeader(res, out)
     return
   }
-  const fields: Array<string | string[]> = []
+  // an object, the form of writeHead's headers every wrapper of it understands (on-headers before 1.1
+  // reads an array as [name, value] pairs); a repeated name is one field holding each line
+  const fields: Record<string, string | string[]> = {}
   let cookies: string[] | undefined
   const { headers } = out
   for (let i = 0; i < headers.length; i++) {
     const [name, value] = headers[i] as readonly [string, string]
     if (isSetCookie(name)) (cookies ??= []).push(value)
     else if (sameNameBefore(headers, i, name)) appendField(fields, name, value)
-    else fields.push(name, value)
+    else fields[name] = value
   }
-  if (cookies) fields.push("Set-Cookie", mergedCookies(res, cookies))
-  fields.push("Content-Length", String(Buffer.byteLength(body)))
-  // with headers set before (X-Powered-By), Node replaces them by name with these; a repeated name
-  // is one field holding each line, so that none replaces another
+  if (cookies) fields["Set-Cookie"] = mergedCookies(res, cookies)
+  fields["Content-Length"] = String(Buffer.byteLength(body))
+  // with headers set before (X-Powered-By), Node replaces them by name with these
   if (out.statusText) res.writeHead(out.status, out.statusText, fields)
   else res.writeHead(out.status, fields)
   res.end(body)
 }
 
-/** Adds `value` to the field `name` (any case) already in `fields`, making it a list of lines. */
-function appendField(fields: Array<string | string[]>, name: string, value: string): void {
+/** Adds `value` to the field named `name` in any case, making it a list of lines. */
+function appendField(fields: Record<string, string | string[]>, name: string, value: string): void {
   const lower = name.toLowerCase()
-  for (let j = 0; j < fields.length; j += 2) {
-    if ((fields[j] as string).toLowerCase() !== lower) continue
-    const earlier = fields[j + 1] as string | string[]
-    fields[j + 1] = Array.isArray(earlier) ? [...earlier, value] : [earlier, value]
+  for (const key in fields) {
+    if (key.toLowerCase() !== lower) continue
+    const earlier = fields[key] ?? []
+    fields[key] = Array.isArray(earlier) ? [...earlier, value] : [earlier, value]
     return
   }
 }
