@@ -124,7 +124,7 @@ async function integrationRoute(): Promise<express.RequestHandler> {
           { name: "authjs.callback-url", value: String(incoming.body.callbackUrl), options },
         ],
       }
-      write(res, finish({ response }, incoming), req.method)
+      write(res, finish({ response }, incoming))
     } catch (err) {
       next(err)
     }

@@ -90,7 +90,7 @@ async function floorParts(load: Load) {
         { name: SESSION_COOKIE, value: session, options: { ...options, expires: new Date(exp * 1000) } },
         { name: flowCookie, value: "", options: { ...options, maxAge: 0 } },
       ]
-      write(res, finish({ response: { redirect: to, cookies } }, incoming), "POST")
+      write(res, finish({ response: { redirect: to, cookies } }, incoming))
     },
   }
   /** A floor route: the request read and its CSRF checked, the flow state opened and claimed, then `step`. */

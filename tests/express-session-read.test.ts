@@ -4,8 +4,8 @@
  * `Set-Cookie` lines (a re-issued token compared by its claims, its JWE being new each time), on Express 4
  * and 5, mounted at `/auth`, on a splat and at the root under `basePath`, with Express' `X-Powered-By`
  * on and off. Only the order of the headers and the ones Node adds (Date, Connection, Keep-Alive,
- * Content-Length, which must match the body) may differ. The answer goes out in one `writeHead` and one
- * `end`, with no `setHeader` of ours before it: the test fails if the header-by-header path comes back.
+ * Content-Length, which must match the body) may differ. Also how the answer is framed: no length on
+ * 204/304 and HEAD, a repeated header kept, a writeHead wrapper that sets the headers itself.
  */
 import { once } from "node:events"
 import { createRequire } from "node:module"
@@ -79,14 +79,7 @@ interface Answer {
 
 const NODE_ADDS = new Set(["date", "connection", "keep-alive", "content-length", "x-powered-by"])
 
-/** Which of our calls reached `res` while the auth middleware answered: setHeader before writeHead, writeHead. */
-interface Writes {
-  setHeaderFirst: number
-  writeHead: number
-}
-
 const servers: Server[] = []
-let writes: Writes = { setHeaderFirst: 0, writeHead: 0 }
 
 afterEach(async () => {
   for (const server of servers.splice(0)) {
@@ -103,23 +96,6 @@ beforeAll(() => {
 })
 afterAll(() => vi.useRealTimers())
 
-/** Counts the writes of whatever answers after it (the auth middleware): setHeader calls before writeHead, and writeHead. */
-function countWrites(_req: Req, res: Res, next: NextFunction): void {
-  const setHeader = res.setHeader.bind(res)
-  const writeHead = res.writeHead.bind(res)
-  let headWritten = false
-  res.setHeader = (name: string, value: number | string | readonly string[]) => {
-    if (!headWritten) writes.setHeaderFirst++
-    return setHeader(name, value)
-  }
-  res.writeHead = ((...args: Parameters<Res["writeHead"]>) => {
-    headWritten = true
-    writes.writeHead++
-    return writeHead(...args)
-  }) as Res["writeHead"]
-  next()
-}
-
 interface Mounting {
   readonly name: string
   readonly express: ExpressFactory
@@ -133,7 +109,6 @@ async function listen(mounting: Mounting, config: ExpressAuthConfig, before?: (a
   if (!mounting.poweredBy) app.disable("x-powered-by")
   app.set("trust proxy", "loopback")
   before?.(app)
-  app.use(countWrites)
   if (mounting.path === undefined) app.use(ExpressAuth(config))
   else app.use(mounting.path, ExpressAuth(config))
   const server = createServer(app)
@@ -237,7 +212,6 @@ async function expectSameAnswer(
   const base = await listen(mounting, v.config, before)
   const method = request.method ?? "GET"
   const path = "/auth/session"
-  writes = { setHeaderFirst: 0, writeHead: 0 }
   const express = await send(base, method, path, request.headers)
   const web = await viaAuth(v.config, method, request.authUrl, request.headers)
   const salt = request.salt ?? PLAIN
@@ -249,11 +223,10 @@ async function expectSameAnswer(
   expect(await comparableCookies(express.setCookies, salt)).toEqual(await comparableCookies(web.setCookies, salt))
   expect(express.chunked).toBe(false)
   if (method === "HEAD") {
-    // a HEAD answer keeps the header-by-header path: Node sends no length for it
+    // Node sends no length for a HEAD answer
     expect(express.length).toBeUndefined()
   } else {
     expect(express.length).toBe(String(Buffer.byteLength(express.body)))
-    expect(writes).toEqual({ setHeaderFirst: 0, writeHead: 1 })
   }
   return express
 }
@@ -431,15 +404,13 @@ describe("answers without a body keep Node's framing", () => {
       routes: [{ method: "GET", action: "ping", provider: false, handle: async () => ({ response: { status: 200 } }) }],
     })
     const base = await listen({ name: "Express 5", express, path: "/auth", poweredBy: false }, v.config)
-    writes = { setHeaderFirst: 0, writeHead: 0 }
     const answer = await send(base, "GET", "/auth/ping", {})
     expect(answer.status).toBe(200)
     expect(answer.length).toBe("0")
-    expect(writes).toEqual({ setHeaderFirst: 0, writeHead: 1 })
   })
 })
 
-describe("a header an answer names twice (in two cases) goes out as two lines, as before", () => {
+describe("a header an answer names twice (in two cases) goes out as two lines", () => {
   it.each([false, true])("X-Powered-By %s", async (poweredBy) => {
     const v = variant({
       routes: [

@@ -56,12 +56,12 @@ export function ExpressAuth(config: ExpressAuthConfig): AuthMiddleware {
       } catch (err) {
         if (!(err instanceof UnknownAction)) throw err
         resolved.logger.error(err)
-        write(res, toOutgoing(jsonResponse("Bad request.", 400), req.method, false), req.method)
+        write(res, toOutgoing(jsonResponse("Bad request.", 400), req.method, false))
         return
       }
       const incoming = new ExpressIncoming(req, req.method, url, body)
       const out = finish(await handleRequest(incoming, resolved, basePath), incoming)
-      if (!res.headersSent) write(res, out, incoming.method)
+      if (!res.headersSent) write(res, out)
     } catch (err) {
       next(err)
     }
