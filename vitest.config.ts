@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 import { publicModules } from "./scripts/exports.mjs"
+import { ISOLATED } from "./tests/setup/isolated-files.js"
 
 // Tests may import the package by name (`authchart/testing`, as an app does): each public subpath
 // resolves to its source file.
@@ -12,21 +13,6 @@ const selfReference = publicModules(import.meta.dirname).map(([subpath, module])
 /** Export conditions without `development` (see the plugin below). */
 const withoutDevelopment = (conditions: readonly string[] | undefined): string[] =>
   (conditions ?? []).filter((c) => c !== "development" && c !== "development|production")
-
-/**
- * Test files that need a module graph of their own: they mock a package for the whole file
- * (`vi.mock`, `vi.doMock` with `vi.resetModules`), or run `@auth/core`'s `Auth` beside authchart.
- * `@auth/core` keeps what its config check has seen in module-level flags (`hasEmail`,
- * `hasCredentials`, `hasWebAuthn` in `lib/utils/assert.js`), so one file's configs change the answers
- * Auth.js gives another's.
- */
-const ISOLATED = [
-  "tests/authjs-presets.test.ts",
-  "tests/config-assertions.test.ts",
-  "tests/email-provider.test.ts",
-  "tests/session-callback.test.ts",
-  "tests/webauthn-peer.test.ts",
-]
 
 export default defineConfig({
   resolve: { alias: selfReference },
@@ -50,8 +36,8 @@ export default defineConfig({
     projects: [
       // Most files share their worker's module graph (imported once per worker, not once per file):
       // the import phase was a third of the run. Files that lean on a fresh module graph run isolated.
-      { extends: true, test: { name: "shared", include: ["tests/**/*.test.ts"], exclude: ISOLATED, isolate: false } },
-      { extends: true, test: { name: "isolated", include: ISOLATED } },
+      { extends: true, test: { name: "shared", include: ["tests/**/*.test.ts"], exclude: [...ISOLATED], isolate: false } },
+      { extends: true, test: { name: "isolated", include: [...ISOLATED] } },
     ],
     testTimeout: 20_000,
     hookTimeout: 30_000,
