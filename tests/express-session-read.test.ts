@@ -7,18 +7,17 @@
  * Content-Length, which must match the body) may differ. Also how the answer is framed: no length on
  * 204/304 and HEAD, a repeated header kept, a writeHead wrapper that sets the headers itself.
  */
-import { once } from "node:events"
 import { createRequire } from "node:module"
-import { createServer, request as httpRequest, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { request as httpRequest } from "node:http"
 import express, { type Express, type NextFunction, type Request as Req, type Response as Res } from "express"
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { ExpressAuth, type ExpressAuthConfig } from "../src/integration/express.js"
 import { Auth, revokeSessions } from "../src/index.js"
 import { decode, encode } from "../src/jwt.js"
 import Credentials from "../src/providers/credentials.js"
 import type { JWT } from "../src/types.js"
 import { SECRET, captureLogger, tamperJwe } from "./helpers.js"
+import { servesApps } from "./support/express-apps.js"
 
 type ExpressFactory = typeof express
 const express4 = createRequire(import.meta.url)("express4") as ExpressFactory
@@ -79,15 +78,7 @@ interface Answer {
 
 const NODE_ADDS = new Set(["date", "connection", "keep-alive", "content-length", "x-powered-by"])
 
-const servers: Server[] = []
-
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections()
-    server.close()
-    await once(server, "close")
-  }
-})
+const serve = servesApps()
 
 beforeAll(() => {
   // Date alone: Node's HTTP code keeps its own clock
@@ -111,11 +102,7 @@ async function listen(mounting: Mounting, config: ExpressAuthConfig, before?: (a
   before?.(app)
   if (mounting.path === undefined) app.use(ExpressAuth(config))
   else app.use(mounting.path, ExpressAuth(config))
-  const server = createServer(app)
-  servers.push(server)
-  server.listen(0, "127.0.0.1")
-  await once(server, "listening")
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return (await serve(app)).base
 }
 
 /** One raw HTTP request: status line, every header line as sent, body. */
