@@ -13,27 +13,35 @@ import { type PostgresServer, startPostgres } from "../support/postgres.js"
 
 declare module "vitest" {
   export interface ProvidedContext {
+    /** The server's connection string, or "" when it did not start (then `postgresError` says why). */
     postgresUrl: string
+    postgresError: string
   }
 }
 
 interface Shared {
-  readonly server: Promise<PostgresServer>
+  readonly server: Promise<PostgresServer | Error>
   users: number
 }
+
+/** The server, or why it could not start: only the files that use it fail then, each with the reason. */
+const started = (): Promise<PostgresServer | Error> =>
+  startPostgres().catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))))
 
 declare global {
   var authchartTestPostgres: Shared | undefined
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const shared = (globalThis.authchartTestPostgres ??= { server: startPostgres(), users: 0 })
+  const shared = (globalThis.authchartTestPostgres ??= { server: started(), users: 0 })
   shared.users++
-  project.provide("postgresUrl", (await shared.server).connectionString)
+  const server = await shared.server
+  project.provide("postgresUrl", server instanceof Error ? "" : server.connectionString)
+  project.provide("postgresError", server instanceof Error ? `${server.message}${server.cause ? ` (${String(server.cause)})` : ""}` : "")
   return async () => {
     shared.users--
     if (shared.users > 0) return
     globalThis.authchartTestPostgres = undefined
-    await (await shared.server).stop()
+    if (!(server instanceof Error)) await server.stop()
   }
 }

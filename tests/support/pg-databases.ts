@@ -17,6 +17,7 @@ export interface TestDatabase {
 /** Creates database `<name>_<random>` on the run's server and opens a pool on it. */
 export async function openDatabase(name: string): Promise<TestDatabase> {
   const server = inject("postgresUrl")
+  if (!server) throw new Error(`The test run's PostgreSQL did not start: ${inject("postgresError")}`)
   const admin = new pg.Client({ connectionString: server })
   const database = `${name}_${randomBytes(6).toString("hex")}`
   await admin.connect()
