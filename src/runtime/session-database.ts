@@ -22,7 +22,8 @@ function tokenOf(ctx: RequestContext): string | undefined {
   return ctx.req.cookies[ctx.cookies.sessionToken.name] || undefined
 }
 
-function cookieFor(ctx: RequestContext, token: string, expires: Date): OutCookie {
+/** The database session's cookie: the session token, until `expires`. */
+export function databaseSessionCookie(ctx: RequestContext, token: string, expires: Date): OutCookie {
   const { name, options } = ctx.cookies.sessionToken
   return { name, value: token, options: extended(options, { expires }) }
 }
@@ -79,7 +80,7 @@ export const databaseStrategy: SessionStrategy = {
     if (refresh) {
       expires = new Date(ctx.now + maxAge * 1000)
       await adapter.updateSession({ sessionToken: token, expires })
-      cookies.push(cookieFor(ctx, token, expires))
+      cookies.push(databaseSessionCookie(ctx, token, expires))
     }
     // Auth.js' arguments for this strategy: the adapter's session (expires a Date) plus user, and no token.
     const error = await sessionTokenError(ctx.config, user.id)
@@ -107,7 +108,7 @@ export const databaseStrategy: SessionStrategy = {
       ctx.config.logger.error(new SessionTokenError("The new session could not be indexed (listing it may lag).", { err }))
     })
     await sessionIssued(ctx, String(userId), sessionId(sessionToken), subject)
-    return [...clearSession(ctx).filter((c) => c.name !== ctx.cookies.sessionToken.name), cookieFor(ctx, sessionToken, expires)]
+    return [...clearSession(ctx).filter((c) => c.name !== ctx.cookies.sessionToken.name), databaseSessionCookie(ctx, sessionToken, expires)]
   },
 
   async destroy(ctx) {

@@ -23,7 +23,7 @@ import {
 } from "./session-index.js"
 import type { SignedIn } from "./signed-in.js"
 import { sessionEnded, sessionReissued } from "./session-lifecycle.js"
-import { extended } from "./plain-object.js"
+import { databaseSessionCookie } from "./session-database.js"
 
 /** The JWT session of a request, described as far as its token tells. */
 function jwtSessionInfo(ctx: RequestContext, who: SignedIn): SessionInfo {
@@ -97,6 +97,5 @@ export async function revokeOthers(ctx: RequestContext, who: SignedIn): Promise<
   const extras = mine ? extrasOf(mine) : {}
   await recordSession(ctx, who.userId, sessionToken, Number.isFinite(createdAt) ? createdAt : ctx.now, extras)
   await sessionReissued(ctx, who.userId, current, sessionId(sessionToken), extras)
-  const { name, options } = ctx.cookies.sessionToken
-  return [{ name, value: sessionToken, options: extended(options, { expires }) }]
+  return [databaseSessionCookie(ctx, sessionToken, expires)]
 }
