@@ -32,14 +32,11 @@ interface Decoded {
   readonly payload: JWT
   /** The JSON that was encrypted (re-serialised on jose's slow path), to tell whether `jwt` changed it. */
   readonly plaintext: string
-  /** Whether `plaintext` is what `JSON.stringify(payload)` writes (it is for every token this library makes). */
-  readonly canonical: boolean
 }
 
-/** A verified token kept: its plaintext, whether JSON writes it back the same, and its expiry. */
+/** A verified token kept: its plaintext and its expiry. */
 interface Verified {
   readonly plaintext: string
-  readonly canonical: boolean
   readonly exp: number | undefined
 }
 
@@ -48,19 +45,18 @@ export async function decodeSessionToken(ctx: RequestContext, token: string, sal
   const { config } = ctx
   if (config.jwt.decode) {
     const payload = await config.jwt.decode({ token, salt, secret: [...config.secrets] })
-    return payload ? { payload, plaintext: JSON.stringify(payload), canonical: true } : null
+    return payload ? { payload, plaintext: JSON.stringify(payload) } : null
   }
   const cache = verifiedTokens(config, salt)
   const hit = cache.get(token)
   if (hit && (hit.exp === undefined || (hit.exp + CLOCK_TOLERANCE) * 1000 > ctx.now)) {
-    return { payload: JSON.parse(hit.plaintext) as JWT, plaintext: hit.plaintext, canonical: hit.canonical }
+    return { payload: JSON.parse(hit.plaintext) as JWT, plaintext: hit.plaintext }
   }
   cache.delete(token)
   const { payload, plaintext } = await decryptJwtAsync(token, config.secrets, salt)
-  const canonical = JSON.stringify(payload) === plaintext
   if (cache.size >= VERIFIED_TOKENS_MAX) cache.delete(cache.keys().next().value as string)
-  cache.set(token, { plaintext, canonical, exp: typeof payload.exp === "number" ? payload.exp : undefined })
-  return { payload: payload as JWT, plaintext, canonical }
+  cache.set(token, { plaintext, exp: typeof payload.exp === "number" ? payload.exp : undefined })
+  return { payload: payload as JWT, plaintext }
 }
 
 /**
@@ -82,11 +78,11 @@ function verifiedTokens(config: object, salt: string): Map<string, Verified> {
 
 /**
  * Whether the token to keep differs from the one decoded. The built-in `jwt` callback hands the decoded
- * object back untouched, so then only a plaintext that JSON writes differently makes it differ (known
- * since it was decoded); otherwise the token is written out and compared.
+ * object back untouched: nothing to compare. An app's own may change it in place, so its answer is
+ * written out and compared.
  */
 function rewritten(config: RequestContext["config"], token: JWT, decoded: Decoded): boolean {
-  if (token === decoded.payload && !config.customJwt) return !decoded.canonical
+  if (token === decoded.payload && !config.customJwt) return false
   return JSON.stringify(token) !== decoded.plaintext
 }
 
