@@ -306,6 +306,22 @@ describe.each(mountings)("GET /session through ExpressAuth answers as Auth() doe
     expect(answer.setCookies).toHaveLength(1)
   })
 
+  it("a jwt callback changing the token in place (the same object handed back) re-issues it", async () => {
+    const v = variant({
+      callbacks: {
+        jwt: ({ token: t }) => {
+          t.role = "admin"
+          return t
+        },
+      },
+    })
+    const value = await token(USER, PLAIN, 60_000)
+    const answer = await expectSameAnswer(mounting, v, { headers: { cookie: cookieHeader(PLAIN, value) }, authUrl: AT })
+    expect(answer.setCookies).toHaveLength(1)
+    const reissued = answer.setCookies[0]?.split(";")[0]?.slice(PLAIN.length + 1) ?? ""
+    expect((await decode({ token: reissued, secret: SECRET, salt: PLAIN }))?.role).toBe("admin")
+  })
+
   it("a revoked session: null, the cookie cleared", async () => {
     const v = variant()
     const value = await token(USER, PLAIN, 60_000)
