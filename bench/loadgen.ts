@@ -3,7 +3,7 @@
  * CPU never counts as the app's and is reported apart. Two jobs:
  *
  * - `cannon`: autocannon against one request for a duration; every response is checked (bench/verify.ts)
- *   and only verified ones count.
+ *   and only verified ones count. With `warmupS`, a warm-up run first, then a `go` line on stdin.
  * - `steps`: flows driven step by step (credentials, OIDC against a local OpenID provider that runs in
  *   THIS process, email link, TOTP step, session read, bare route). Each step is a phase of `count`
  *   requests at `concurrency`; the app's own CPU (its `/__cpu`) is read before and after each phase, so
@@ -41,6 +41,11 @@ export interface CannonJob {
   durationS: number
   /** Send exactly this many requests (the job ends then; `durationS` is ignored). */
   amount?: number
+  /**
+   * Run this many seconds first (checked the same way), print `{"warm": …}` and wait for a `go` line on
+   * stdin before the measured run, so the caller can read the app's CPU in between without a new process.
+   */
+  warmupS?: number
 }
 
 /** The steps a `steps` job can run, in the order given. */
@@ -453,13 +458,28 @@ async function steps(job: StepsJob, idp: OidcServer | undefined) {
 
 // ---------------------------------------------------------------- main
 
+/** Waits for the caller's `go` line on stdin. */
+async function nextLine(): Promise<void> {
+  const lines = createInterface({ input: process.stdin })
+  await new Promise<void>((resolve) => lines.once("line", () => resolve()))
+  lines.close()
+}
+
 async function main(): Promise<void> {
   const job = JSON.parse(process.argv[2] ?? "{}") as CannonJob | StepsJob
-  const cpuBefore = process.cpuUsage()
-  const wallBefore = performance.now()
+  let cpuBefore = process.cpuUsage()
+  let wallBefore = performance.now()
   let result: object
-  if (job.mode === "cannon") result = await cannon(job)
-  else if (job.mode === "steps") {
+  if (job.mode === "cannon") {
+    if (job.warmupS) {
+      process.stdout.write(`${JSON.stringify({ warm: await cannon({ ...job, durationS: job.warmupS, amount: undefined }) })}\n`)
+      await nextLine()
+      // this process' CPU is reported for the measured run alone
+      cpuBefore = process.cpuUsage()
+      wallBefore = performance.now()
+    }
+    result = await cannon(job)
+  } else if (job.mode === "steps") {
     let idp: OidcServer | undefined
     if (job.idp) {
       idp = await startOidcProvider({
@@ -473,9 +493,7 @@ async function main(): Promise<void> {
         keepAliveTimeoutMs: IDP_KEEP_ALIVE_MS,
       })
       process.stdout.write(`${JSON.stringify({ issuer: idp.issuer })}\n`)
-      const lines = createInterface({ input: process.stdin })
-      await new Promise<void>((resolve) => lines.once("line", () => resolve()))
-      lines.close()
+      await nextLine()
     }
     try {
       result = await steps(job, idp)
