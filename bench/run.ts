@@ -716,6 +716,7 @@ async function main(): Promise<void> {
 
   const a = results.authchart
   const b = results.authjs
+  const signIn = signInSummary(a, b)
   // every comparison of the two sides, round by round from the two windows of the same round
   const rounds = a.session.rounds.length
   const cpuOf = (r: RoundsResult) => (i: number) => r.rounds[i]?.cpuMsPerReq
@@ -726,13 +727,13 @@ async function main(): Promise<void> {
     protectedCpuLess: paired(rounds, cpuOf(b.protected), cpuOf(a.protected)),
     sessionJarCpuLess: paired(rounds, cpuOf(b.sessionJar), cpuOf(a.sessionJar)),
     protectedJarCpuLess: paired(rounds, cpuOf(b.protectedJar), cpuOf(a.protectedJar)),
-    signInCpuLess: paired(rounds, cpuOf(b.signin), cpuOf(a.signin)),
+    signInCpuLess: signIn?.paired.cpuLess ?? null,
     /** authchart's verified req/s ÷ Auth.js'. */
     sessionReqPerSec: paired(rounds, perSecOf(a.session), perSecOf(b.session)),
     protectedReqPerSec: paired(rounds, perSecOf(a.protected), perSecOf(b.protected)),
     sessionJarReqPerSec: paired(rounds, perSecOf(a.sessionJar), perSecOf(b.sessionJar)),
     protectedJarReqPerSec: paired(rounds, perSecOf(a.protectedJar), perSecOf(b.protectedJar)),
-    signInsPerSec: paired(rounds, perSecOf(a.signin), perSecOf(b.signin)),
+    signInsPerSec: signIn?.paired.signInsPerSec ?? null,
     /** The most the session goal can read here: Auth.js' read ÷ authchart's `/__answer` of the same round. */
     sessionCeiling: paired(rounds, cpuOf(b.session), cpuOf(a.answer)),
   }
@@ -880,7 +881,6 @@ async function main(): Promise<void> {
   ]
   // the issue's goals, on server CPU per operation (robust to a loaded machine, unlike req/s), each
   // judged on the median of its rounds
-  const signIn = signInSummary(a, b)
   const signInMs = signIn?.authchart.cpuMs ?? Number.POSITIVE_INFINITY
   const signInRounds = a.signin.rounds.map((w) => w.cpuMsPerReq)
   // What this machine allows at best: nothing mounted in this app answers below `answerMs`, so the
@@ -1045,6 +1045,8 @@ async function main(): Promise<void> {
     if (soaked) out.push(`soak ${soakReport(side, soaked).join("\n")}`)
   }
   if (!JSON_OUT) console.log(out.join("\n"))
+  // with --json, stdout carries the JSON only
+  const notice = JSON_OUT ? console.error : console.log
 
   for (const side of SIDES) {
     const r = results[side]
@@ -1054,9 +1056,9 @@ async function main(): Promise<void> {
         x ? [...x.failSamples.map((p) => `OIDC ${p}`), ...x.sessionBadSamples.map((p) => `OIDC ${p}`)] : [],
       ),
     ]
-    if (problems.length) console.log(`\n${LABEL[side]} wrong responses (first few): ${problems.join(" | ")}`)
-    if (r.stderrLines) console.log(`\n${LABEL[side]} child stderr (${r.stderrLines} lines, head):\n${r.stderrHead}`)
-    if (r.exitedDuringRun) console.log(`\n${LABEL[side]} child exited during the run`)
+    if (problems.length) notice(`\n${LABEL[side]} wrong responses (first few): ${problems.join(" | ")}`)
+    if (r.stderrLines) notice(`\n${LABEL[side]} child stderr (${r.stderrLines} lines, head):\n${r.stderrHead}`)
+    if (r.exitedDuringRun) notice(`\n${LABEL[side]} child exited during the run`)
   }
 
   const json = {
