@@ -10,11 +10,11 @@
  *
  * First a cold pass (every route, both apps, recorded). Then BENCH_ROUNDS (3) rounds over the routes
  * (round 1: every route, round 2: every route, …), each route once per side in a round, the two windows
- * back to back (each BENCH_WARMUP (1) s of warm-up, then BENCH_DURATION (4) s measured), the side order alternating
- * A B, B A, … along the routes and flipping for each route from one round to the next. This machine's
- * noise moves one 5 s window of a route by ±30%, so a comparison is taken round by round (the two
- * windows of the same round) and judged on the median of those ratios, printed with each round's; a
- * burst of load moves one round, not the verdict. In `--json`, a route's figures (`authchart.session`,
+ * back to back (each BENCH_WARMUP (1) s of warm-up, then BENCH_DURATION (4) s measured, both from the
+ * same load generator processes), the side order alternating A B, B A, … along the routes and flipping
+ * for each route from one round to the next. This machine's noise moves one 5 s window of a route by
+ * ±30%, so a comparison is taken round by round (the two windows of the same round) and judged on the
+ * median of those ratios, printed with each round's; a burst of load moves one round, not the verdict. In `--json`, a route's figures (`authchart.session`,
  * …) are pooled over its rounds (cpuMsPerReq = total CPU ÷ total requests, okPerSec = verified
  * responses ÷ measured seconds, p50/p99 the median of the rounds') with every round's window in
  * `rounds`; `ratios` holds every paired ratio (median, min, max, each round's), `targets`, `goals`,
