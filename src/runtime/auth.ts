@@ -145,7 +145,7 @@ export async function fromWebRequest(request: Request): Promise<IncomingRequest>
 /** Serialises a handled request the way `Auth` answers it. */
 export function finish(handled: Handled, req: Pick<IncomingRequest, "method" | "headers">): Outgoing {
   const returnRedirect = req.headers.get("x-auth-return-redirect") !== null
-  return toOutgoing(handled.response, req.method, returnRedirect)
+  return toOutgoing(handled.response, req.method, returnRedirect, handled.error !== undefined)
 }
 
 /** Per-request options of {@link Auth}. */
@@ -192,5 +192,5 @@ export async function Auth(request: Request, config: AuthConfig, options: AuthOp
       return handled.response
     }
   }
-  return toWebResponse(toOutgoing(handled.response, request.method, returnRedirect))
+  return toWebResponse(toOutgoing(handled.response, request.method, returnRedirect, handled.error !== undefined))
 }

@@ -229,10 +229,11 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
 }
 
 /**
- * Serialises an internal response. `X-Auth-Return-Redirect` turns a redirect into 200 `{ url }`
- * (the Location header stays, as in Auth.js). Every response with a body says `nosniff`.
+ * Serialises an internal response. `X-Auth-Return-Redirect` turns a redirect into 200 `{ url }`; as in
+ * Auth.js the Location header stays on a success and is left out when the redirect reports an error
+ * (`failed`). Every response with a body says `nosniff`.
  */
-export function toOutgoing(internal: ResponseInternal, method: string, returnRedirect: boolean): Outgoing {
+export function toOutgoing(internal: ResponseInternal, method: string, returnRedirect: boolean, failed = false): Outgoing {
   const headers: Array<readonly [string, string]> = []
   let status = internal.status ?? 200
   let body = internal.body
@@ -244,7 +245,7 @@ export function toOutgoing(internal: ResponseInternal, method: string, returnRed
     if (name !== "Content-Type" && value !== undefined) headers.push([name, value])
   }
   if (internal.redirect !== undefined) {
-    headers.push(["Location", internal.redirect])
+    if (!(returnRedirect && failed)) headers.push(["Location", internal.redirect])
     if (returnRedirect) {
       status = 200
       body = { url: internal.redirect }
