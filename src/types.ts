@@ -34,7 +34,7 @@ export type {
 } from "./types/providers.js"
 export type { CookieOption, CookieKey, CookiesOptions, Theme, PagesOptions } from "./types/cookies.js"
 export type { JWTEncodeParams, JWTDecodeParams, JWTOptions, SessionOptions, ProviderTokensOptions } from "./types/session-options.js"
-export type { SessionCallbackParams, CallbacksOptions, EventCallbacks } from "./types/callbacks.js"
+export type { SessionCallbackParams, JwtCallbackParams, CallbacksOptions, EventCallbacks } from "./types/callbacks.js"
 export type { RateLimitRuleName, RateLimitRule, RateLimitRequest, RateLimitedEvent, RateLimitConfig } from "./types/rate-limit.js"
 export type { WarningCode, LoggerInstance } from "./types/logger.js"
 export type { LogoutOptions, AccountsOptions } from "./types/logout-accounts.js"

@@ -8,12 +8,14 @@ import { defaultRedirect } from "./callback-url.js"
 import type { Adapter } from "../adapters/types.js"
 import type {
   AuthConfig,
+  Awaitable,
   CallbacksOptions,
   CookiesOptions,
   EventCallbacks,
   LoggerInstance,
   PagesOptions,
   JWT,
+  JwtCallbackParams,
   ProviderConfig,
   ProviderLike,
   Session,
@@ -57,7 +59,11 @@ export interface ResolvedCallbacks {
   signIn: NonNullable<CallbacksOptions["signIn"]>
   redirect: NonNullable<CallbacksOptions["redirect"]>
   session: NonNullable<CallbacksOptions["session"]>
-  jwt: NonNullable<CallbacksOptions["jwt"]>
+  /**
+   * The `jwt` callback as it is called: `user` only at sign-in, although Auth.js' parameter type (the
+   * public one) promises it always. Method syntax: the app's callback is accepted for it as it is.
+   */
+  jwt(params: Omit<JwtCallbackParams, "user"> & { user?: JwtCallbackParams["user"] }): Awaitable<JWT | null>
 }
 
 export interface ResolvedConfig {

@@ -30,9 +30,26 @@ export type SessionCallbackParams = ({
   /** JWT strategy: the decoded session token (after the `jwt` callback). */
   token: JWT
 }) & {
-  /** The `data` of an update (`POST /session`). */
-  newSession: unknown
+  /** The `data` of an update (`POST /session`): whatever the client sent, typed `any` as in Auth.js. */
+  // biome-ignore lint/suspicious/noExplicitAny: Auth.js' type, so `newSession.name` in an Auth.js callback compiles unchanged
+  newSession: any
   trigger?: "update"
+}
+
+/**
+ * The arguments of the `jwt` callback, as Auth.js types them (so its callbacks compile unchanged):
+ * `user`, `account` and `profile` arrive only at sign-in (`trigger` `"signIn"` or `"signUp"`), although
+ * `user` is typed as always present; `session` is the `data` of an update (`trigger: "update"`).
+ */
+export interface JwtCallbackParams {
+  token: JWT
+  user: User | AdapterUser
+  account?: Account | null
+  profile?: Profile
+  trigger?: "signIn" | "signUp" | "update"
+  isNewUser?: boolean
+  // biome-ignore lint/suspicious/noExplicitAny: Auth.js' type, so `session?.name` in an Auth.js callback compiles unchanged
+  session?: any
 }
 
 export interface CallbacksOptions {
@@ -52,15 +69,7 @@ export interface CallbacksOptions {
   /** Shape what `/session` and `getSession` return. See {@link SessionCallbackParams} for the arguments. */
   session?: (params: SessionCallbackParams) => Awaitable<Session | DefaultSession>
   /** Shape the session token. Return `null` to sign the user out. */
-  jwt?: (params: {
-    token: JWT
-    user?: User
-    account?: Account | null
-    profile?: Profile
-    trigger?: "signIn" | "signUp" | "update"
-    isNewUser?: boolean
-    session?: unknown
-  }) => Awaitable<JWT | null>
+  jwt?: (params: JwtCallbackParams) => Awaitable<JWT | null>
 }
 
 export interface EventCallbacks {
