@@ -28,6 +28,12 @@ import { ExpressIncoming, mountPath, requestUrl, warnIgnoredForwarding } from ".
 import { setCookies, write } from "./express-write.js"
 
 export { customFetch } from "../runtime/custom-fetch.js"
+// what @auth/express re-exports, so its imports move over by changing the module name; the type
+// re-exports from the package's entry points also put them in an app's program, so that
+// `declare module "authchart"` / `"authchart/jwt"` augment with only this module imported
+export { AuthError, CredentialsSignin } from "../errors.js"
+export type { Account, DefaultSession, Profile, Session, User } from "../index.js"
+export type { JWT } from "../jwt.js"
 export type ExpressAuthConfig = Omit<AuthConfig, "raw">
 
 const MOUNTED = Symbol.for("authchart.express.config")
