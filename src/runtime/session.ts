@@ -3,7 +3,8 @@
  * destroy (sign-out). The JWT strategy lives here; the database strategy plugs into the same interface.
  *
  * JWT sessions are re-encrypted only when the `jwt` callback changed the token, the token is older than
- * `session.updateAge`, or the client asked for an update; `exp` and the cookie's `Expires` always agree.
+ * `session.updateAge` (or half its `maxAge`, when that is shorter), or the client asked for an update;
+ * `exp` and the cookie's `Expires` always agree.
  */
 import { JWTSessionError, SignOutError } from "../errors.js"
 import type { JWT, Session, SessionCallbackParams } from "../types.js"
@@ -174,7 +175,10 @@ export const jwtStrategy: SessionStrategy = {
     if (!returned) return { body: null, cookies: clearSession(ctx) }
     const token = carrySessionId(decoded.payload, carryIdToken(decoded.payload, returned))
     const iat = typeof token.iat === "number" ? token.iat : 0
-    const stale = iat + config.session.updateAge <= Math.floor(ctx.now / 1000)
+    // re-issued by halfway through its life at the latest: with maxAge at or below updateAge an active
+    // user's session would otherwise never slide (Auth.js re-issues a JWT session on every read)
+    const refreshAge = Math.min(config.session.updateAge, Math.floor(config.jwt.maxAge / 2))
+    const stale = iat + refreshAge <= Math.floor(ctx.now / 1000)
     const changed = update !== undefined || stale || rewritten(config, token, decoded)
     let exp = typeof token.exp === "number" ? token.exp : Math.floor(ctx.now / 1000) + config.jwt.maxAge
     let cookies: OutCookie[] = []
