@@ -45,7 +45,8 @@ export function publicModules(root) {
 export function exportsMap(root) {
   const map = {}
   for (const [subpath, module] of publicModules(root)) {
-    map[subpath] = { types: `./dist/${module}.d.ts`, import: `./dist/${module}.js` }
+    // `default` as @auth/express: Node 20.19+/22.12+ let a CommonJS app `require()` these ES modules
+    map[subpath] = { types: `./dist/${module}.d.ts`, import: `./dist/${module}.js`, default: `./dist/${module}.js` }
   }
   map["./package.json"] = "./package.json"
   return map

@@ -173,6 +173,26 @@ describe("npm pack", () => {
     expect(packed.listing.filter((path) => path.startsWith("package/tests/"))).toEqual([])
   })
 
+  it("a CommonJS app can require() every public module, as @auth/express (Node 20.19+ and 22.12+ load ES modules by require)", () => {
+    packed.link("express")
+    const script = `
+const subpaths = Object.keys(require("authchart/package.json").exports).filter((key) => key !== "./package.json")
+const failed = subpaths.filter((subpath) => {
+  try {
+    require("authchart" + subpath.slice(1))
+    return false
+  } catch (err) {
+    return true
+  }
+})
+const { ExpressAuth, getSession } = require("authchart/express")
+const Credentials = require("authchart/providers/credentials").default
+console.log(JSON.stringify({ count: subpaths.length, failed, express: typeof ExpressAuth(({ secret: "s".repeat(40), providers: [Credentials({})] })), getSession: typeof getSession }))
+`
+    const result = JSON.parse(packed.runScript("required.cjs", script)) as Record<string, unknown>
+    expect(result).toEqual({ count: publicModules(repoRoot).length, failed: [], express: "function", getSession: "function" })
+  })
+
   it("importing authchart and authchart/express loads no optional package, none of jose's index, the CLI, inspector or testing kit; a credentials sign-in through Express does not load Node's fetch implementation", () => {
     packed.link("express")
     const { modules, signIn, undici } = JSON.parse(packed.runScript("loaded.js", loadedModulesScript)) as {
