@@ -42,9 +42,14 @@ import { type ResolvedRateLimit, resolveRateLimit } from "./rate-limit-rules.js"
 import { type ResolvedLogout, resolveLogout } from "./logout/options.js"
 import { type ResolvedProviderTokens, resolveProviderTokens } from "./tokens/options.js"
 
-/** Markers compared by identity, as in Auth.js. */
+/** Markers compared by identity, as in Auth.js (whose own markers, same descriptions, count too). */
 export const raw: unique symbol = Symbol("return-type-raw")
 export const skipCSRFCheck: unique symbol = Symbol("skip-csrf-check")
+
+/** `value` is `marker`, or the `@auth/core` export of the same name (a local symbol, same description). */
+function isMarker(value: unknown, marker: symbol): boolean {
+  return value === marker || (typeof value === "symbol" && value.description === marker.description && Symbol.keyFor(value) === undefined)
+}
 
 export interface ResolvedProvider {
   readonly id: string
@@ -217,8 +222,8 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
     useSecureCookies: config.useSecureCookies,
     trustHost: canServe(origin),
     origin,
-    skipCSRFCheck: config.skipCSRFCheck === skipCSRFCheck,
-    raw: config.raw === raw,
+    skipCSRFCheck: isMarker(config.skipCSRFCheck, skipCSRFCheck),
+    raw: isMarker(config.raw, raw),
     redirectProxyUrl: config.redirectProxyUrl,
     experimental: Object.freeze({ enableWebAuthn: !!config.experimental?.enableWebAuthn }),
     flowStore: config.flowStore ?? cookieFlowStore(),
