@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import type { AuthConfig } from "../src/index.js"
 import type { Adapter } from "../src/adapters/types.js"
 import Nodemailer from "../src/providers/nodemailer.js"
+import type { SendVerificationRequestParams } from "../src/providers/email-types.js"
+import { MemoryAdapter } from "../src/adapters/memory.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger } from "./helpers.js"
 import { backends } from "./support/backends.js"
 import { closedPort, startSmtp } from "./support/smtp.js"
@@ -206,5 +208,22 @@ describe("email failures", () => {
     })
     expect((await client.send("/auth/session")).status).toBe(500)
     expect((log.errors[0] as { type?: string }).type).toBe("MissingAdapter")
+  })
+
+  it("sendVerificationRequest gets the provider with its signinUrl and callbackUrl, as Auth.js hands it", async () => {
+    const sent: SendVerificationRequestParams[] = []
+    const client = new AuthClient({
+      secret: SECRET,
+      trustHost: true,
+      adapter: MemoryAdapter(),
+      providers: [Nodemailer({ server: "smtp://127.0.0.1:25", sendVerificationRequest: (params) => void sent.push(params) })],
+    })
+    const csrfToken = await client.csrf()
+    await client.send("/auth/signin/nodemailer", { form: { csrfToken, email: "ivy@example.test" } })
+    const [params] = sent
+    expect(params?.provider.signinUrl).toBe(`${ORIGIN}/auth/signin/nodemailer`)
+    expect(params?.provider.callbackUrl).toBe(`${ORIGIN}/auth/callback/nodemailer`)
+    expect(params?.url.startsWith(`${params?.provider.callbackUrl}?`)).toBe(true)
+    expect(params?.provider.id).toBe("nodemailer")
   })
 })

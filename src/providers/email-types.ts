@@ -9,7 +9,11 @@ export interface SendVerificationRequestParams {
   /** The link that signs the user in: `<origin><basePath>/callback/<id>?callbackUrl=…&token=…&email=…`. */
   url: string
   expires: Date
-  provider: EmailConfig
+  /**
+   * The provider. At a sign-in it also carries its endpoints, `signinUrl` (`<origin><basePath>/signin/<id>`)
+   * and `callbackUrl` (`…/callback/<id>`), as in Auth.js; optional, so a caller may pass the bare config.
+   */
+  provider: EmailConfig & { signinUrl?: string; callbackUrl?: string }
   /** The raw token (the adapter stores only its hash). */
   token: string
   theme: Theme

@@ -150,7 +150,8 @@ export const requestLink = effect<{ redirect: string }, { params: Record<string,
 
   const token = (await provider.generateVerificationToken?.()) ?? randomBytes(32).toString("hex")
   const expires = new Date(ctx.now + (provider.maxAge ?? DEFAULT_MAX_AGE_S) * 1000)
-  const url = new URL(`${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`)
+  const callbackUrl = `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`
+  const url = new URL(callbackUrl)
   // written once: each `url.searchParams.set` would serialise the whole URL again
   url.search = new URLSearchParams({ callbackUrl: ctx.callbackUrl, token, email }).toString()
   const stored = { identifier: email, token: hashToken(boundToken(ctx, provider, token), provider.secret ?? newestSecret(ctx.config)) }
@@ -162,7 +163,8 @@ export const requestLink = effect<{ redirect: string }, { params: Record<string,
       token,
       expires,
       url: url.href,
-      provider,
+      // as Auth.js hands it: the provider with its two endpoints
+      provider: { ...provider, signinUrl: `${ctx.authUrl}/signin/${encodeURIComponent(provider.id)}`, callbackUrl },
       theme: ctx.config.theme,
       // made on first read: a web Request (headers, body stream, signal) costs more than the rest of the send
       get request() {
