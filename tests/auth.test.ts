@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from "vitest"
 import { Auth, CredentialsSignin, raw, skipCSRFCheck } from "../src/index.js"
 import type { AuthConfig } from "../src/index.js"
 import { decode } from "../src/jwt.js"
-import { parseForm } from "../src/runtime/body.js"
+import { formValue, parseForm } from "../src/runtime/body.js"
 import fc from "fast-check"
 import Credentials from "../src/providers/credentials.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, setCookies, tamperJwe } from "./helpers.js"
@@ -631,6 +631,22 @@ describe("routing and bad input", () => {
       }),
       { numRuns: 3000 },
     )
+  })
+
+  it("a field of any query or form is looked up as URLSearchParams.get finds it (first of a repeated name, null when absent)", () => {
+    const piece = fc.constantFrom("a", "b", "=", "&", "+", "%", "%2", "%61", "%3D", "%26", "%C3", "%A9", "%FF", "%zz", "é", "\uD800", " ")
+    const name = fc.constantFrom("a", "b", "a b", "", "ab", "=", "é", "\uFFFD", "c")
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 24 }), name, (pieces, wanted) => {
+        const text = pieces.join("")
+        expect(formValue(text, wanted)).toBe(new URLSearchParams(text).get(wanted))
+      }),
+      { numRuns: 5000 },
+    )
+    expect(formValue("code=x&state=s%2By&iss=http%3A%2F%2Fidp&code=z", "code")).toBe("x")
+    expect(formValue("code=x&state=s%2By&iss=http%3A%2F%2Fidp", "iss")).toBe("http://idp")
+    expect(formValue("bad=%zz&step=2", "step")).toBe("2")
+    expect(formValue("step", "step")).toBe("")
   })
 
   it.each([

@@ -67,6 +67,32 @@ export function parseForm(text: string): Record<string, string> {
   return out
 }
 
+/**
+ * The first value of `name` in a query or form text, exactly as `new URLSearchParams(text).get(name)`
+ * gives it (null when absent), without building the URLSearchParams: each pair is decoded on its own,
+ * as URLSearchParams decodes it, and a pair `decodeURIComponent` refuses (or a lone surrogate in the text)
+ * sends the whole lookup to URLSearchParams.
+ */
+export function formValue(text: string, name: string): string | null {
+  if (LONE_SURROGATE.test(text)) return new URLSearchParams(text).get(name)
+  for (let start = 0; start <= text.length; ) {
+    let end = text.indexOf("&", start)
+    if (end === -1) end = text.length
+    if (end > start) {
+      let cut = text.indexOf("=", start)
+      if (cut === -1 || cut > end) cut = end
+      const key = decodedPart(text.slice(start, cut))
+      if (key === undefined) return new URLSearchParams(text).get(name)
+      if (key === name) {
+        const value = cut === end ? "" : decodedPart(text.slice(cut + 1, end))
+        return value === undefined ? new URLSearchParams(text).get(name) : value
+      }
+    }
+    start = end + 1
+  }
+  return null
+}
+
 /** With the `u` flag a class of surrogates matches only those not in a pair. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u
 

@@ -2,6 +2,7 @@
  * The per-request context handed to route handlers and effects: the parsed request, the resolved
  * config, and what follows from both (origin, base path, cookie set). Built once per request.
  */
+import { formValue } from "./body.js"
 import type { CookiesOptions } from "../types.js"
 import type { ResolvedConfig, ResolvedProvider } from "./config.js"
 import type { CookieJar, OutCookie } from "./cookies.js"
@@ -98,8 +99,8 @@ export function param(req: IncomingRequest, name: string): string | undefined {
   const fromBody = req.body?.[name]
   if (typeof fromBody === "string") return fromBody
   const { url } = req
-  // no query: nothing to look up (`searchParams` would parse one into an object of its own)
-  return url.search === "" ? undefined : (url.searchParams.get(name) ?? undefined)
+  // no query: nothing to look up; else read in place (`searchParams` would parse it into an object of its own)
+  return url.search === "" ? undefined : (formValue(url.search.slice(1), name) ?? undefined)
 }
 
 /**

@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto"
 import type { AnyMachineSnapshot, AnyStateMachine, InspectionEvent } from "xstate"
 import { AuthError, FlowStateError } from "../errors.js"
+import { parseForm } from "./body.js"
 import type { FlowContext } from "../machines/setup.js"
 import { AWAITING_INPUT, type FlowOutput, type Reply } from "../machines/types.js"
 import { type CallbackUrl, callbackUrlNow, resolveCallbackUrl } from "./callback-url.js"
@@ -57,7 +58,8 @@ export function storeIO(ctx: RequestContext, flow: FlowDefinition): FlowStoreIO 
 export function eventParams(ctx: RequestContext, route: FlowRoute): Record<string, unknown> {
   const spec = route.params ?? []
   if (spec === "body") return { ...(ctx.req.body ?? {}) }
-  if (spec === "query") return Object.fromEntries(ctx.req.url.searchParams)
+  // the query as its `searchParams` read it (a form's grammar), without making them
+  if (spec === "query") return parseForm(ctx.req.url.search.slice(1))
   const out: Record<string, unknown> = {}
   for (const key of spec) {
     const value = ctx.req.body?.[key] ?? ctx.req.url.searchParams.get(key) ?? undefined
@@ -192,7 +194,8 @@ export async function runMachine(
       throw new FlowStateError("The sign-in state is not waiting for input.")
     }
     const event = { type: route.event, params: eventParams(ctx, route), now: ctx.now }
-    const reshow = ctx.req.method === "GET" && !before.can(event) && restsOnPage(before, flow)
+    // `can` walks xstate's transitions: asked only of a flow resting on one of its pages
+    const reshow = ctx.req.method === "GET" && restsOnPage(before, flow) && !before.can(event)
     const sent = reshow ? before : run.send(event)
     const after = sent instanceof Promise ? await sent : sent
     if (!after) throw new FlowStateError(`This step does not accept "${route.event}".`)
@@ -222,7 +225,8 @@ function withoutSpentReply(persisted: unknown): unknown {
 /** Runs one request through a flow: load, run, persist, respond; any failure is the error page. */
 export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute): Promise<Handled> {
   if (!route.start && flow.intercept) {
-    const intercepted = await flow.intercept(ctx)
+    const intercepting = flow.intercept(ctx)
+    const intercepted = intercepting instanceof Promise ? await intercepting : intercepting
     if (intercepted) return intercepted
   }
   const io = storeIO(ctx, flow)

@@ -99,9 +99,9 @@ export interface FlowDefinition {
   readonly ttl: number
   /**
    * Runs before a resumed request restores its flow; an answer here replaces the flow step (the OAuth
-   * redirect proxy forwards callbacks this way).
+   * redirect proxy forwards callbacks this way). A promise only when it must wait.
    */
-  readonly intercept?: (ctx: RequestContext) => Promise<Handled | undefined>
+  readonly intercept?: (ctx: RequestContext) => Handled | undefined | Promise<Handled | undefined>
   /**
    * Renderers of the pages the machine rests on (`{ type: "page", page: <name> }` replies), e.g. the
    * pages of extra steps. They get the CSRF token, the URL their form posts to and the response's CSP

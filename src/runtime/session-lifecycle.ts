@@ -22,6 +22,8 @@ export function sessionIssued(ctx: RequestContext, userId: string, ref: string, 
   const { account, sid } = subject
   // nothing to note for other sign-ins: answered at once
   if (!account || (account.type !== "oauth" && account.type !== "oidc")) return undefined
+  // nor when neither a provider session (`sid`) nor provider tokens are kept
+  if (!(sid && account.type === "oidc") && !ctx.config.providerTokens) return undefined
   return noteIssued(ctx, userId, ref, account, sid)
 }
 

@@ -31,7 +31,7 @@ export function sealProxyState(ctx: RequestContext, callbackUrl: string): string
  * On the proxy itself: a callback whose state names another deployment is forwarded there with all
  * its parameters (302). Anything else (no state, not sealed by us, our own origin) is left alone.
  */
-export async function forwardFromProxy(ctx: RequestContext): Promise<Handled | undefined> {
+export function forwardFromProxy(ctx: RequestContext): Handled | undefined {
   const provider = ctx.provider?.config
   const proxy = provider?.type === "oauth" || provider?.type === "oidc" ? proxyOf(ctx, provider) : undefined
   if (!proxy || proxy.origin !== ctx.origin) return undefined
