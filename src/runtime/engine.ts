@@ -165,15 +165,24 @@ function restsOnPage(snapshot: AnyMachineSnapshot, flow: FlowDefinition): boolea
 /**
  * run: the machine restored from the envelope's snapshot (or started), the request sent as ONE event
  * (its params only those the route declares), run until it rests or ends. A GET reload of a page the
- * resting state does not take as an answer shows the page again.
+ * resting state does not take as an answer shows the page again. At once when the machine rests or ends
+ * without waiting on an effect; a failure is always a rejected promise.
  */
-export async function runMachine(
+export function runMachine(
   ctx: RequestContext,
   flow: FlowDefinition,
   route: FlowRoute,
   loaded: Loaded,
   inspect?: (event: InspectionEvent) => void,
-): Promise<Outcome> {
+): Outcome | Promise<Outcome> {
+  try {
+    return runStarted(ctx, flow, route, startRun(ctx, flow, loaded, inspect))
+  } catch (err) {
+    return Promise.reject(err)
+  }
+}
+
+function startRun(ctx: RequestContext, flow: FlowDefinition, loaded: Loaded, inspect?: (event: InspectionEvent) => void): MachineRun {
   const machine = providedMachine(flow)
   const options: RunOptions = {
     persisted: loaded.envelope ? loaded.envelope.snapshot : undefined,
@@ -182,12 +191,16 @@ export async function runMachine(
     timeout: ctx.config.flowTimeout,
     ...(inspect ? { inspect } : {}),
   }
-  let run: MachineRun
   try {
-    run = !inspect && directRunnable(machine) ? startDirectRun(machine, options) : startActorRun(machine, options)
+    return !inspect && directRunnable(machine) ? startDirectRun(machine, options) : startActorRun(machine, options)
   } catch (err) {
     throw new FlowStateError("The sign-in state does not fit this flow any more.", { err })
   }
+}
+
+/** Sends the request's event to the started run; the run is stopped once it rests, ends or fails. */
+function runStarted(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute, run: MachineRun): Outcome | Promise<Outcome> {
+  let sent: ReturnType<MachineRun["send"]>
   try {
     const { before } = run
     if (before.status !== "active" || !before.hasTag(AWAITING_INPUT)) {
@@ -196,8 +209,30 @@ export async function runMachine(
     const event = { type: route.event, params: eventParams(ctx, route), now: ctx.now }
     // `can` walks xstate's transitions: asked only of a flow resting on one of its pages
     const reshow = ctx.req.method === "GET" && restsOnPage(before, flow) && !before.can(event)
-    const sent = reshow ? before : run.send(event)
-    const after = sent instanceof Promise ? await sent : sent
+    sent = reshow ? before : run.send(event)
+  } catch (err) {
+    run.stop()
+    throw err
+  }
+  if (!(sent instanceof Promise)) return outcomeOf(ctx, flow, route, run, sent)
+  return sent.then(
+    (after) => outcomeOf(ctx, flow, route, run, after),
+    (err: unknown) => {
+      run.stop()
+      throw err
+    },
+  )
+}
+
+/** What the run came to (resting or ended), or its failure; the run is stopped either way. */
+function outcomeOf(
+  ctx: RequestContext,
+  flow: FlowDefinition,
+  route: FlowRoute,
+  run: MachineRun,
+  after: AnyMachineSnapshot | undefined,
+): Outcome {
+  try {
     if (!after) throw new FlowStateError(`This step does not accept "${route.event}".`)
     ctx.config.logger.debug("flow", { flow: flow.id, event: route.event, state: after.value, status: after.status })
     const state = stateName(after.value)
@@ -238,7 +273,8 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
     const loaded = loading instanceof Promise ? await loading : loading
     tag.flowId = loaded.flowId
     emit?.({ ...tag, at: Date.now(), type: "request", method: ctx.req.method, action: ctx.action, event: route.event })
-    const outcome = await runMachine(ctx, flow, route, loaded, emit || raw ? xstateObserver(emit, raw, () => tag) : undefined)
+    const running = runMachine(ctx, flow, route, loaded, emit || raw ? xstateObserver(emit, raw, () => tag) : undefined)
+    const outcome = running instanceof Promise ? await running : running
     const persisted = persistFlow(ctx, flow, loaded, outcome, io)
     const cookies = Array.isArray(persisted) ? persisted : await persisted
     if (outcome.status === "ended") {
