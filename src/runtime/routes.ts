@@ -14,7 +14,8 @@ import { notServed, type Route } from "./route-table.js"
 import { sessionStrategy } from "./session.js"
 import { signOutEverywhere, wantsEverywhere } from "./sign-out-everywhere.js"
 import { clearCookie } from "./cookies.js"
-import { OPEN, rateLimitGate } from "./rate-limit.js"
+import { type Gate, OPEN, rateLimitGate } from "./rate-limit.js"
+import { isPromiseLike } from "./awaitable.js"
 import { backchannelLogout } from "./logout/backchannel.js"
 import { providerLogoutOf, providerLogoutUrl, signOutCallback } from "./logout/rp-initiated.js"
 import { accountRoutes } from "./account-routes.js"
@@ -84,20 +85,35 @@ export const routes: readonly Route[] = [
   ...accountRoutes,
 ]
 
-/** Runs the row for a request; a valid action with no row is `UnknownAction` (→ error page). */
-export async function route(ctx: RequestContext): Promise<Handled> {
-  const row = ctx.config.routing.find(ctx)
-  const gated = rateLimitGate(ctx)
-  const gate = gated instanceof Promise ? await gated : gated
-  if (gate.refused) return gate.refused
-  let handled: Handled
+/**
+ * Runs the row for a request; a valid action with no row is `UnknownAction` (→ error page). Not an async
+ * function: the handler's promise is passed on with one `then`, not awaited in a frame of its own.
+ */
+export function route(ctx: RequestContext): Promise<Handled> {
+  try {
+    const row = ctx.config.routing.find(ctx)
+    const gated = rateLimitGate(ctx)
+    return gated instanceof Promise ? gated.then((gate) => routed(ctx, row, gate)) : routed(ctx, row, gated)
+  } catch (err) {
+    return Promise.reject(err)
+  }
+}
+
+type Row = ReturnType<RequestContext["config"]["routing"]["find"]>
+
+function routed(ctx: RequestContext, row: Row, gate: Gate): Promise<Handled> {
+  if (gate.refused) return Promise.resolve(gate.refused)
+  let handling: Handled | PromiseLike<Handled>
   try {
     if (!row) throw new UnknownAction(`Cannot handle action: ${ctx.action}`)
-    handled = (row.csrf && csrfFailure(ctx)) || (await row.handle(ctx))
+    handling = (row.csrf && csrfFailure(ctx)) || row.handle(ctx)
   } catch (err) {
-    handled = errorResponse(ctx, err)
+    handling = errorResponse(ctx, err)
   }
-  const settled = gate === OPEN ? undefined : gate.settle(handled)
-  if (settled) await settled
-  return handled
+  const settle = (handled: Handled): Handled | Promise<Handled> => {
+    const settled = gate === OPEN ? undefined : gate.settle(handled)
+    return settled ? settled.then(() => handled) : handled
+  }
+  if (!isPromiseLike(handling)) return Promise.resolve(settle(handling))
+  return Promise.resolve(handling).then(settle, (err: unknown) => settle(errorResponse(ctx, err)))
 }
