@@ -121,6 +121,19 @@ describe("load → run → persist → respond", () => {
     await expect(loadFlow(ctx, flow, step, storeIO(ctx, flow))).rejects.toMatchObject({ type: "FlowStateError" })
   })
 
+  it("a run that cannot start is a rejected promise, never a throw", async () => {
+    const ctx = await contextOf("/auth/probe/two-step", { password: "pw", callbackUrl: "/home" })
+    const loaded = await loadFlow(ctx, flow, start, storeIO(ctx, flow))
+    // a persisted snapshot this flow cannot restore
+    const broken = {
+      ...loaded,
+      envelope: { ...(loaded.envelope ?? {}), snapshot: { status: "active", value: "nowhere", context: {} } },
+    } as typeof loaded
+    const failing = runMachine(ctx, flow, step, broken)
+    expect(failing).toBeInstanceOf(Promise)
+    await expect(failing).rejects.toMatchObject({ type: "FlowStateError" })
+  })
+
   it("run rests at the page; persist seals the envelope with the callback URL; respond renders the page", async () => {
     const ctx = await contextOf("/auth/probe/two-step", { password: "pw", callbackUrl: "/home" })
     const io = storeIO(ctx, flow)
