@@ -162,7 +162,7 @@ export async function benchSteps(): Promise<StepsReport> {
   let app: App | undefined
   let failed: unknown
   try {
-    const result = await runLoadgen<{ phases: PhaseResult[]; loadgen: LoadgenCpu }>(job, (line, go) => {
+    const running = runLoadgen<{ phases: PhaseResult[]; loadgen: LoadgenCpu }>(job, (line, go) => {
       if (!line.startsWith('{"issuer"')) return
       const { issuer } = JSON.parse(line) as { issuer: string }
       const env = {
@@ -181,6 +181,10 @@ export async function benchSteps(): Promise<StepsReport> {
           go() // the load generator then fails fast and the error above is thrown
         },
       )
+    })
+    // when the app did not start, its error is the one to show, not the load generator's that follows it
+    const result = await running.catch((err: unknown) => {
+      throw failed ?? err
     })
     if (failed) throw failed
     if (!app) throw new Error("the app did not start")
