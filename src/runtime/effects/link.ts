@@ -21,6 +21,7 @@ import { fireEvent } from "../events.js"
 import { currentUser } from "../session.js"
 import { recordAccount } from "../accounts.js"
 import { extended } from "../plain-object.js"
+import { storedAccount } from "./oauth-profile.js"
 
 /**
  * A new user from the flow's: a fresh id in place of any it carried. Built with `extended`, not a spread
@@ -200,11 +201,17 @@ async function indexAccount(ctx: EffectContext, user: FlowUser, account: Unlinke
   }
 }
 
-/** OAuth/OIDC: the account linked to its user, then noted in the user's account index. */
+/**
+ * OAuth/OIDC: the account linked to its user, then noted in the user's account index. The adapter and the
+ * `linkAccount` event get the stored account (the provider's `account()` of the token set, with `userId`);
+ * the callbacks and the `signIn` event after this keep the whole token response, as in Auth.js.
+ */
 async function linkOAuth(ctx: EffectContext, adapter: SafeAdapter, input: Identity, oauthAccount: UnlinkedAccount): Promise<Identity> {
-  const linked = await linkProviderAccount(ctx, adapter, input, oauthAccount, oauthRules(ctx))
-  await indexAccount(ctx, linked.user, oauthAccount)
-  return linked
+  const config = ctx.provider?.config
+  const stored = storedAccount(config?.type === "oauth" || config?.type === "oidc" ? config : undefined, oauthAccount)
+  const linked = await linkProviderAccount(ctx, adapter, input, stored, oauthRules(ctx))
+  await indexAccount(ctx, linked.user, stored)
+  return extended(linked, { account: input.account })
 }
 
 /** The tail's linking step: a no-op without an adapter (answered at once then). */

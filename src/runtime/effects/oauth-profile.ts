@@ -1,12 +1,13 @@
 /**
  * From a redeemed code to the sign-in's identity: the profile read (the ID token's claims, or the userinfo
  * answer), mapped by the provider's `profile()` or the default, and the user and account made of it (a
- * user id stable per provider and account without an adapter, the account's token fields as Auth.js
- * keeps them).
+ * user id stable per provider and account without an adapter, the account the raw token response with
+ * provider, type and providerAccountId, as Auth.js passes it to the callbacks). What an adapter stores
+ * is {@link storedAccount}: the provider's `account()` (or Auth.js' default) applied at linking only.
  */
 import * as o from "oauth4webapi"
 import { CallbackRouteError, OAuthProfileParseError } from "../../errors.js"
-import type { Identity } from "../../flow/index.js"
+import type { FlowAccount, Identity } from "../../flow/index.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
 import type { Account, Profile, TokenSet, User } from "../../types.js"
 import { clientOf, endpoint, httpOptions } from "./oauth-server.js"
@@ -111,8 +112,24 @@ function identityFrom(provider: OAuthConfig, profile: Profile, tokens: TokenSet,
   const id = stableUserId(provider.id, providerAccountId)
   const email = mapped.email?.toLowerCase() ?? null
   const user = { ...mapped, id, email }
-  const custom = provider.account?.(tokens)
-  const stored = custom === undefined || custom === null ? storedTokens(tokens) : custom
-  const account: Account = { ...stored, provider: provider.id, type: provider.type, providerAccountId }
+  // Auth.js' `getUserAndAccount`: the whole token response (its extras such as `expires_in` or
+  // `refresh_token_expires_in` too) reaches the `signIn` and `jwt` callbacks and the `signIn` event
+  const account: Account = { ...tokens, provider: provider.id, type: provider.type, providerAccountId }
   return { user, account, profile }
+}
+
+/**
+ * The account an adapter stores (`linkAccount` and its event; provider tokens kept): the provider's
+ * `account()` of the token set, else Auth.js' default fields, with provider, type and providerAccountId
+ * (Auth.js' `handleLoginOrRegister`, the only place its `defaultAccount` filtering applies).
+ * @example storedAccount(github, { access_token, expires_in: 3600, provider: "github", type: "oauth", providerAccountId: "1" }) // no expires_in
+ */
+export function storedAccount<T extends FlowAccount["type"]>(
+  provider: OAuthConfig | undefined,
+  account: FlowAccount & { type: T },
+): FlowAccount & { type: T } {
+  const { provider: id, type, providerAccountId, userId: _userId, ...tokens } = account
+  const custom = provider?.account?.(tokens)
+  const stored = custom === undefined || custom === null ? storedTokens(tokens) : custom
+  return { ...stored, provider: id, type, providerAccountId }
 }

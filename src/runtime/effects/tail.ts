@@ -4,7 +4,7 @@
 import { effect } from "./effect.js"
 import type { EffectContext } from "../flow.js"
 import { AccessDenied, AuthError } from "../../errors.js"
-import type { GateResult, Identity, Issued } from "../../machines/types.js"
+import type { FlowAccount, GateResult, Identity, Issued } from "../../machines/types.js"
 import type { Account, Profile, User } from "../../types.js"
 import { isPromiseLike } from "../awaitable.js"
 import { redirectTo } from "../callback-url.js"
@@ -12,6 +12,7 @@ import { fireEvent } from "../events.js"
 import { type SafeAdapter, adapterOf } from "../adapter.js"
 import { sessionStrategy } from "../session.js"
 import { keepProviderTokens } from "../tokens/record.js"
+import { storedAccount } from "./oauth-profile.js"
 
 type SignInParams = Parameters<EffectContext["config"]["callbacks"]["signIn"]>[0]
 
@@ -108,10 +109,20 @@ export const issueSession = effect<Issued, Identity>((ctx, input) => {
 type Subject = ReturnType<typeof subjectOf>
 
 async function issueLater(ctx: EffectContext, input: Identity, subject: Subject): Promise<Issued> {
-  if (ctx.config.providerTokens) await keepProviderTokens(ctx.config, subject.user.id, input.account)
+  if (ctx.config.providerTokens) await keepProviderTokens(ctx.config, subject.user.id, keptAccount(ctx, input.account))
   const cookies = await sessionStrategy(ctx).issue(ctx, sessionSubject(input, subject))
   if (ctx.config.events.signIn) await fireEvent(ctx, "signIn", subject)
   return issued(ctx, input, cookies)
+}
+
+/**
+ * The account whose tokens `session.providerTokens` keeps: the stored one (the provider's `account()` of
+ * the token response, as linking stores it), not the whole response the callbacks see.
+ */
+function keptAccount(ctx: EffectContext, account: FlowAccount | null): FlowAccount | null {
+  const config = ctx.provider?.config
+  if (!account || (account.type !== "oauth" && account.type !== "oidc")) return account
+  return storedAccount(config?.type === "oauth" || config?.type === "oidc" ? config : undefined, account)
 }
 
 /** The provider's `sid` reaches the session only, not the `signIn` event. */
