@@ -7,6 +7,7 @@
  * `tests/isolation.test.ts` finds such files and fails when one is missing here.
  */
 export const ISOLATED: readonly string[] = [
+  "tests/authjs-parity-account.test.ts",
   "tests/authjs-parity-jwt-sliding.test.ts",
   "tests/authjs-parity-return-redirect.test.ts",
   "tests/authjs-presets.test.ts",

@@ -1,0 +1,194 @@
+/**
+ * The `account` of an OAuth sign-in, as Auth.js hands it out: the `signIn` and `jwt` callbacks and the
+ * `signIn` event get the whole token response (`expires_in`, a provider's extras such as GitHub Apps'
+ * `refresh_token_expires_in`) plus provider, type and providerAccountId; only the adapter's `linkAccount`
+ * and the `linkAccount` event get the provider's `account()` of it (Auth.js' default fields unless the
+ * provider has its own), with `userId`. The same sign-in runs against `@auth/core`'s `Auth` and
+ * authchart's, with a loopback provider whose token endpoint adds the extra field.
+ */
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { Auth as AuthJs } from "@auth/core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { MemoryAdapter } from "../src/adapters/memory.js"
+import { Auth, type AuthConfig } from "../src/index.js"
+import { ORIGIN, SECRET } from "./helpers.js"
+
+const TOKENS = {
+  access_token: "at-1",
+  token_type: "bearer",
+  expires_in: 3600,
+  refresh_token: "rt-1",
+  refresh_token_expires_in: 15897600,
+  scope: "read:user",
+}
+
+let provider: Server
+let base = ""
+beforeAll(async () => {
+  provider = createServer((req, res) => {
+    res.setHeader("content-type", "application/json")
+    if (req.url?.startsWith("/token")) return void res.end(JSON.stringify(TOKENS))
+    if (req.url?.startsWith("/userinfo")) return void res.end(JSON.stringify({ id: "4242", name: "Ada", email: "ada@example.com" }))
+    res.statusCode = 404
+    res.end("{}")
+  })
+  await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve))
+  base = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`
+})
+afterAll(() => new Promise<void>((resolve) => provider.close(() => resolve())))
+
+interface Seen {
+  signIn: Record<string, unknown>[]
+  jwt: Record<string, unknown>[]
+  signInEvent: Record<string, unknown>[]
+  linkAccountEvent: Record<string, unknown>[]
+  adapterLinkAccount: Record<string, unknown>[]
+}
+
+function configOf(account?: (tokens: Record<string, unknown>) => Record<string, unknown>) {
+  const seen: Seen = { signIn: [], jwt: [], signInEvent: [], linkAccountEvent: [], adapterLinkAccount: [] }
+  const adapter = MemoryAdapter()
+  const linkAccount = adapter.linkAccount.bind(adapter)
+  const config = {
+    secret: SECRET,
+    trustHost: true,
+    basePath: "/auth",
+    session: { strategy: "jwt" as const },
+    adapter: {
+      ...adapter,
+      linkAccount: (a: Parameters<typeof linkAccount>[0]) => {
+        seen.adapterLinkAccount.push({ ...a })
+        return linkAccount(a)
+      },
+    },
+    providers: [
+      {
+        id: "acme",
+        name: "Acme",
+        type: "oauth" as const,
+        clientId: "acme-client",
+        clientSecret: "acme-secret",
+        authorization: `${base}/authorize`,
+        token: `${base}/token`,
+        userinfo: `${base}/userinfo`,
+        ...(account ? { account } : {}),
+      },
+    ],
+    callbacks: {
+      signIn: ({ account: a }: { account?: unknown }) => {
+        seen.signIn.push({ ...(a as object) })
+        return true
+      },
+      jwt: ({ token, account: a }: { token: Record<string, unknown>; account?: unknown }) => {
+        if (a) seen.jwt.push({ ...(a as object) })
+        return token
+      },
+    },
+    events: {
+      signIn: ({ account: a }: { account?: unknown }) => void seen.signInEvent.push({ ...(a as object) }),
+      linkAccount: ({ account: a }: { account: unknown }) => void seen.linkAccountEvent.push({ ...(a as object) }),
+    },
+  }
+  return { config, seen }
+}
+
+type Handler = (request: Request) => Promise<Response>
+
+const sides: Record<string, (config: ReturnType<typeof configOf>["config"]) => Handler> = {
+  "Auth.js": (config) => (request) => AuthJs(request, config as unknown as Parameters<typeof AuthJs>[1]),
+  authchart: (config) => (request) => Auth(request, config as unknown as AuthConfig),
+}
+
+/** A sign-in with the loopback provider: CSRF, POST /signin/acme, then the callback with a code. */
+async function signIn(handle: Handler): Promise<Response> {
+  const jar = new Map<string, string>()
+  const send = async (path: string, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers)
+    headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "))
+    const response = await handle(new Request(`${ORIGIN}${path}`, { ...init, headers }))
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ""] = line.split(";")
+      const at = pair.indexOf("=")
+      const name = pair.slice(0, at)
+      const value = pair.slice(at + 1)
+      if (value === "" || /max-age=0\b/i.test(line)) jar.delete(name)
+      else jar.set(name, value)
+    }
+    return response
+  }
+  const { csrfToken } = (await (await send("/auth/csrf")).json()) as { csrfToken: string }
+  const started = await send("/auth/signin/acme", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ csrfToken }),
+  })
+  const authorize = new URL(started.headers.get("location") ?? expect.unreachable())
+  expect(authorize.origin + authorize.pathname).toBe(`${base}/authorize`)
+  const state = authorize.searchParams.get("state")
+  const query = new URLSearchParams({ code: "code-1", ...(state ? { state } : {}) })
+  return send(`/auth/callback/acme?${query}`)
+}
+
+/** The account as seen, with what differs by run (the user id, the clock) fixed. */
+const fixed = (account: Record<string, unknown> | undefined) => {
+  expect(account).toBeDefined()
+  const { userId, expires_at, ...rest } = account ?? {}
+  expect(typeof expires_at).toBe("number")
+  expect(Math.abs(Number(expires_at) - (Math.floor(Date.now() / 1000) + TOKENS.expires_in))).toBeLessThan(5)
+  return userId === undefined ? rest : { ...rest, userId: typeof userId }
+}
+
+const RAW = { ...TOKENS, provider: "acme", type: "oauth", providerAccountId: "4242" }
+const STORED = {
+  access_token: "at-1",
+  token_type: "bearer",
+  refresh_token: "rt-1",
+  scope: "read:user",
+  provider: "acme",
+  type: "oauth",
+  providerAccountId: "4242",
+}
+
+describe.each(Object.keys(sides))("the OAuth account, %s", (name) => {
+  const side = sides[name] ?? expect.unreachable()
+
+  it("callbacks and the signIn event: the whole token response; linkAccount: the default fields with userId", async () => {
+    const { config, seen } = configOf()
+    const response = await signIn(side(config))
+    expect(response.status).toBe(302)
+    expect(response.headers.get("location")).toBe(ORIGIN)
+    expect(seen.signIn.map(fixed)).toEqual([RAW])
+    expect(seen.jwt.map(fixed)).toEqual([RAW])
+    expect(seen.signInEvent.map(fixed)).toEqual([RAW])
+    expect(seen.adapterLinkAccount.map(fixed)).toEqual([{ ...STORED, userId: "string" }])
+    // Auth.js' event gets the account before `userId` is set (`userId: undefined`); authchart's has it
+    const event = seen.linkAccountEvent.map(fixed).map(({ userId: _userId, ...rest }) => rest)
+    expect(event).toEqual([STORED])
+    expect(seen.linkAccountEvent[0]?.refresh_token_expires_in).toBeUndefined()
+    expect(seen.linkAccountEvent[0]?.expires_in).toBeUndefined()
+  })
+
+  it("a provider's account() shapes what is stored, not what the callbacks see", async () => {
+    const { config, seen } = configOf((tokens) => ({
+      access_token: tokens.access_token,
+      refresh_token: tokens.refresh_token,
+      expires_at: tokens.expires_at,
+      refresh_token_expires_at: Math.floor(Date.now() / 1000) + Number(tokens.refresh_token_expires_in),
+    }))
+    expect((await signIn(side(config))).status).toBe(302)
+    expect(seen.signIn.map(fixed)).toEqual([RAW])
+    expect(seen.jwt.map(fixed)).toEqual([RAW])
+    expect(seen.signInEvent.map(fixed)).toEqual([RAW])
+    const [stored] = seen.adapterLinkAccount.map(fixed)
+    expect(stored).toEqual({
+      access_token: "at-1",
+      refresh_token: "rt-1",
+      refresh_token_expires_at: expect.any(Number),
+      provider: "acme",
+      type: "oauth",
+      providerAccountId: "4242",
+      userId: "string",
+    })
+  })
+})
