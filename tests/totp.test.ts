@@ -23,6 +23,7 @@ import { scratchWordsLeft } from "../src/steps/hotp-sha1.js"
 import { appConfig, users } from "./fixtures/credentials-with-totp.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, tamperJwe } from "./helpers.js"
 import { type OidcServer, startOidcProvider } from "./support/oidc-provider.js"
+import { unsealEnvelope } from "../src/runtime/store.js"
 import { startSmtp } from "./support/smtp.js"
 
 const ADA_SECRET = users.get("ada")?.totpSecret as string
@@ -276,6 +277,62 @@ describe("steps after OIDC and email sign-in", () => {
     const done = await sendCode(client, csrfToken, totpCode(ADA_SECRET), "idp")
     expect(done.headers.get("location")).toBe(`${ORIGIN}/home`)
     expect((await session(client))?.user.name).toBe("Alice Example")
+  })
+
+  it("TOTP after OIDC: the account rests sealed in the flow cookie; after the step the callbacks get the whole token response, linkAccount the stored fields", async () => {
+    const seen: { jwt: unknown[]; signIn: unknown[]; event: unknown[]; linked: unknown[] } = { jwt: [], signIn: [], event: [], linked: [] }
+    const adapter = MemoryAdapter()
+    const linkAccount = adapter.linkAccount.bind(adapter)
+    const config: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      adapter: {
+        ...adapter,
+        linkAccount: (account) => {
+          seen.linked.push({ ...account })
+          return linkAccount(account)
+        },
+      },
+      session: { strategy: "jwt" },
+      providers: [idpProvider()] as AuthConfig["providers"],
+      flows: [extendFlow(oauthFlow, [totpStep({ secretFor: (u) => (u.email === "alice@example.test" ? ADA_SECRET : null) })])],
+      callbacks: {
+        signIn: ({ account }) => Boolean(seen.signIn.push(account)),
+        jwt: ({ token, account }) => {
+          if (account) seen.jwt.push(account)
+          return token
+        },
+      },
+      events: { signIn: ({ account }) => void seen.event.push(account) },
+    }
+    const client = new AuthClient(config)
+    const { res, csrfToken } = await oidcUntilStep(client)
+    expect(res.status).toBe(200)
+    const resting = client.jar.get("authchart.flow.idp") ?? ""
+    expect(resting).not.toBe("")
+    // the identity, the whole token response with it, rests in the sealed flow cookie only
+    const envelope = await unsealEnvelope(resting, [SECRET], "authchart.flow.idp")
+    expect(JSON.stringify(envelope.snapshot)).toContain('"expires_in"')
+    const done = await sendCode(client, csrfToken, totpCode(ADA_SECRET), "idp")
+    expect(done.headers.get("location")).toBe(`${ORIGIN}/home`)
+    const raw = {
+      access_token: expect.any(String),
+      id_token: expect.any(String),
+      expires_in: expect.any(Number),
+      expires_at: expect.any(Number),
+      token_type: expect.stringMatching(/^bearer$/i),
+      provider: "idp",
+      type: "oidc",
+      providerAccountId: expect.any(String),
+    }
+    for (const list of [seen.signIn, seen.jwt, seen.event]) expect(list).toEqual([expect.objectContaining(raw)])
+    expect(seen.linked).toHaveLength(1)
+    const linked = seen.linked[0] as Record<string, unknown>
+    expect(linked).toMatchObject({ access_token: expect.any(String), id_token: expect.any(String), userId: expect.any(String) })
+    expect(linked.expires_in).toBeUndefined()
+    const { access_token, id_token } = seen.jwt[0] as Record<string, string>
+    expect(resting).not.toContain(access_token)
+    expect(resting).not.toContain(id_token)
   })
 
   it("accept the terms: shown to new OAuth users only", async () => {
