@@ -15,6 +15,7 @@ import {
   AccessTokenUnavailable,
   type AuthConfig,
   getAccessToken,
+  type JWT,
   memoryServerState,
   RefreshTokenError,
   revokeSessions,
@@ -71,6 +72,22 @@ describe("provider tokens with JWT sessions", () => {
     expect(the.refreshes()).toBe(before)
     // the cookie holds no provider token
     expect(client.jar.header()).not.toContain(record.access_token)
+  })
+
+  it("the store keeps what the provider's account() keeps, while the jwt callback gets the whole token response", async () => {
+    const seen: Record<string, unknown>[] = []
+    const account = (tokens: Record<string, unknown>) => ({ access_token: tokens.access_token, expires_at: tokens.expires_at })
+    const jwt = ({ token, account: a }: { token: JWT; account?: unknown }) => {
+      if (a) seen.push({ ...(a as object) })
+      return token
+    }
+    const { client, stored } = app({ callbacks: { jwt } }, { account })
+    await signInWithIdp(the.idp, client)
+    const record = await stored()
+    expect(Object.keys(record).sort()).toEqual(["access_token", "expires_at", "providerAccountId"])
+    expect(seen).toEqual([
+      expect.objectContaining({ access_token: record.access_token, refresh_token: expect.any(String), expires_in: ACCESS_TOKEN_TTL }),
+    ])
   })
 
   it("at expiry 50 concurrent calls cause exactly one refresh; the rotated refresh token is stored, the old one refused", async () => {
