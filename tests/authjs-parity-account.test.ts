@@ -180,6 +180,18 @@ describe.each(Object.keys(sides))("the OAuth account, %s", (name) => {
     expect(seen.signIn.map(fixed)).toEqual([RAW])
     expect(seen.jwt.map(fixed)).toEqual([RAW])
     expect(seen.signInEvent.map(fixed)).toEqual([RAW])
+    // a returning user's account is linked already: no second linkAccount, account() not asked again
+    const calls = { count: 0 }
+    const counted = configOf((tokens) => {
+      calls.count++
+      return { access_token: tokens.access_token }
+    })
+    const handle = side(counted.config)
+    expect((await signIn(handle)).status).toBe(302)
+    expect((await signIn(handle)).status).toBe(302)
+    expect(calls.count).toBe(1)
+    expect(counted.seen.adapterLinkAccount).toHaveLength(1)
+    expect(counted.seen.jwt.map(fixed)).toEqual([RAW, RAW])
     const [stored] = seen.adapterLinkAccount.map(fixed)
     expect(stored).toEqual({
       access_token: "at-1",

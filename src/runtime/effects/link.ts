@@ -64,13 +64,19 @@ interface LinkRules {
   readonly linkByEmail: boolean
   /** Whether to link once more after a failed adapter write (another instance may have linked in between). */
   readonly retry: boolean
+  /** What the adapter stores of a new account (OAuth: the provider's `account()`), made only when it is linked. */
+  readonly stored?: (account: UnlinkedAccount) => UnlinkedAccount
 }
 
-/** OAuth / OIDC: `OAuthAccountNotLinked`, linking by email only when the provider allows it, one retry. */
+/**
+ * OAuth / OIDC: `OAuthAccountNotLinked`, linking by email only when the provider allows it, one retry; a
+ * new account is stored as the provider's `account()` makes it (Auth.js calls it only then too).
+ */
 function oauthRules(ctx: EffectContext): LinkRules {
   const config = ctx.provider?.config
-  const linkByEmail = (config?.type === "oauth" || config?.type === "oidc") && config.allowDangerousEmailAccountLinking === true
-  return { NotLinked: OAuthAccountNotLinked, linkByEmail, retry: true }
+  const oauth = config?.type === "oauth" || config?.type === "oidc" ? config : undefined
+  const linkByEmail = oauth?.allowDangerousEmailAccountLinking === true
+  return { NotLinked: OAuthAccountNotLinked, linkByEmail, retry: true, stored: (account) => storedAccount(oauth, account) }
 }
 
 /** WebAuthn (Auth.js' webauthn branch): `AccountNotLinked`, never by email. */
@@ -135,7 +141,8 @@ async function linkProviderAccountOnce(
     user = sameEmail ?? (await createUser(ctx, adapter, identity.user, null))
     isNewUser = !sameEmail
   }
-  const linked = await linkAccount(ctx, adapter, extended(account, { userId: user.id }), user, identity.user)
+  const stored = rules.stored ? rules.stored(account) : account
+  const linked = await linkAccount(ctx, adapter, extended(stored, { userId: user.id }), user, identity.user)
   if (authenticator) await adapter.createAuthenticator(extended(authenticator, { userId: user.id }))
   return extended(identity, { authenticator: undefined, user: asFlowUser(user), account: linked, isNewUser })
 }
@@ -207,10 +214,8 @@ async function indexAccount(ctx: EffectContext, user: FlowUser, account: Unlinke
  * the callbacks and the `signIn` event after this keep the whole token response, as in Auth.js.
  */
 async function linkOAuth(ctx: EffectContext, adapter: SafeAdapter, input: Identity, oauthAccount: UnlinkedAccount): Promise<Identity> {
-  const config = ctx.provider?.config
-  const stored = storedAccount(config?.type === "oauth" || config?.type === "oidc" ? config : undefined, oauthAccount)
-  const linked = await linkProviderAccount(ctx, adapter, input, stored, oauthRules(ctx))
-  await indexAccount(ctx, linked.user, stored)
+  const linked = await linkProviderAccount(ctx, adapter, input, oauthAccount, oauthRules(ctx))
+  await indexAccount(ctx, linked.user, oauthAccount)
   return extended(linked, { account: input.account })
 }
 
