@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { publicModules } from "../scripts/exports.mjs"
 import { packIntoProject, repoRoot, type PackedProject } from "./support/packed.js"
-import { typeCheckReadme } from "./support/readme-snippets.js"
+import { STRICT_NODENEXT, runTsc, typeCheckReadme } from "./support/readme-snippets.js"
 
 let packed: PackedProject
 beforeAll(() => {
@@ -367,19 +367,9 @@ function typeCheck(dir: string, source: string): string[] {
   rmSync(at, { recursive: true, force: true })
   mkdirSync(at)
   writeFileSync(join(at, "app.ts"), source)
-  const compilerOptions = {
-    strict: true,
-    target: "ES2022",
-    module: "NodeNext",
-    moduleResolution: "NodeNext",
-    noEmit: true,
-    skipLibCheck: true,
-    types: ["node"],
-  }
+  const compilerOptions = { ...STRICT_NODENEXT, types: ["node"] }
   writeFileSync(join(at, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["app.ts"] }))
-  const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc")
-  const run = spawnSync(process.execPath, [tsc, "-p", "tsconfig.json", "--pretty", "false"], { cwd: at, encoding: "utf8" })
-  return run.stdout.split("\n").filter((line) => line.trim() !== "")
+  return runTsc(at).lines
 }
 
 describe("an @auth/express app's types, moved to authchart by changing module names", () => {

@@ -70,6 +70,23 @@ function preambleBefore(lines: string[], fenceIndex: number): string {
  * package and the snippets' imports in its node_modules), and the source files `alsoCheck` with them, in
  * one `tsc` run. Returns the errors as `README.md:<line>: ...` (those of `alsoCheck` as tsc gives them).
  */
+/** The compiler options of a user's strict NodeNext project (no emit, libraries' own types unchecked). */
+export const STRICT_NODENEXT = {
+  strict: true,
+  target: "ES2022",
+  module: "NodeNext",
+  moduleResolution: "NodeNext",
+  noEmit: true,
+  skipLibCheck: true,
+} as const
+
+/** This repository's `tsc` on the `tsconfig.json` in `cwd`: its exit status and the lines it printed. */
+export function runTsc(cwd: string): { status: number | null; lines: string[] } {
+  const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc")
+  const run = spawnSync(process.execPath, [tsc, "-p", "tsconfig.json", "--pretty", "false"], { cwd, encoding: "utf8" })
+  return { status: run.status, lines: run.stdout.split("\n").filter((line) => line.trim() !== "") }
+}
+
 export function typeCheckReadme(app: string, readmePath: string, alsoCheck: readonly string[] = []): string[] {
   const snippets = readmeSnippets(readFileSync(readmePath, "utf8"))
   const dir = join(app, "readme-snippets")
@@ -83,24 +100,10 @@ export function typeCheckReadme(app: string, readmePath: string, alsoCheck: read
     writeFileSync(join(dir, name), `${head}${snippet.code}\nexport {}\n`)
   }
   for (const source of alsoCheck) copyFileSync(source, join(dir, basename(source)))
-  writeFileSync(
-    join(app, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        target: "ES2022",
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        noEmit: true,
-        skipLibCheck: true,
-      },
-      include: ["readme-snippets"],
-    }),
-  )
-  const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc")
-  const run = spawnSync(process.execPath, [tsc, "-p", "tsconfig.json", "--pretty", "false"], { cwd: app, encoding: "utf8" })
+  writeFileSync(join(app, "tsconfig.json"), JSON.stringify({ compilerOptions: STRICT_NODENEXT, include: ["readme-snippets"] }))
+  const run = runTsc(app)
   if (run.status === 0) return []
-  const errors = run.stdout.split("\n").filter((l) => l.trim() !== "")
+  const errors = run.lines
   return errors.map((error) => {
     const at = /^readme-snippets\/(snippet-\d+\.ts)\((\d+),(\d+)\): (.*)$/.exec(error)
     const snippet = at && files.get(at[1] ?? "")
