@@ -1,18 +1,16 @@
 /**
- * The flow engine, in four parts, each testable alone: `loadFlow` (the resting flow's envelope, checked
- * and claimed once, or none for a start; the callback URL), `runMachine` (restore or start the machine,
- * send the request as ONE event, run until it rests at `awaiting-input` or ends, bounded by
- * `flowTimeout`), `persistFlow` (flow-persist.ts: save a resting flow, clear an ended one) and
+ * The flow engine, in four parts, each testable alone: `loadFlow` (flow-load.ts: the resting flow's
+ * envelope, checked and claimed once, or none for a start; the callback URL), `runMachine` (restore or
+ * start the machine, send the request as ONE event, run until it rests at `awaiting-input` or ends,
+ * bounded by `flowTimeout`), `persistFlow` (flow-persist.ts: save a resting flow, clear an ended one) and
  * `respondFlow` (flow-respond.ts). `runFlow` strings them together and reports each to the inspectors.
  */
-import { randomUUID } from "node:crypto"
 import type { AnyMachineSnapshot, AnyStateMachine, InspectionEvent } from "xstate"
 import { AuthError, FlowStateError } from "../errors.js"
 import { parseForm } from "./body.js"
 import type { FlowContext } from "../machines/setup.js"
 import { AWAITING_INPUT, type FlowOutput, type Reply } from "../machines/types.js"
-import { type CallbackUrl, callbackUrlNow, resolveCallbackUrl } from "./callback-url.js"
-import { type Handled, type RequestContext, param, withCallbackUrl } from "./context.js"
+import { type Handled, type RequestContext, withCallbackUrl } from "./context.js"
 import { startActorRun } from "./actor-run.js"
 import { linkIdentity } from "./effects/link.js"
 import { issueSession, signInGate } from "./effects/tail.js"
@@ -21,38 +19,13 @@ import { clearFlow, expiryOf, hasState, persistFlow } from "./flow-persist.js"
 import { type Outcome, respondFlow } from "./flow-respond.js"
 import { stateName, xstateObserver } from "./inspect.js"
 import { directRunnable, startDirectRun } from "./machine-run.js"
-import { originOf } from "./pages/csp.js"
 import { isPlainObject } from "./plain-object.js"
 import { errorResponse } from "./respond.js"
 import type { MachineRun, RunOptions } from "./run-common.js"
-import { syncVerbs } from "./server-state-memory.js"
-import { type FlowEnvelope, type FlowStoreIO, LOAD_LATER, claimEnvelope, claimOf, syncFlowStore, usedUp } from "./store.js"
+import { type Loaded, loadFlow, storeIO } from "./flow-load.js"
 
 export type { Outcome }
 export { expiryOf, persistFlow }
-
-/** What `loadFlow` found for a request. */
-export interface Loaded {
-  /** The resting flow's envelope; null when the request starts a flow. */
-  readonly envelope: FlowEnvelope | null
-  readonly flowId: string
-  /** Where to go after sign-in, as resolved for this request (with the cookie to set, if it changed). */
-  readonly callback: CallbackUrl
-  /** The callback URL the envelope carries on: named by the request that started the flow (same origin). */
-  readonly keptUrl: string | undefined
-}
-
-/** Where a flow's state lives for this request (its cookie per provider, the store's clock and secrets). */
-export function storeIO(ctx: RequestContext, flow: FlowDefinition): FlowStoreIO {
-  const { name, options } = ctx.cookies.flow
-  return {
-    cookies: ctx.req.cookies,
-    cookieName: `${name}.${ctx.providerId}`,
-    cookieOptions: { ...options, ...(flow.cookieOptions?.(ctx) ?? {}) },
-    secrets: ctx.config.secrets,
-    now: ctx.now,
-  }
-}
 
 /** The event's params: only the request fields the route declares. */
 export function eventParams(ctx: RequestContext, route: FlowRoute): Record<string, unknown> {
@@ -66,82 +39,6 @@ export function eventParams(ctx: RequestContext, route: FlowRoute): Record<strin
     if (value !== undefined) out[key] = value
   }
   return out
-}
-
-/** The loaded envelope when it can resume here: there, of this flow and provider, this version, not expired. */
-function resumable(envelope: FlowEnvelope | null, flow: FlowDefinition, ctx: RequestContext): FlowEnvelope {
-  if (!envelope) throw new FlowStateError("No sign-in is in progress (or it was already used).")
-  if (envelope.flow !== flow.id || envelope.provider !== ctx.providerId) {
-    throw new FlowStateError("The sign-in state belongs to another flow or provider.")
-  }
-  if (envelope.version !== flow.version) {
-    throw new FlowStateError("The sign-in state was made by another version of this flow.")
-  }
-  if (envelope.exp * 1000 <= ctx.now) throw new FlowStateError("The sign-in state has expired.")
-  return envelope
-}
-
-/** `url` when it is on `origin`. */
-function sameOrigin(url: string | undefined, origin: string): string | undefined {
-  // the origin an http(s) URL was seen with before, without parsing it again (the origin is http(s))
-  return url !== undefined && originOf(url) === origin ? url : undefined
-}
-
-/**
- * load: a start has no envelope; a resume needs one, of this flow and provider, this machine version,
- * not expired, and claimed once in the server-state port. The callback URL is the envelope's when the
- * flow's start named one, else this request's (Auth.js' passkey client names it with the response).
- * A start whose callback URL is known at once (the built-in redirect callback) is loaded without a promise.
- */
-export function loadFlow(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute, io: FlowStoreIO): Loaded | Promise<Loaded> {
-  if (!route.start) {
-    try {
-      return resumeNow(ctx, flow, io) ?? resumeFlow(ctx, flow, io)
-    } catch (err) {
-      return Promise.reject(err)
-    }
-  }
-  return loadedFor(ctx, null)
-}
-
-async function resumeFlow(ctx: RequestContext, flow: FlowDefinition, io: FlowStoreIO): Promise<Loaded> {
-  const envelope = resumable(await ctx.config.flowStore.load(io), flow, ctx)
-  await claimEnvelope(envelope, ctx.config.serverState, ctx.now)
-  return loadedFor(ctx, envelope)
-}
-
-/**
- * {@link resumeFlow} without a promise when the default cookie store and the in-memory server-state port
- * answer at once (the same checks, claim and refusals, in the same order, thrown); undefined when the
- * store must be awaited (nothing read or claimed yet); a promise only for a callback URL to resolve.
- */
-function resumeNow(ctx: RequestContext, flow: FlowDefinition, io: FlowStoreIO): Loaded | Promise<Loaded> | undefined {
-  const store = syncFlowStore(ctx.config.flowStore)
-  const state = syncVerbs(ctx.config.serverState)
-  if (!store || !state) return undefined
-  const loaded = store.load(io)
-  if (loaded === LOAD_LATER) return undefined
-  const envelope = resumable(loaded, flow, ctx)
-  const [key, ttlMs] = claimOf(envelope, ctx.now)
-  if (!state.claim(key, ttlMs)) throw usedUp()
-  return loadedFor(ctx, envelope)
-}
-
-/**
- * The load of a start (no envelope) or of a claimed envelope: the envelope's callback URL when it is on
- * this origin, else this request's; at once unless a custom `redirect` callback must be awaited.
- */
-function loadedFor(ctx: RequestContext, envelope: FlowEnvelope | null): Loaded | Promise<Loaded> {
-  const kept = sameOrigin(envelope?.callbackUrl, ctx.origin)
-  const callback = kept ? { url: kept } : callbackUrlNow(ctx)
-  return callback
-    ? loadedWith(ctx, envelope, kept, callback)
-    : resolveCallbackUrl(ctx).then((resolved) => loadedWith(ctx, envelope, kept, resolved))
-}
-
-function loadedWith(ctx: RequestContext, envelope: FlowEnvelope | null, kept: string | undefined, callback: CallbackUrl): Loaded {
-  const named = param(ctx.req, "callbackUrl") !== undefined
-  return { envelope, flowId: envelope?.flowId ?? randomUUID(), callback, keptUrl: kept ?? (named ? callback.url : undefined) }
 }
 
 const provided = new WeakMap<FlowDefinition, AnyStateMachine>()

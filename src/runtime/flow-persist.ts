@@ -5,7 +5,7 @@
 import { FlowStateError } from "../errors.js"
 import type { RequestContext } from "./context.js"
 import type { OutCookie } from "./cookies.js"
-import type { Loaded } from "./engine.js"
+import type { Loaded } from "./flow-load.js"
 import type { FlowDefinition } from "./flow.js"
 import type { Outcome } from "./flow-respond.js"
 import { ENVELOPE_VERSION, type FlowEnvelope, type FlowStoreIO, type SyncFlowStore, envelopeNonce, syncFlowStore } from "./store.js"
