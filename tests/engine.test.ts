@@ -70,6 +70,10 @@ describe("eventParams: an effect sees only the request fields its route declares
   it("named fields from the body (then the query); nothing else, csrfToken included", async () => {
     const ctx = await contextOf("/auth/probe/two-step?code=from-query&other=x", { code: "123456", csrfToken: "t", password: "pw" })
     expect(eventParams(ctx, step)).toEqual({ code: "123456" })
+    // a named field the body lacks comes from the query, decoded as URLSearchParams decodes it
+    expect(eventParams(ctx, { ...step, params: ["code", "other", "absent"] })).toEqual({ code: "123456", other: "x" })
+    const encoded = await contextOf("/auth/probe/two-step?other=a+b%20c", { csrfToken: "t" })
+    expect(eventParams(encoded, { ...step, params: ["other"] })).toEqual({ other: "a b c" })
     expect(eventParams(ctx, { ...step, params: "query" })).toEqual({ code: "from-query", other: "x" })
     expect(eventParams(ctx, { ...step, params: undefined })).toEqual({})
   })

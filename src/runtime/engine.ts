@@ -10,7 +10,7 @@ import { AuthError, FlowStateError } from "../errors.js"
 import { parseForm } from "./body.js"
 import type { FlowContext } from "../machines/setup.js"
 import { AWAITING_INPUT, type FlowOutput, type Reply } from "../machines/types.js"
-import { type Handled, type RequestContext, withCallbackUrl } from "./context.js"
+import { type Handled, type RequestContext, param, withCallbackUrl } from "./context.js"
 import { startActorRun } from "./actor-run.js"
 import { linkIdentity } from "./effects/link.js"
 import { issueSession, signInGate } from "./effects/tail.js"
@@ -35,7 +35,8 @@ export function eventParams(ctx: RequestContext, route: FlowRoute): Record<strin
   if (spec === "query") return parseForm(ctx.req.url.search.slice(1))
   const out: Record<string, unknown> = {}
   for (const key of spec) {
-    const value = ctx.req.body?.[key] ?? ctx.req.url.searchParams.get(key) ?? undefined
+    // a body field as sent (a JSON body's may be any value), else the query's, read as `param` reads it
+    const value = ctx.req.body?.[key] ?? param(ctx.req, key)
     if (value !== undefined) out[key] = value
   }
   return out
