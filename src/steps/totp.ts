@@ -12,12 +12,11 @@
  * whose time step was already used by the same user (RFC 6238 §5.2): a claim in the config's
  * server-state port, so with `RedisServerState` a code used on one instance is refused on every other.
  */
-import { randomBytes } from "node:crypto"
+import { createHmac, randomBytes } from "node:crypto"
 import type { Awaitable, User } from "../types.js"
 import { isPromiseLike } from "../runtime/awaitable.js"
 import { stateKey } from "../runtime/server-state.js"
 import { syncVerbs } from "../runtime/server-state-memory.js"
-import { hotpValues, zero } from "./hotp-sha1.js"
 import {
   type StepArgs,
   type StepDefinition,
@@ -107,11 +106,18 @@ function base32DecodeText(text: string): Buffer {
   return Buffer.from(out)
 }
 
+/** The HOTP value (RFC 4226 §5.3: HMAC-SHA1 of the 8-byte counter, dynamic truncation) of `counter`, below 10^`digits`. */
+function hotpValue(secret: Buffer, counter: number, digits: number): number {
+  const message = Buffer.alloc(8)
+  message.writeUInt32BE(Math.floor(counter / 2 ** 32), 0)
+  message.writeUInt32BE(counter >>> 0, 4)
+  const mac = createHmac("sha1", secret).update(message).digest()
+  return (mac.readUInt32BE((mac[19] as number) & 0x0f) & 0x7fffffff) % 10 ** digits
+}
+
 /** The HOTP value (RFC 4226) of `counter`, `digits` long. */
 export function hotp(secret: Buffer, counter: number, digits = 6): string {
-  const value = [0]
-  hotpValues(secret, counter, 1, digits, value)
-  return String(value[0]).padStart(digits, "0")
+  return String(hotpValue(secret, counter, digits)).padStart(digits, "0")
 }
 
 /** The TOTP time step (RFC 6238, 30 s) of a moment in milliseconds. */
@@ -134,12 +140,10 @@ export function verifyTotp(secret: string, code: string, now = Date.now(), windo
   const given = Number(code)
   // every step of the window is computed and compared as a whole number (no early exit, no digit by digit)
   const decoded = base32Decode(secret)
-  const values: number[] = []
-  hotpValues(decoded, current - window, 2 * window + 1, 6, values)
-  // the user's secret is not left in the process beyond its check
-  zero(decoded, 0, decoded.length)
   let match: number | null = null
-  for (let i = 0; i < values.length; i++) if (values[i] === given) match = current - window + i
+  for (let step = current - window; step <= current + window; step++) if (hotpValue(decoded, step, 6) === given) match = step
+  // the user's secret is not left in the process beyond its check
+  decoded.fill(0)
   return match
 }
 
