@@ -32,7 +32,7 @@ afterAll(async () => {
   await idp?.stop()
 })
 
-const ERROR_PAGE = `${ORIGIN}/auth/error?error=Configuration`
+const ERROR_PAGE = `${ORIGIN}/auth/error?error=InvalidCheck`
 
 /** A browser signed in as alice through the provider (its IdP session kept), JWT sessions keeping the ID token. */
 async function aliceSignedIn(extra: Partial<AuthConfig> = {}) {

@@ -16,7 +16,7 @@ import type { ResolvedProvider } from "../config.js"
 import type { Handled, RequestContext } from "../context.js"
 import { readChunked } from "../cookies.js"
 import { CLOCK_TOLERANCE, decryptJwt, deriveKey, encryptJwt } from "../jwe.js"
-import { redirect } from "../respond.js"
+import { pageUrl, redirect } from "../respond.js"
 import { stateKey } from "../server-state.js"
 import { decodeSessionToken } from "../session.js"
 import { accountIdToken } from "./accounts.js"
@@ -149,8 +149,21 @@ async function openState(ctx: RequestContext, state: string | null): Promise<str
   return cb
 }
 
-/** `GET /signout-callback`: the provider's return after logout; lands on the callback URL. */
+/**
+ * `GET /signout-callback`: the provider's return after logout; lands on the callback URL. A missing,
+ * forged, expired or replayed `state` ends on the error page with `error=InvalidCheck` (logged), as the
+ * README states: a failed check, not a server problem.
+ */
 export async function signOutCallback(ctx: RequestContext): Promise<Handled> {
-  const callbackUrl = await openState(ctx, ctx.req.url.searchParams.get("state"))
+  let callbackUrl: string
+  try {
+    callbackUrl = await openState(ctx, ctx.req.url.searchParams.get("state"))
+  } catch (err) {
+    if (!(err instanceof InvalidCheck)) throw err
+    ctx.config.logger.error(err)
+    const url = pageUrl(ctx, "error")
+    url.searchParams.set("error", err.type)
+    return { response: redirect(url.href), error: err }
+  }
   return { response: redirect(await redirectTo(ctx, callbackUrl)) }
 }
