@@ -55,7 +55,7 @@ export function freePort(): Promise<number> {
 
 /**
  * Starts bench/app.ts for `side`; `nodeFlags` go to node before the script (the soak passes `--expose-gc`).
- * `root` is the checkout whose bench app runs (bench/signin-ab.ts compares checkouts); this one by default.
+ * `root` is the checkout whose bench app runs; this one by default.
  */
 export async function startApp(
   side: Side,

@@ -1,5 +1,5 @@
 /**
- * Cold-cache timing for the in-process loops (bench/step-loop.ts, bench/passkey-loop.ts with COLD=1).
+ * Cold-cache timing for the in-process machine loop (bench/machine.ts with COLD=1).
  *
  * Over HTTP a flow step costs 3-5× what the same step costs in a tight loop, while a session read costs
  * about what the loop says. The difference is the CPU caches: between two steps the HTTP server, Express
@@ -9,11 +9,7 @@
  * COLD_KB kilobytes and over COLD_FNS generated functions) before each request and time only the
  * request, so the figure moves with what a change does to a step's footprint: distinct functions run,
  * objects touched, native calls made.
- *
- * Calibration (2026-11-27, this 2-core VM, 2 MB L2 per core; µs per request, the loop with COLD=1 against
- * the step's cost in `npm run bench` minus the bare Express route): TOTP password 204 vs 257, TOTP code
- * 241 vs 244, email send 143 vs 141, email link 201 vs 156, passkey register options 216 vs 205, register
- * 350 vs 396, authenticate options 213 vs 205, authenticate 414 vs 488. Hot, the same loops read 50-175.
+
  */
 const KB = Number(process.env.COLD_KB ?? 3072)
 const FNS = Number(process.env.COLD_FNS ?? 1500)
@@ -76,45 +72,6 @@ export function takeColdUs(): number {
   const us = spentUs
   spentUs = 0
   return us
-}
-
-/** The process' CPU time in µs (user + system, all its threads). */
-export const cpuUs = (): number => {
-  const { user, system } = process.cpuUsage()
-  return user + system
-}
-
-/**
- * The builds named on the command line (`<label>=<dist>`, at least two), each made ready by `make`: for
- * the A/B benches that run two builds in one process (bench/cold-ab.ts, bench/step-cold-ab.ts).
- */
-export async function buildsFromArgs<T>(usage: string, make: (dist: string) => Promise<T>): Promise<{ label: string; build: T }[]> {
-  const builds = await Promise.all(
-    process.argv.slice(2).map(async (arg) => {
-      const [label, dist] = arg.split("=") as [string, string]
-      return { label, build: await make(dist) }
-    }),
-  )
-  if (builds.length < 2) throw new Error(`usage: ${usage}`)
-  return builds
-}
-
-/**
- * Prints each build's median, quartiles and mean of `times` (µs) under `title`, then the second
- * build's median over the first's.
- */
-export function reportMedians(title: string, sides: readonly { label: string; times: readonly number[] }[]): void {
-  const quantile = (sorted: readonly number[], q: number) => sorted[Math.floor((sorted.length - 1) * q)] ?? Number.NaN
-  const medians = sides.map(({ label, times }) => {
-    const sorted = [...times].sort((a, b) => a - b)
-    const mean = sorted.reduce((sum, t) => sum + t, 0) / sorted.length
-    const median = quantile(sorted, 0.5)
-    console.log(
-      `${label.padEnd(10)} ${title}, CPU µs: median ${median} (quartiles ${quantile(sorted, 0.25)}–${quantile(sorted, 0.75)}), mean ${mean.toFixed(1)}`,
-    )
-    return median
-  })
-  console.log(`${title}: median ${sides[1]?.label} / ${sides[0]?.label}: ${((medians[1] ?? 0) / (medians[0] ?? 1)).toFixed(3)}`)
 }
 
 // let the generated functions reach optimised code before anything is measured

@@ -1,5 +1,5 @@
 /**
- * The timing rounds of the tight-loop benches (bench/signin-loop.ts, bench/oidc-loop.ts, bench/machine.ts): CPU µs per
+ * The timing rounds of the tight-loop bench (bench/machine.ts): CPU µs per
  * operation from `process.cpuUsage`, round after round, read as best and median.
  */
 

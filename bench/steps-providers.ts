@@ -1,6 +1,6 @@
 /**
  * The steps bench's email and TOTP sign-ins, for the bench app (bench/app.ts, BENCH_STEPS=1, authchart
- * from `dist/`) and the in-process loop (bench/step-loop.ts, from the sources): an email provider whose
+ * from `dist/`): an email provider whose
  * links are kept in `mail` for the runner, and a credentials provider `totp` whose users `totp-*` answer
  * a TOTP step (secret from bench/totp-secret.ts, kept per user as an app would keep it) on its own flow.
  * The caller passes authchart's functions, from wherever it loads them.
