@@ -13,7 +13,7 @@ import {
   type PageProvider,
   type SignInPageProps,
 } from "../src/runtime/pages/index.js"
-import { base64Of16, contentSecurityPolicy, keptOrigins, originOf, pageNonce } from "../src/runtime/pages/csp.js"
+import { contentSecurityPolicy, keptOrigins, originOf, pageNonce } from "../src/runtime/pages/csp.js"
 import { keptCardTemplates, renderStepCard } from "../src/runtime/pages/step.js"
 
 const XSS = `x"><img src=x onerror=alert(1)><script>alert(1)</script>'`
@@ -449,12 +449,7 @@ describe("contentSecurityPolicy", () => {
     for (const nonce of nonces) {
       expect(Buffer.from(nonce, "base64")).toHaveLength(16)
     }
-    // written as base64 here: the very text Node's encoder gives for the same bytes
-    for (let n = 0; n < 300; n++) {
-      const bytes = Buffer.from(Array.from({ length: 16 }, (_, i) => (n * 97 + i * 31 + (n >> 2) * i) & 255))
-      expect(base64Of16(bytes)).toBe(bytes.toString("base64"))
-    }
-    expect(base64Of16(Buffer.alloc(16, 255))).toBe(Buffer.alloc(16, 255).toString("base64"))
+    expect(pageNonce()).toMatch(/^[A-Za-z0-9+/]{22}==$/)
   })
 })
 

@@ -130,8 +130,8 @@ function realRequest(stand: LazyRequest): Request {
 /**
  * One handler for every stand-in (no closures per request): each property is the real request's, and its
  * prototype is `Request.prototype`, looked up only when asked (`instanceof Request`): the global `Request`
- * loads Node's fetch implementation (undici, about 3 MB of RSS) the first time it is touched, which a
- * server whose `authorize` never reads its request need not pay.
+ * loads Node's fetch implementation (undici) the first time it is touched, which a server whose
+ * `authorize` never reads its request need not load.
  */
 const lazyRequest: ProxyHandler<LazyRequest> = {
   get(stand, key) {

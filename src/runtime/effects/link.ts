@@ -118,7 +118,6 @@ async function linkProviderAccountOnce(
   rules: LinkRules,
 ): Promise<Identity> {
   // what this answers carries no authenticator (it is stored here): the key cleared, not a rest pattern
-  // (7-10 µs in a request run cold)
   const { authenticator } = identity
   const signedIn = await currentUser(ctx, adapter)
   const existing = await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId })
