@@ -1,7 +1,7 @@
 /**
  * Diagrams from machine definitions: deterministic Mermaid text with every state, initial and final
  * state, invoke outcomes and the resting (`awaiting-input`) states marked; and the committed copies
- * (docs/flows/*.mmd, the README section) are not stale.
+ * (docs/flows/*.mmd, the diagrams section of the flows guide docs/flows.md) are not stale.
  */
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
@@ -25,7 +25,7 @@ function allNodes(node: AnyStateNode): AnyStateNode[] {
   return (Object.values(node.states) as AnyStateNode[]).flatMap((child) => [child, ...allNodes(child)])
 }
 
-const STALE = "stale: run `npm run diagrams` and commit docs/flows and README.md"
+const STALE = "stale: run `npm run diagrams` and commit docs/flows and docs/flows.md"
 
 describe("toMermaid", () => {
   it.each(builtInFlows.map((f) => [f.id, f] as const))("%s: deterministic, every state present", (_, flow) => {
@@ -171,11 +171,11 @@ describe("committed diagrams", () => {
     for (const file of expected) expect(readFileSync(join(dir, file.name), "utf8"), `${file.name} ${STALE}`).toBe(file.content)
   })
 
-  it("README.md's flow diagrams section matches the built-in machines", () => {
-    const readme = readFileSync(join(root, "README.md"), "utf8")
-    expect(readme).toContain("## Flow diagrams")
-    expect(currentReadmeSection(readme), STALE).toBe(readmeSection(builtInFlows))
-    for (const flow of builtInFlows) expect(readme).toContain(`\`\`\`mermaid\n${toMermaid(flow.machine)}\`\`\``)
+  it("the flows guide's diagrams section (docs/flows.md) matches the built-in machines", () => {
+    const guide = readFileSync(join(root, "docs", "flows.md"), "utf8")
+    expect(guide).toContain("## Flow diagrams")
+    expect(currentReadmeSection(guide), STALE).toBe(readmeSection(builtInFlows))
+    for (const flow of builtInFlows) expect(guide).toContain(`\`\`\`mermaid\n${toMermaid(flow.machine)}\`\`\``)
   })
 
   it("`authchart diagrams` writes the files and `--check` tells stale from current", () => {

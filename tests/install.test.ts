@@ -1,9 +1,9 @@
 /**
- * Installing the packed authchart next to Auth.js, as the README's "Migrating from Auth.js" says, with
+ * Installing the packed authchart next to Auth.js, as the migration guide (docs/migrating-from-authjs.md) says, with
  * real `npm install`s from the registry into temporary projects:
  *
  * - an app with `@auth/express`, `@auth/core` and `@simplewebauthn/*` 9 (Auth.js passkeys): a plain
- *   `npm install authchart` ends in ERESOLVE; the README's commands (read from the README itself) then
+ *   `npm install authchart` ends in ERESOLVE; the guide's commands (read from the guide itself) then
  *   install it cleanly, with one `@simplewebauthn/server` 14 for both libraries;
  * - an app without passkeys on `@auth/core` 0.41.0, Express 4.18.2 and nodemailer 6: a plain
  *   `npm install authchart` succeeds (Express updated within the app's range, nodemailer 6 accepted).
@@ -37,12 +37,12 @@ function npm(dir: string, args: string[], mustPass = false): { status: number | 
   return { status: run.status, output }
 }
 
-/** The shell block of the README's "Migrating from Auth.js" section that sets the override. */
-function readmeMigrationCommands(): string {
-  const readme = readFileSync(join(repoRoot, "README.md"), "utf8")
-  const section = readme.split("\n## Migrating from Auth.js\n")[1]?.split("\n## ")[0] ?? ""
-  const block = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? "").find((b) => b.includes("overrides"))
-  if (!block) throw new Error("no sh block with the override in the README's migration section")
+/** The shell block of the migration guide's steps (docs/migrating-from-authjs.md) that sets the override. */
+function guideMigrationCommands(): string {
+  const guide = readFileSync(join(repoRoot, "docs", "migrating-from-authjs.md"), "utf8")
+  const steps = guide.split("\n## Steps\n")[1]?.split("\n## ")[0] ?? ""
+  const block = [...steps.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? "").find((b) => b.includes("overrides"))
+  if (!block) throw new Error("no sh block with the override in the migration guide's steps")
   return block.replace(/^ {3}/gm, "")
 }
 
@@ -61,7 +61,7 @@ describe.runIf(process.env.AUTHCHART_INSTALL_CHECK === "1")("npm install authcha
     if (work) rmSync(work, { recursive: true, force: true })
   })
 
-  it("with Auth.js passkeys (@simplewebauthn 9): ERESOLVE, then the README's commands install it", () => {
+  it("with Auth.js passkeys (@simplewebauthn 9): ERESOLVE, then the migration guide's commands install it", () => {
     const app = legacyProject(work, "with-passkeys", [
       "@auth/express@0.12",
       "@auth/core@0.41",
@@ -73,7 +73,7 @@ describe.runIf(process.env.AUTHCHART_INSTALL_CHECK === "1")("npm install authcha
     expect(plain.status).not.toBe(0)
     expect(plain.output).toContain("ERESOLVE")
 
-    const commands = readmeMigrationCommands()
+    const commands = guideMigrationCommands()
     expect(commands).toContain("npm install authchart")
     const script = commands.replace("npm install authchart", `npm install ${NPM_FLAGS.join(" ")} '${packed.tarball}'`)
     execFileSync("bash", ["-euo", "pipefail", "-c", script], { cwd: app, encoding: "utf8", timeout: NPM_TIMEOUT_MS })

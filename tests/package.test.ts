@@ -1,7 +1,7 @@
 /**
  * The published package: `npm pack` produces a tarball whose `exports` work from another project, that
  * exposes its public modules and nothing else, that publint and arethetypeswrong find clean, whose
- * README snippets type-check against it under `strict`, and against which an `@auth/express` app's
+ * README's and guides' (docs/*.md) snippets type-check against it under `strict`, and against which an `@auth/express` app's
  * TypeScript compiles with its module names changed. One `npm pack` (a build) for all of them.
  */
 import { execFileSync, spawnSync } from "node:child_process"
@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { publicModules } from "../scripts/exports.mjs"
 import { packIntoProject, repoRoot, type PackedProject } from "./support/packed.js"
-import { STRICT_NODENEXT, runTsc, typeCheckReadme } from "./support/readme-snippets.js"
+import { STRICT_NODENEXT, documentationFiles, runTsc, typeCheckMarkdown } from "./support/readme-snippets.js"
 
 let packed: PackedProject
 beforeAll(() => {
@@ -262,12 +262,12 @@ console.log(JSON.stringify({ count: subpaths.length, failed, express: typeof Exp
   }, 120_000)
 })
 
-describe("README", () => {
+describe("README and the guides in docs/", () => {
   it("every ```ts block type-checks under strict against the packed package", () => {
     packed.link("express", "@types/express", "@types/node", "redis", "vitest")
     // and, in the same run, a flow written as an application writes one, with authchart/flow only
     const appFlow = join(repoRoot, "tests/support/confirm-flow.ts")
-    expect(typeCheckReadme(packed.app, join(repoRoot, "README.md"), [appFlow])).toEqual([])
+    expect(typeCheckMarkdown(packed.app, documentationFiles(), [appFlow])).toEqual([])
   }, 120_000)
 })
 

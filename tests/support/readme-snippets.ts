@@ -1,5 +1,6 @@
 /**
- * The README's TypeScript snippets as files of a user's project, type-checked with `tsc` under `strict`.
+ * The TypeScript snippets of README.md and the guides in docs/ as files of a user's project, type-checked
+ * with `tsc` under `strict`.
  *
  * Every ```ts (or ```typescript) block is one module (also one indented in a list item). A snippet that assumes
  * helpers of the reader's app (a `db`, a `checkPassword`, the `app` of an earlier block) declares them
@@ -12,15 +13,17 @@
  *     ```ts
  *     ...
  *
- * The preamble is prepended to the block; errors are reported against README line numbers.
+ * The preamble is prepended to the block; errors are reported against the Markdown file's line numbers.
+ * A preamble holds only imports and declarations (of the app's own functions and values, or of what an
+ * earlier block on the page defined): never code the reader would need to see.
  */
 import { spawnSync } from "node:child_process"
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { basename, join } from "node:path"
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { basename, join, relative } from "node:path"
 import { repoRoot } from "./packed.js"
 
 export interface Snippet {
-  /** README line of the block's first code line (1-based). */
+  /** Line of the block's first code line in its Markdown file (1-based). */
   line: number
   preamble: string
   code: string
@@ -65,11 +68,6 @@ function preambleBefore(lines: string[], fenceIndex: number): string {
   return body.replace(/-->\s*$/, "").trim()
 }
 
-/**
- * Type-checks every snippet of `readmePath` as a module of the project at `app` (which has the packed
- * package and the snippets' imports in its node_modules), and the source files `alsoCheck` with them, in
- * one `tsc` run. Returns the errors as `README.md:<line>: ...` (those of `alsoCheck` as tsc gives them).
- */
 /** The compiler options of a user's strict NodeNext project (no emit, libraries' own types unchecked). */
 export const STRICT_NODENEXT = {
   strict: true,
@@ -87,30 +85,49 @@ export function runTsc(cwd: string): { status: number | null; lines: string[] } 
   return { status: run.status, lines: run.stdout.split("\n").filter((line) => line.trim() !== "") }
 }
 
-export function typeCheckReadme(app: string, readmePath: string, alsoCheck: readonly string[] = []): string[] {
-  const snippets = readmeSnippets(readFileSync(readmePath, "utf8"))
+/**
+ * Type-checks every snippet of the Markdown files `markdownPaths` (README.md and the guides in docs/) as
+ * modules of the project at `app` (which has the packed package and the snippets' imports in its
+ * node_modules), and the source files `alsoCheck` with them, in one `tsc` run. Returns the errors as
+ * `<file relative to the repository>:<line>: ...` (those of `alsoCheck` as tsc gives them).
+ */
+export function typeCheckMarkdown(app: string, markdownPaths: readonly string[], alsoCheck: readonly string[] = []): string[] {
   const dir = join(app, "readme-snippets")
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir)
-  const files = new Map<string, Snippet>()
-  for (const [n, snippet] of snippets.entries()) {
-    const name = `snippet-${String(n + 1).padStart(2, "0")}.ts`
-    files.set(name, snippet)
-    const head = snippet.preamble === "" ? "" : `${snippet.preamble}\n`
-    writeFileSync(join(dir, name), `${head}${snippet.code}\nexport {}\n`)
+  const files = new Map<string, { doc: string; snippet: Snippet }>()
+  for (const path of markdownPaths) {
+    const doc = relative(repoRoot, path)
+    const stem = doc.replace(/\.md$/, "").replace(/[^A-Za-z0-9]+/g, "-")
+    for (const [n, snippet] of readmeSnippets(readFileSync(path, "utf8")).entries()) {
+      const name = `${stem}-${String(n + 1).padStart(2, "0")}.ts`
+      files.set(name, { doc, snippet })
+      const head = snippet.preamble === "" ? "" : `${snippet.preamble}\n`
+      writeFileSync(join(dir, name), `${head}${snippet.code}\nexport {}\n`)
+    }
   }
   for (const source of alsoCheck) copyFileSync(source, join(dir, basename(source)))
   writeFileSync(join(app, "tsconfig.json"), JSON.stringify({ compilerOptions: STRICT_NODENEXT, include: ["readme-snippets"] }))
   const run = runTsc(app)
   if (run.status === 0) return []
-  const errors = run.lines
-  return errors.map((error) => {
-    const at = /^readme-snippets\/(snippet-\d+\.ts)\((\d+),(\d+)\): (.*)$/.exec(error)
-    const snippet = at && files.get(at[1] ?? "")
-    if (!at || !snippet) return error
+  return run.lines.map((error) => {
+    const at = /^readme-snippets\/([\w.-]+\.ts)\((\d+),(\d+)\): (.*)$/.exec(error)
+    const found = at && files.get(at[1] ?? "")
+    if (!at || !found) return error
+    const { doc, snippet } = found
     const preambleLines = snippet.preamble === "" ? 0 : snippet.preamble.split("\n").length
     const line = Number(at[2]) - preambleLines
-    const where = line >= 1 ? `README.md:${snippet.line + line - 1}` : `README.md:${snippet.line} (preamble line ${Number(at[2])})`
+    const where = line >= 1 ? `${doc}:${snippet.line + line - 1}` : `${doc}:${snippet.line} (preamble line ${Number(at[2])})`
     return `${where}:${at[3]}: ${at[4]}`
   })
+}
+
+/** The Markdown files whose snippets are checked: README.md and every guide in docs/. */
+export function documentationFiles(): string[] {
+  const docs = join(repoRoot, "docs")
+  const guides = readdirSync(docs)
+    .filter((name) => name.endsWith(".md"))
+    .sort()
+    .map((name) => join(docs, name))
+  return [join(repoRoot, "README.md"), ...guides]
 }
