@@ -139,12 +139,12 @@ export async function totpCodeRoute(load: Load): Promise<RequestHandler> {
   })
 }
 
-/** `POST /__essential/passkey-authenticate`: the passkey sign-in POST's floor (its assertion checked by node:crypto). */
+/** `POST /__essential/passkey-authenticate`: the passkey sign-in POST's floor (its assertion verified by @simplewebauthn/server). */
 export async function passkeyAuthenticateRoute(load: Load, adapter: unknown): Promise<RequestHandler> {
-  const [parts, assertion, support] = await Promise.all([
+  const [parts, support, lib] = await Promise.all([
     floorParts(load),
-    load("runtime/effects/webauthn-assertion.js"),
     load("runtime/effects/webauthn-support.js"),
+    import("@simplewebauthn/server"),
   ])
   const store = adapter as PasskeyAdapter
   const flowCookie = "authchart.flow.passkey"
@@ -154,11 +154,25 @@ export async function passkeyAuthenticateRoute(load: Load, adapter: unknown): Pr
     const response = JSON.parse(String(got.incoming.body?.data))
     const authenticator = await store.getAuthenticator(support.toStoredId(response.id))
     if (!authenticator) return void refuse(res, "unknown passkey")
-    const expected = { challenge, origin: got.url.origin, rpId: got.url.hostname, requireUserVerification: false }
-    const stored = { publicKey: authenticator.credentialPublicKey, counter: authenticator.counter }
-    const verified = assertion.verifyAssertion(response, expected, stored)
-    if (!verified?.verified) return void refuse(res, "assertion")
-    await store.updateAuthenticatorCounter(authenticator.credentialID, verified.newCounter)
+    let verified: { verified: boolean; authenticationInfo: { newCounter: number } }
+    try {
+      verified = await lib.verifyAuthenticationResponse({
+        response,
+        expectedChallenge: challenge,
+        expectedOrigin: got.url.origin,
+        expectedRPID: got.url.hostname,
+        requireUserVerification: false,
+        credential: {
+          id: support.toJsonId(authenticator.credentialID),
+          publicKey: new Uint8Array(Buffer.from(authenticator.credentialPublicKey, "base64")),
+          counter: authenticator.counter,
+        },
+      })
+    } catch {
+      return void refuse(res, "assertion")
+    }
+    if (!verified.verified) return void refuse(res, "assertion")
+    await store.updateAuthenticatorCounter(authenticator.credentialID, verified.authenticationInfo.newCounter)
     const account = await store.getAccount(authenticator.providerAccountId, "passkey")
     const user = account && (await store.getUser(account.userId))
     if (!user) return void refuse(res, "no user")

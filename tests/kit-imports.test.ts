@@ -29,13 +29,8 @@ const builtIn = [
   "src/runtime/effects/oauth-wire-read.ts",
   "src/runtime/effects/webauthn.ts",
   "src/runtime/effects/webauthn-support.ts",
-  "src/runtime/effects/webauthn-assertion.ts",
   "src/runtime/effects/webauthn-response.ts",
   "src/runtime/effects/webauthn-verify.ts",
-  "src/runtime/effects/webauthn-registration.ts",
-  "src/runtime/effects/webauthn-client-data.ts",
-  "src/runtime/effects/webauthn-cbor.ts",
-  "src/runtime/effects/webauthn-options.ts",
   "src/runtime/effects/redirect-proxy.ts",
 ]
 const own = (target: string) => builtIn.includes(target)

@@ -3,36 +3,33 @@
  * the relying party, base64 conversions (credential ids are stored as standard base64, as Auth.js does;
  * the WebAuthn JSON uses base64url), and the record of challenges already answered.
  */
-import { AuthError, MissingAdapter } from "../../errors.js"
+import { AuthError, MissingAdapter, MissingDependency } from "../../errors.js"
 import type { RelayingParty, WebAuthnConfig } from "../../providers/webauthn-types.js"
 import type { SafeAdapter } from "../adapter.js"
 import type { RequestContext } from "../context.js"
 import { adapterOf } from "../adapter.js"
 import { stateKey } from "../server-state.js"
-import { syncVerbs } from "../server-state-memory.js"
-import { respellBase64 } from "./webauthn-client-data.js"
 
 type SimpleWebAuthnServer = typeof import("@simplewebauthn/server")
 
 /** How long an issued challenge may be answered: the flow's lifetime (5 minutes). */
 export const CHALLENGE_TTL_S = 5 * 60
 
+const PEER = "@simplewebauthn/server"
+
 let loading: Promise<SimpleWebAuthnServer> | undefined
 
-/** The error of a missing peer, naming the package. */
-function missingPeer(error: unknown): Error {
-  return new Error(
-    'Passkey sign-in checks responses with the "@simplewebauthn/server" package, which could not be loaded: ' +
-      "npm install @simplewebauthn/server",
-    { cause: error },
-  )
-}
-
-/** `@simplewebauthn/server`, imported once; a clear error naming the package when it is not installed. */
+/**
+ * `@simplewebauthn/server`, imported once; a `MissingDependency` naming the package when it cannot be
+ * loaded (the next call tries again).
+ */
 export function simpleWebAuthn(): Promise<SimpleWebAuthnServer> {
   loading ??= import("@simplewebauthn/server").catch((error: unknown) => {
     loading = undefined
-    throw missingPeer(error)
+    throw new MissingDependency(`Passkeys are verified by the "${PEER}" package, which could not be loaded: npm install ${PEER}`, {
+      packages: [PEER],
+      err: error,
+    })
   })
   return loading
 }
@@ -66,9 +63,9 @@ export function relyingParty(ctx: RequestContext, provider: WebAuthnConfig): Rea
 }
 
 /** Standard base64 (with padding) of base64 or base64url input: the form Auth.js stores ids in. */
-export const toStoredId = (id: string): string => respellBase64(id, false) ?? Buffer.from(id, "base64").toString("base64")
+export const toStoredId = (id: string): string => Buffer.from(id, "base64").toString("base64")
 /** base64url of a stored (standard base64) value, as the WebAuthn JSON wants it. */
-export const toJsonId = (stored: string): string => respellBase64(stored, true) ?? Buffer.from(stored, "base64").toString("base64url")
+export const toJsonId = (stored: string): string => Buffer.from(stored, "base64").toString("base64url")
 
 export const transportList = (stored: string | null | undefined): string[] | undefined => (stored ? stored.split(",") : undefined)
 
@@ -84,11 +81,8 @@ export function requireUserVerification(explicit: boolean | undefined, requested
  * Marks a challenge answered in the config's server-state port; false when it already was (on any
  * instance sharing the port). The flow snapshot that carries the challenge resumes once already; this
  * keeps each challenge single use on its own too, for authenticators whose signature counter stays 0.
- * The claim lives as long as a challenge can be answered. Answered at once with the in-memory port.
+ * The claim lives as long as a challenge can be answered.
  */
-export function consumeChallenge(ctx: RequestContext, challenge: string): boolean | Promise<boolean> {
-  const key = stateKey("webauthn", challenge)
-  // the in-memory port answers at once (its own synchronous verb: no promise); any other port as it does
-  const sync = syncVerbs(ctx.config.serverState)
-  return sync ? sync.claim(key, CHALLENGE_TTL_S * 1000) : ctx.config.serverState.claim(key, CHALLENGE_TTL_S * 1000)
+export function consumeChallenge(ctx: RequestContext, challenge: string): Promise<boolean> {
+  return ctx.config.serverState.claim(stateKey("webauthn", challenge), CHALLENGE_TTL_S * 1000)
 }

@@ -2,8 +2,8 @@
  * The WebAuthn flow's effects, with `@simplewebauthn/server`, following Auth.js' passkey provider.
  *
  * `webauthnOptions`: who is asking (the signed-in user, else `getUserInfo` from the form fields), then
- * Auth.js' decision between register and authenticate, then the options with a fresh challenge (built as
- * the library builds them, webauthn-options.ts). Bad
+ * Auth.js' decision between register and authenticate, then the options with a fresh challenge, made by
+ * the library (`generateAuthenticationOptions`, `generateRegistrationOptions`) as Auth.js makes them. Bad
  * input is refused with a reason (`Invalid action`, `Missing email`, `Invalid email`, `Invalid request`),
  * and where the person can act on it a `message` saying what happened and what to do (registering,
  * signed out, with an existing account's email, logged as `AccountNotLinked`; signing in with an email
@@ -13,28 +13,18 @@
  * come from the relying party's origin for its RP ID, and verify user presence (and user verification
  * per provider). Authentication also needs a known credential, of the user whose passkeys the options
  * listed when they listed any, whose signature counter moves forward (the counter is updated).
- * Registration refuses a credential already stored. Both are checked with node:crypto in the common
- * cases and with the library for the rest (webauthn-verify.ts).
+ * Registration refuses a credential already stored. The library checks both (webauthn-verify.ts).
  */
 import { AccountNotLinked, AuthError, FlowStateError, WebAuthnVerificationError } from "../../errors.js"
 import type { FlowUser, Identity } from "../../machines/types.js"
 import type { WebAuthnOptionsResult, WebAuthnPending } from "../../machines/webauthn.js"
-import type { RelayingParty, WebAuthnConfig, WebAuthnUserInfo } from "../../providers/webauthn-types.js"
+import type { WebAuthnUserInfo } from "../../providers/webauthn-types.js"
 import type { SafeAdapter } from "../adapter.js"
 import type { EffectContext } from "../flow.js"
-import { randomBytes } from "../random.js"
 import { effect } from "./effect.js"
 import { normalizeEmail } from "./email.js"
 import { currentUser } from "../session.js"
 import { consumeChallenge, providerOf, relyingParty, requireAdapter, simpleWebAuthn, toJsonId, transportList } from "./webauthn-support.js"
-import {
-  type AuthenticationOptionsJSON,
-  type RegistrationOptionsJSON,
-  authenticationFrom,
-  authenticationTemplate,
-  registrationFrom,
-  registrationTemplate,
-} from "./webauthn-options.js"
 import { parseResponse } from "./webauthn-response.js"
 import { authenticate, register } from "./webauthn-verify.js"
 
@@ -43,43 +33,6 @@ export type WebAuthnAction = "register" | "authenticate"
 /** Registering, signed out, with the email of an existing account: what happened and what to do. */
 const ACCOUNT_EXISTS =
   "This email address already has an account. Sign in to it first (with its passkey or another way), then add a passkey."
-/** Bytes of a challenge and of a new user's WebAuthn user handle (the library's own size for both). */
-const CHALLENGE_BYTES = 32
-/** A credential descriptor's `type`. */
-const PUBLIC_KEY = "public-key" as const
-
-/**
- * The options' fixed part for a provider and its relying party (webauthn-options.ts), made on the first
- * request of each ceremony: what a request adds is its challenge, user and credentials.
- */
-interface Templates {
-  rp: Readonly<RelayingParty>
-  authentication?: Readonly<AuthenticationOptionsJSON>
-  registration?: Readonly<RegistrationOptionsJSON>
-}
-const templates = new WeakMap<WebAuthnConfig, Templates>()
-
-/** The provider's templates for its relying party now (a new relying party starts afresh). */
-function templatesOf(provider: WebAuthnConfig, rp: Readonly<RelayingParty>): Templates {
-  let known = templates.get(provider)
-  if (known?.rp !== rp) templates.set(provider, (known = { rp }))
-  return known
-}
-
-/** The sign-in options' template, made once (the peer loaded first: passkeys need it). */
-async function makeAuthenticationTemplate(provider: WebAuthnConfig, kept: Templates) {
-  await simpleWebAuthn()
-  kept.authentication = authenticationTemplate({ ...provider.authenticationOptions, rpID: kept.rp.id })
-  return kept.authentication
-}
-
-/** The registration options' template, made once, with the library's default algorithms. */
-async function makeRegistrationTemplate(provider: WebAuthnConfig, kept: Templates) {
-  const lib = await simpleWebAuthn()
-  const input = { ...provider.registrationOptions, rpID: kept.rp.id, rpName: kept.rp.name }
-  kept.registration = registrationTemplate(input, lib.getDefaultSupportedAlgorithmIDs())
-  return kept.registration
-}
 
 /** Signing in with an email that has no passkey here. */
 const NO_PASSKEY = "No passkey is registered for this email address. Register one, or sign in another way."
@@ -152,37 +105,40 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
   }
   if (!decision) return { refused: "Invalid request" }
 
-  // the peer is needed for passkeys (its default algorithms here, the checks it makes for the rest):
-  // loaded before the first options of each ceremony are made
+  const lib = await simpleWebAuthn()
   const rp = relyingParty(ctx, provider)
-  const kept = templatesOf(provider, rp)
-  const made =
-    decision === "authenticate"
-      ? { ceremony: "authenticate" as const, template: kept.authentication ?? (await makeAuthenticationTemplate(provider, kept)) }
-      : { ceremony: "register" as const, template: kept.registration ?? (await makeRegistrationTemplate(provider, kept)) }
   const userId = info && "id" in info.user ? info.user.id : undefined
   const known = userId ? await adapter.listAuthenticatorsByUserId(userId) : []
   // an email typed for sign-in that has no passkey: say so rather than let the browser find none
   if (decision === "authenticate" && !signedIn && givenEmail && known.length === 0) {
     return { refused: "Invalid request", message: NO_PASSKEY }
   }
-  // ids as stored (standard base64) in base64url without padding: what the options' own check requires
-  const credentials = known.map((a) => ({ id: toJsonId(a.credentialID), transports: transportList(a.transports), type: PUBLIC_KEY }))
-  if (made.ceremony === "authenticate") {
-    const challenge = randomBytes(CHALLENGE_BYTES).toString("base64url")
-    const options = authenticationFrom(made.template, challenge, credentials)
+  // ids as stored (standard base64) in base64url, as the options want them
+  const credentials = known.map((a) => ({ id: toJsonId(a.credentialID), transports: transportList(a.transports) }))
+  if (decision === "authenticate") {
+    const options = await lib.generateAuthenticationOptions({
+      ...provider.authenticationOptions,
+      rpID: rp.id,
+      ...(credentials.length > 0 ? { allowCredentials: credentials } : {}),
+    })
     // the options named the user's passkeys (allowCredentials): the response must come from one of them
     const user = credentials.length > 0 && userId ? { id: userId } : null
-    return { options: { action: "authenticate", options }, pending: { action: "authenticate", challenge, user } }
+    return { options: { action: "authenticate", options }, pending: { action: "authenticate", challenge: options.challenge, user } }
   }
   if (!email) return { refused: "Missing email" }
-  // the challenge and the new user's handle from one draw of the batched pool every request draws from
-  const bytes = randomBytes(2 * CHALLENGE_BYTES)
-  const challenge = bytes.toString("base64url", 0, CHALLENGE_BYTES)
-  const handle = { id: bytes.toString("base64url", CHALLENGE_BYTES), name: email, displayName: info?.user.name ?? undefined }
-  const options = registrationFrom(made.template, challenge, handle, credentials)
+  const given = provider.registrationOptions
+  const options = await lib.generateRegistrationOptions({
+    ...given,
+    // the library writes its resident-key decision into the selection it is given: a copy, not the provider's
+    ...(given?.authenticatorSelection ? { authenticatorSelection: { ...given.authenticatorSelection } } : {}),
+    rpID: rp.id,
+    rpName: rp.name,
+    userName: email,
+    ...(info?.user.name ? { userDisplayName: info.user.name } : {}),
+    excludeCredentials: credentials,
+  })
   const user = pendingUser(info?.user ?? {})
-  return { options: { action: "register", options }, pending: { action: "register", challenge, user } }
+  return { options: { action: "register", options }, pending: { action: "register", challenge: options.challenge, user } }
 })
 
 interface VerifyInput {
@@ -200,10 +156,7 @@ export const webauthnVerify = effect<Identity, VerifyInput>(async (ctx, input) =
   if (action !== issued.action) {
     throw new WebAuthnVerificationError(`A "${action}" response does not answer the "${issued.action}" options issued.`)
   }
-  const claiming = consumeChallenge(ctx, issued.challenge)
-  if (!(typeof claiming === "boolean" ? claiming : await claiming)) {
-    throw new WebAuthnVerificationError("This challenge was already answered.")
-  }
+  if (!(await consumeChallenge(ctx, issued.challenge))) throw new WebAuthnVerificationError("This challenge was already answered.")
   return action === "authenticate"
     ? authenticate(ctx, response, issued.challenge, issued.user)
     : register(ctx, response, issued.challenge, issued.user)
