@@ -78,7 +78,7 @@ it("WebAuthn() accepts an authenticator without user verification; a provider re
     )
   const strict = await send({ verifyAuthenticationOptions: { requireUserVerification: true } })
   expect(strict.headers.get("location")).toBe(`${base}/auth/error?error=WebAuthnVerificationError`)
-  expect(String((log.errors.at(-1)?.cause as { err?: Error } | undefined)?.err?.message)).toContain("User verification is required")
+  expect(String((log.errors.at(-1)?.cause as { err?: Error } | undefined)?.err?.message)).toContain("User verification required")
   const lenient = await send({})
   expect(lenient.headers.get("location")).toBe(base)
   expect(lenient.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token="))).toBe(true)
