@@ -203,4 +203,17 @@ describe.each(Object.keys(sides))("the OAuth account, %s", (name) => {
       userId: "string",
     })
   })
+
+  it("the session JSON of a profile without a picture: no `image` key (Auth.js' default profile leaves it out)", async () => {
+    const { config } = configOf()
+    const handle = side(config)
+    const signedIn = await signIn(handle)
+    const cookie = signedIn.headers
+      .getSetCookie()
+      .map((line) => line.split(";")[0] ?? "")
+      .find((pair) => pair.startsWith("authjs.session-token="))
+    const session = await (await handle(new Request(`${ORIGIN}/auth/session`, { headers: { cookie: cookie ?? "" } }))).json()
+    expect(session).toEqual({ user: { name: "Ada", email: "ada@example.com" }, expires: expect.any(String) })
+    expect(Object.keys(session.user)).toEqual(["name", "email"])
+  })
 })

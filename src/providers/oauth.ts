@@ -49,7 +49,7 @@ export default function OAuth(options: OAuthOptions): OAuthConfig {
  * @example
  * ```ts
  * defaultProfile({ id: 42, login: "octo", email: "o@example.com" })
- * // → { id: "42", name: null, email: "o@example.com", image: null }
+ * // → { id: "42", email: "o@example.com" }
  * ```
  * @throws TypeError when the profile has neither `sub` nor `id`.
  */
@@ -58,12 +58,13 @@ export function defaultProfile(profile: Profile): User {
   if (id === undefined || id === null || id === "") {
     throw new TypeError("The profile has no `sub` or `id`")
   }
-  return {
-    id: String(id),
-    name: profile.name ?? profile.nickname ?? profile.preferred_username ?? null,
-    email: profile.email ?? null,
-    image: typeof profile.picture === "string" ? profile.picture : null,
-  }
+  // as Auth.js' default profile: a claim the profile lacks is left out, not null
+  const user: User = { id: String(id) }
+  const name = profile.name ?? profile.nickname ?? profile.preferred_username
+  if (name !== undefined) user.name = name
+  if (profile.email !== undefined) user.email = profile.email
+  if (typeof profile.picture === "string") user.image = profile.picture
+  return user
 }
 
 /**

@@ -191,7 +191,10 @@ export const jwtStrategy: SessionStrategy = {
     }
     const error = await sessionTokenError(config, token.sub)
     const user = { name: token.name, email: token.email, image: token.picture }
-    const expires = new Date(exp * 1000).toISOString()
+    // a token issued now expires, in Auth.js' answer, maxAge after this very millisecond; one issued
+    // earlier (authchart re-issues at most once per updateAge) at its `exp`, whole seconds
+    const issuedNow = changed && exp === Math.floor(ctx.now / 1000) + config.jwt.maxAge
+    const expires = new Date(issuedNow ? ctx.now + config.jwt.maxAge * 1000 : exp * 1000).toISOString()
     // one literal each: a spread into a literal copies key by key
     const session: Session = error ? { user, expires, error } : { user, expires }
     // Auth.js' parameter type merges both strategies' arguments; this strategy passes its own half.

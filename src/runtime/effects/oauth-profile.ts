@@ -58,12 +58,13 @@ export function stableUserId(provider: string, providerAccountId: string): strin
 function defaultProfile(profile: Profile): User {
   const id = profile.sub ?? profile.id
   if (id === undefined || id === null) throw new TypeError("The profile has neither `sub` nor `id`.")
-  return {
-    id: String(id),
-    name: profile.name ?? profile.nickname ?? profile.preferred_username ?? null,
-    email: profile.email ?? null,
-    image: typeof profile.picture === "string" ? profile.picture : null,
-  }
+  // as Auth.js' default profile: a claim the profile lacks is left out, not null
+  const user: User = { id: String(id) }
+  const name = profile.name ?? profile.nickname ?? profile.preferred_username
+  if (name !== undefined) user.name = name
+  if (profile.email !== undefined) user.email = profile.email
+  if (typeof profile.picture === "string") user.image = profile.picture
+  return user
 }
 
 /** The token fields an account keeps (Auth.js' default `account()`), those present, in this order; named, so every account has one shape per set of fields. */
