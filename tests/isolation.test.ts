@@ -1,7 +1,7 @@
 /**
  * Test files share their worker's modules unless `tests/setup/isolated-files.ts` lists them. A file that
- * mocks a package for the whole file, or runs `@auth/core`'s `Auth`, changes module state another file
- * would then see: each such file must be listed, and each listed file must still be one.
+ * mocks a package for the whole file, runs `@auth/core`'s `Auth`, or sets the clock and leaves it set,
+ * changes state another file would then see: each such file must be listed, and each listed file must still be one.
  */
 import { readFileSync, readdirSync } from "node:fs"
 import { join } from "node:path"
@@ -13,6 +13,8 @@ import { ISOLATED } from "./setup/isolated-files.js"
 function needsIsolation(source: string): string | undefined {
   if (/\bvi\.(?:mock|doMock|resetModules)\(/.test(source)) return "mocks a module"
   if (/import\s*\{[^}]*\bAuth\b[^}]*\}\s*from\s*"@auth\/core"/.test(source)) return "runs @auth/core's Auth"
+  // Auth.js' suite (tests/authjs-suite) sets the clock through its `getExpires` and never puts it back
+  if (/\b(?:vi\.setSystemTime|getExpires)\(/.test(source) && !/\bvi\.useRealTimers\(/.test(source)) return "leaves the clock set"
   return undefined
 }
 
@@ -38,5 +40,7 @@ describe("test isolation", () => {
     expect(needsIsolation('import { Auth as AuthJs, type AuthConfig } from "@auth/core"')).toBe("runs @auth/core's Auth")
     expect(needsIsolation('import { encode } from "@auth/core/jwt"')).toBeUndefined()
     expect(needsIsolation('import GitHub from "@auth/core/providers/github"')).toBeUndefined()
+    expect(needsIsolation("const expires = getExpires()")).toBe("leaves the clock set")
+    expect(needsIsolation("vi.setSystemTime(0)\nvi.useRealTimers()")).toBeUndefined()
   })
 })

@@ -4,7 +4,7 @@
  */
 import { AuthError, UnknownAction, type UntrustedHost } from "../errors.js"
 import type { AuthConfig } from "../types.js"
-import { type ResolvedConfig, resolvedFor } from "./config.js"
+import { type ResolvedConfig, reportUntrustedHostOnce, resolvedFor } from "./config.js"
 import type { Handled, IncomingRequest, RequestContext, ResponseInternal } from "./context.js"
 import { bodyKind, parseBody } from "./body.js"
 import { parseCookies } from "./cookies.js"
@@ -26,8 +26,8 @@ function badRequest(config: ResolvedConfig, reason: string): Handled {
  * GET page route) with no absolute URL in it, no redirect and no cookie, so nothing points at that host.
  */
 function untrustedHost(config: ResolvedConfig, error: UntrustedHost, action: string, method: string, basePath: string): Handled {
-  // a configuration that can trust no host was reported once at start-up: no line per request
-  if (!config.configError) config.logger.error(error)
+  // a configuration that can trust no host is logged once, at its first request
+  if (!config.configError || reportUntrustedHostOnce(config)) config.logger.error(error)
   if (method !== "GET" || !["signin", "signout", "error", "verify-request"].includes(action)) {
     return { response: json({ message: CONFIG_MESSAGE }, 500), error }
   }

@@ -3,8 +3,8 @@
  * adds (short secrets, unparsable endpoint URLs, every adapter method a flow calls). The first failure is
  * the configuration error every request answers with; it is logged once.
  *
- * Each message starts with Auth.js' own text, word for word (apps and log alerts grep for it), and goes
- * on with how to fix it.
+ * Where Auth.js has the same check, the error's type and message are Auth.js' (apps and log alerts compare
+ * them); the default logger adds how to fix it on a line of its own.
  */
 import {
   type AuthError,
@@ -24,43 +24,39 @@ import type { WebAuthnConfig } from "../providers/webauthn-types.js"
 import type { AuthConfig } from "../types.js"
 import { DATABASE_SESSION_METHODS, EMAIL_METHODS, OAUTH_LINKING_METHODS, WEBAUTHN_METHODS, missingMethods } from "./adapter.js"
 import type { ResolvedConfig, ResolvedProvider } from "./config.js"
+import { GENERATE_SECRET, MIN_SECRET_LENGTH } from "./config-hints.js"
 import { isPlainObject } from "./plain-object.js"
 
-export const MIN_SECRET_LENGTH = 32
+export { MIN_SECRET_LENGTH } from "./config-hints.js"
 
-const GENERATE_SECRET = "Generate one with: openssl rand -base64 33"
-
-/** The text of each configuration error: Auth.js' sentence, then authchart's hint. */
+/**
+ * The text of each configuration error. Where Auth.js has the same check it is Auth.js' message, word for
+ * word (apps, tests and log alerts compare it); how to fix it is in `configHint` (./config-hints.ts).
+ */
 export const configMessages = {
-  untrustedHost: (url?: string) =>
-    `Host must be trusted.${url ? ` URL was: ${url}.` : ""} Set AUTH_URL (or \`url\`) to the app's public URL, or list the host in \`trustHost\` (\`true\` trusts any Host: only behind a proxy you control).`,
-  missingSecret: () =>
-    `Please define a \`secret\`. Set AUTH_SECRET (or \`secret\`) to ${MIN_SECRET_LENGTH}+ random characters. ${GENERATE_SECRET}`,
+  untrustedHost: (url?: string) => `Host must be trusted.${url ? ` URL was: ${url}` : ""}`,
+  missingSecret: () => "Please define a `secret`",
   shortSecret: () =>
     `Please define a \`secret\` of at least ${MIN_SECRET_LENGTH} characters: authchart refuses any secret under that length, old rotation secrets included. ${GENERATE_SECRET}`,
   invalidEndpoints: (id: string, key: string) =>
-    `Provider "${id}" is missing both \`issuer\` and \`${key}\` endpoint config. At least one of them is required. Set \`issuer\` (or AUTH_${envKey(id)}_ISSUER) for discovery, or give \`${key}\` as a URL or \`{ url }\`.`,
+    `Provider "${id}" is missing both \`issuer\` and \`${key}\` endpoint config. At least one of them is required`,
   invalidEndpointUrl: (id: string, key: string, value: string) =>
     `Provider "${id}" has an invalid \`${key}\` URL: ${JSON.stringify(value)}. Give an absolute https URL; a preset that builds its URLs from \`issuer\` needs \`issuer\` (or AUTH_${envKey(id)}_ISSUER).`,
-  missingAuthorize: (id: string) =>
-    `Must define an authorize() handler to use credentials authentication provider. Give provider "${id}" an \`authorize(credentials, request)\` that returns the user or null.`,
-  unsupportedStrategy: () =>
-    'Signing in with credentials only supported if JWT strategy is enabled. authchart can give credentials users database sessions: set `session.allowCredentials: true` to opt in, or use `session.strategy: "jwt"`.',
+  missingAuthorize: () => "Must define an authorize() handler to use credentials authentication provider",
+  unsupportedStrategy: () => "Signing in with credentials only supported if JWT strategy is enabled",
   experimentalWebAuthn: () =>
-    "WebAuthn is an experimental feature. To enable it, set `experimental.enableWebAuthn` to `true` in your config.",
-  emailAdapter: () =>
-    "Email login requires an adapter. Pass `adapter`, or a flow store that keeps tokens (`RedisFlowStore`) for email sign-in with JWT sessions.",
-  databaseAdapter: () => 'Database session requires an adapter. Pass `adapter`, or use `session.strategy: "jwt"`.',
-  webauthnAdapter: () =>
-    "WebAuthn requires an adapter. Pass an `adapter` with the authenticator methods (the memory and Redis adapters have them).",
+    "WebAuthn is an experimental feature. To enable it, set `experimental.enableWebAuthn` to `true` in your config",
+  emailAdapter: () => "Email login requires an adapter",
+  databaseAdapter: () => "Database session requires an adapter",
+  webauthnAdapter: () => "WebAuthn requires an adapter",
   missingAdapterMethods: (missing: readonly string[]) =>
     `Required adapter methods were missing: ${missing.join(", ")}. The enabled flows call them; add them to the adapter or turn the flow off.`,
   duplicateConditionalUI: () =>
-    "Multiple webauthn providers have 'enableConditionalUI' set to True. Only one provider can have this option enabled at a time. Set it on one provider only.",
+    "Multiple webauthn providers have 'enableConditionalUI' set to True. Only one provider can have this option enabled at a time",
   logoutProvider: (id: string) =>
     `\`logout.provider\` names "${id}", which is not an OIDC provider of this config. Name the \`id\` of a provider of type "oidc" (logout at the provider needs its end_session_endpoint), or leave it out.`,
   missingWebAuthnAutocomplete: (id: string) =>
-    `Provider "${id}" has 'enableConditionalUI' set to True, but none of its formFields have 'webauthn' in their autocomplete param. Add "webauthn" to a field's autocomplete, e.g. "username webauthn".`,
+    `Provider "${id}" has 'enableConditionalUI' set to True, but none of its formFields have 'webauthn' in their autocomplete param`,
 } as const
 
 function envKey(id: string): string {
@@ -135,7 +131,7 @@ function assertCredentials(config: AuthConfig, providers: readonly ResolvedProvi
     return new UnsupportedStrategy(configMessages.unsupportedStrategy())
   }
   const noAuthorize = credentials.find((p) => p.config.type === "credentials" && typeof p.config.authorize !== "function")
-  return noAuthorize ? new MissingAuthorize(configMessages.missingAuthorize(noAuthorize.id)) : null
+  return noAuthorize ? new MissingAuthorize(configMessages.missingAuthorize()) : null
 }
 
 /** Whether an email provider signs in with magic links: the built-in email flow, its default. */

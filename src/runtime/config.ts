@@ -3,7 +3,7 @@
  * providers, callbacks with defaults, flows, and the configuration error (if any), logged once.
  * Nothing here changes per request, and the user's object is never mutated.
  */
-import { type AuthError, InvalidProvider } from "../errors.js"
+import { type AuthError, InvalidProvider, UntrustedHost } from "../errors.js"
 import { defaultRedirect } from "./callback-url.js"
 import type { Adapter } from "../adapters/types.js"
 import type {
@@ -239,10 +239,24 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
     accounts: Object.freeze({ ...(config.accounts ?? {}) }),
   }
   const configError = originError ?? providerError ?? assertConfig(config, base) ?? missingOptionalPeers(providers.values())
-  if (configError) logger.error(configError)
+  // no trusted origin at all: logged at the first request, with its URL, as Auth.js words it
+  const untrusted = configError instanceof UntrustedHost && !originError
+  if (configError && !untrusted) logger.error(configError)
   if (base.skipCSRFCheck) logger.warn("csrf-disabled")
   if (base.experimental.enableWebAuthn) logger.warn("experimental-webauthn")
-  return Object.freeze({ ...base, configError })
+  const resolved: ResolvedConfig = Object.freeze({ ...base, configError })
+  if (untrusted) untrustedUnreported.add(resolved)
+  return resolved
+}
+
+const untrustedUnreported = new WeakSet<ResolvedConfig>()
+
+/**
+ * True once for a config that trusts no host and whose `UntrustedHost` is not logged yet: the first
+ * request logs it with its URL (Auth.js' message); every later one answers without a line.
+ */
+export function reportUntrustedHostOnce(config: ResolvedConfig): boolean {
+  return untrustedUnreported.delete(config)
 }
 
 const cache = new WeakMap<AuthConfig, ResolvedConfig>()

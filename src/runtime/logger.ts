@@ -6,6 +6,7 @@
  */
 import { AuthError } from "../errors.js"
 import type { LoggerInstance, WarningCode } from "../types.js"
+import { configHint } from "./config-hints.js"
 
 const red = "\x1b[31m"
 const yellow = "\x1b[33m"
@@ -82,6 +83,8 @@ function withSafeMessage<E extends Error>(error: E): E {
 function defaultError(error: AuthError | Error): void {
   const name = error instanceof AuthError ? error.type : error.name
   console.error(`${red}[auth][error]${reset} ${escapeControls(name)}: ${escapeControls(error.message)}`)
+  const hint = error instanceof AuthError ? configHint(error) : undefined
+  if (hint) console.error(`${red}[auth][help]${reset} ${hint}`)
   const cause = error.cause as { err?: unknown } | undefined
   if (cause && typeof cause === "object") {
     const { err, ...details } = cause
