@@ -385,7 +385,7 @@ describe("bad input ends in the documented error, flow state cleared, no session
     expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual([type])
   })
 
-  it.each(callbackEdits)("%s, on a provider's later sign-in (the callback's and token request's fast path) → %s", async (_, type, edit) => {
+  it.each(callbackEdits)("%s, on a provider's later sign-in (its server and client cached) → %s", async (_, type, edit) => {
     const { client, log } = makeClient([oidc("idp")])
     expect((await signInVia(client, "idp")).res.headers.get("location")).toBe(`${ORIGIN}/dashboard`)
     client.jar.cookies.delete("authjs.session-token")
@@ -395,7 +395,7 @@ describe("bad input ends in the documented error, flow state cleared, no session
     expect(log.errors.map((e) => (e as { type?: string }).type)).toEqual([type])
   })
 
-  it("nonce mismatch → InvalidCheck, also on a provider's later sign-ins (the token request's fast path)", async () => {
+  it("nonce mismatch → InvalidCheck, also on a provider's later sign-ins (its server and client cached)", async () => {
     const { client, log } = makeClient([oidc("idp")])
     expect((await signInVia(client, "idp")).res.headers.get("location")).toBe(`${ORIGIN}/dashboard`)
     client.jar.cookies.delete("authjs.session-token")

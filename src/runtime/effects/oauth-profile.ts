@@ -40,6 +40,7 @@ async function fetchedProfile(
   if (!server.userinfo_endpoint) throw new CallbackRouteError(`Provider "${provider.id}" has no userinfo endpoint.`)
   const response = await o.userInfoRequest(server, client, tokens.access_token, httpOptions(provider, new URL(server.userinfo_endpoint)))
   if (claims) return { ...(await o.processUserInfoResponse(server, client, claims.sub, response)) }
+  // a plain OAuth 2 userinfo answer is no OIDC UserInfo response (GitHub's has no `sub`): read as Auth.js reads it
   if (!response.ok) throw new CallbackRouteError(`The userinfo endpoint answered ${response.status}.`)
   const body: unknown = await response.json()
   if (typeof body !== "object" || body === null) throw new CallbackRouteError("The userinfo endpoint answered no JSON object.")

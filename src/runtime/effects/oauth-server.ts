@@ -1,16 +1,15 @@
 /**
  * The provider side of OAuth / OIDC: the authorization server's metadata (discovery, cached, or built
- * from explicit endpoints), the client and its authentication, and HTTP options with a bounded timeout
- * and the plain-`http:` policy (loopback or explicit opt-in only). Token, userinfo and refresh requests
- * go through oauth-http.ts, discovery through the global `fetch`, unless the provider brings its own
- * (`[customFetch]`) or the application replaced the global `fetch` or undici's global dispatcher (a
- * proxy, a mock): then every request to the provider goes through that `fetch`.
+ * from explicit endpoints), the client and its authentication, and oauth4webapi's HTTP options for every
+ * request to the provider: the provider's own `[customFetch]` or the global `fetch` (oauth-fetch.ts), the
+ * provider's timeout as each request's deadline, and the plain-`http:` policy (loopback or explicit
+ * opt-in only).
  */
 import * as o from "oauth4webapi"
 import { InvalidEndpoints } from "../../errors.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
 import { customFetch } from "../custom-fetch.js"
-import { type ProviderRequest, providerFetch } from "./oauth-http.js"
+import { type ProviderFetch, providerFetch } from "./oauth-fetch.js"
 
 export const DEFAULT_TIMEOUT_MS = 10_000
 const DISCOVERY_TTL_MS = 60 * 60 * 1000
@@ -43,14 +42,11 @@ function insecureAllowed(provider: OAuthConfig, url: URL | undefined): boolean {
   return url?.protocol === "http:" && (isLoopback(url) || provider.allowInsecureRequests === true)
 }
 
-/** A fetch as oauth4webapi calls it. */
-export type ProviderFetch = (url: string, init: ProviderRequest) => Promise<Response>
-
 /** Each provider's own fetch, looked up once per provider object (its config is resolved once: `[customFetch]` is set with it). */
 const ownFetches = new WeakMap<object, ProviderFetch | null>()
 
 /** The provider's own fetch: `[customFetch]`, authchart's symbol or Auth.js' (known by its description). */
-export function ownFetch(provider: object): ProviderFetch | undefined {
+function ownFetch(provider: object): ProviderFetch | undefined {
   const known = ownFetches.get(provider)
   if (known !== undefined) return known ?? undefined
   const own = findOwnFetch(provider)
@@ -68,65 +64,26 @@ function findOwnFetch(provider: object): ProviderFetch | undefined {
   return undefined
 }
 
-const startupFetch = globalThis.fetch
-const UNDICI_DISPATCHER = Symbol.for("undici.globalDispatcher.1")
-
-/**
- * Whether the application changed how the global `fetch` reaches the network since this module loaded:
- * `fetch` itself replaced (a mock, an instrumented fetch) or undici's global dispatcher set to something
- * else than its default `Agent` (`ProxyAgent`, `EnvHttpProxyAgent`, `MockAgent`).
- */
-function globalFetchChanged(): boolean {
-  if (globalThis.fetch !== startupFetch) return true
-  const dispatcher: unknown = Reflect.get(globalThis, UNDICI_DISPATCHER)
-  if (dispatcher !== seenDispatcher) {
-    seenDispatcher = dispatcher
-    seenChanged = typeof dispatcher === "object" && dispatcher !== null && dispatcher.constructor.name !== "Agent"
-  }
-  return seenChanged
+/** The provider's own fetch, else the global `fetch` with a bounded answer body (oauth-fetch.ts). */
+function fetchFor(provider: OAuthConfig): ProviderFetch {
+  return ownFetch(provider) ?? providerFetch
 }
 
-/** The global dispatcher last looked at, and whether it was another than undici's default `Agent`. */
-let seenDispatcher: unknown
-let seenChanged = false
-
-/**
- * Whether requests to this provider go out on our own provider HTTP client (oauth-http.ts on oauth-wire.ts): the provider brings
- * no fetch of its own and the application left the global `fetch` as it was.
- */
-export function onOwnClient(provider: OAuthConfig): boolean {
-  return ownFetch(provider) === undefined && !globalFetchChanged()
-}
-
-/** `fetch` with the provider's deadline added to whatever signal the caller gave. */
-function bounded(fetcher: ProviderFetch, timeoutMs: number): ProviderFetch {
-  return (url, init) => {
-    const deadline = AbortSignal.timeout(timeoutMs)
-    return fetcher(url, { ...init, signal: init.signal ? AbortSignal.any([init.signal, deadline]) : deadline })
-  }
-}
-
-/**
- * The fetch for one request to this provider: its own `[customFetch]`, else the global `fetch` when the
- * application changed it, else our own provider HTTP client (oauth-http.ts); all bounded by the provider's timeout.
- */
-export function fetchFor(provider: OAuthConfig): ProviderFetch {
+/** The deadline of one request to this provider: its `timeout`, counted from the request until its answer is read. */
+function deadlineOf(provider: OAuthConfig): () => AbortSignal {
   const timeout = provider.timeout ?? DEFAULT_TIMEOUT_MS
-  const own = ownFetch(provider)
-  if (own) return bounded(own, timeout)
-  if (globalFetchChanged()) return bounded((url, init) => globalThis.fetch(url, init), timeout)
-  return providerFetch(timeout)
+  return () => AbortSignal.timeout(timeout)
 }
 
 /**
- * HTTP options for the token, userinfo and refresh requests to this provider (`fetchFor`, with the
- * provider's timeout as its deadline), http only where allowed.
+ * oauth4webapi's HTTP options for a request to this provider: its fetch ({@link fetchFor}), the
+ * provider's timeout as the request's deadline, plain `http:` only where allowed.
  */
 export function httpOptions(
   provider: OAuthConfig,
   url: URL | undefined,
-): { [o.customFetch]: ProviderFetch; [o.allowInsecureRequests]: boolean } {
-  return { [o.customFetch]: fetchFor(provider), [o.allowInsecureRequests]: insecureAllowed(provider, url) }
+): { [o.customFetch]: ProviderFetch; [o.allowInsecureRequests]: boolean; signal: () => AbortSignal } {
+  return { [o.customFetch]: fetchFor(provider), [o.allowInsecureRequests]: insecureAllowed(provider, url), signal: deadlineOf(provider) }
 }
 
 /** A provider's client as last made, with the settings it was made from. */
@@ -217,18 +174,10 @@ async function discovered(provider: OAuthConfig, cache: DiscoveryCache, now: num
   const key = discoveryKey({ ...provider, issuer: provider.issuer })
   const hit = cache.get(key)
   if (hit && hit.until > now) return { ...hit, key }
-  // discovery is once an hour per config, on the global fetch (where apps and tests may watch it) or the provider's own
-  const timeout = provider.timeout ?? DEFAULT_TIMEOUT_MS
-  const own = ownFetch(provider)
-  const options = {
-    signal: () => AbortSignal.timeout(timeout),
-    [o.allowInsecureRequests]: insecureAllowed(provider, issuer),
-    algorithm: provider.type === "oidc" ? "oidc" : "oauth2",
-    ...(own ? { [o.customFetch]: own } : {}),
-  } as const
+  const http = httpOptions(provider, issuer)
   const response = provider.wellKnown
-    ? await (own ?? fetch)(provider.wellKnown, { method: "GET", headers: {}, signal: AbortSignal.timeout(timeout), redirect: "manual" })
-    : await o.discoveryRequest(issuer, options)
+    ? await http[o.customFetch](provider.wellKnown, { method: "GET", headers: {}, redirect: "manual", signal: http.signal() })
+    : await o.discoveryRequest(issuer, { ...http, algorithm: provider.type === "oidc" ? "oidc" : "oauth2" })
   const server = await o.processDiscoveryResponse(issuer, response)
   const entry = { server, until: now + DISCOVERY_TTL_MS }
   cache.set(key, entry)

@@ -81,7 +81,7 @@ function authorizationStart(
   if (!endpointUrl) throw new OAuthSignInError(`The provider "${provider.id}" has no authorization endpoint.`)
   const ownCallback = ownCallbackOf(ctx, provider)
   const redirectUri = redirectUriFor(ctx, provider, ownCallback)
-  // one draw from the batched pool for state, code verifier and nonce, 32 bytes each (node:crypto's `randomBytes` per sign-in cost 20-30 µs in the server)
+  // one draw from the batched pool for state, code verifier and nonce, 32 bytes each
   const random = randomBytes(96)
   const state = redirectUri === ownCallback ? randomToken(random, 0) : sealProxyState(ctx, ownCallback)
   const codeVerifier = randomToken(random, 1)
@@ -118,20 +118,6 @@ function callbackParams(input: Record<string, unknown>, provider: OAuthConfig): 
   return params
 }
 
-/**
- * The callback's `code` when the callback (its state already matched) passes every other check
- * `o.validateAuthResponse` makes at once: no JARM `response`, no `error`, no `id_token` or `token`
- * (implicit and hybrid flows), and RFC 9207's `iss` equal to the issuer, or absent where the server does
- * not announce it. Undefined for any other callback, which oauth4webapi then validates (and refuses with its own error).
- */
-function plainCode(server: o.AuthorizationServer, params: Record<string, unknown>, provider: OAuthConfig): string | undefined {
-  if (param(params, "response") || param(params, "error")) return undefined
-  if (param(params, "id_token") !== undefined || param(params, "token") !== undefined) return undefined
-  const iss = provider.issuer ? param(params, "iss") : undefined
-  if (iss ? iss !== server.issuer : server.authorization_response_iss_parameter_supported) return undefined
-  return param(params, "code") || undefined
-}
-
 export const finishAuthorization = effect<Identity, { params: Record<string, unknown>; pending: OAuthPending | null }>(
   async (ctx, input) => {
     const cache = discoveryCache(ctx.config)
@@ -152,14 +138,10 @@ export const finishAuthorization = effect<Identity, { params: Record<string, unk
       const server = knownServer(provider, cache, ctx.now) ?? (await authorizationServer(provider, cache, ctx.now))
       if (server.issuer !== pending.issuer) throw new InvalidCheck("The provider's issuer changed during sign-in.")
       const { client } = clientOf(provider)
-      const validate = () => o.validateAuthResponse(server, client, callbackParams(input.params, provider), pending.state)
-      const code = plainCode(server, input.params, provider)
-      // any other callback is oauth4webapi's to validate first, and to refuse with its own error
-      const validated = code === undefined ? validate() : undefined
-      const callback = validated ? () => validated : validate
+      const callback = o.validateAuthResponse(server, client, callbackParams(input.params, provider), pending.state)
       if (!server.token_endpoint) throw new CallbackRouteError(`The provider "${provider.id}" has no token endpoint.`)
       const { redirectUri, codeVerifier, nonce } = pending
-      const { tokens, claims } = await redeemCode({ provider, server, code, callback, redirectUri, codeVerifier, nonce })
+      const { tokens, claims } = await redeemCode({ provider, server, callback, redirectUri, codeVerifier, nonce })
       const tokenSet: TokenSet = { ...tokens }
       if (typeof tokens.expires_in === "number") tokenSet.expires_at = Math.floor(ctx.now / 1000) + tokens.expires_in
       const read = readProfile(provider, server, tokens, claims)
