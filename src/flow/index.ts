@@ -92,5 +92,5 @@ export { constantTimeEqual, type HmacKey, hmac, hmacKey, sha256 } from "../runti
 export { type Deadlined, unwatchDeadline, watchDeadline } from "../runtime/run-deadlines.js"
 export { type SyncVerbs, syncVerbs } from "../runtime/server-state-memory.js"
 export type { SafeAdapter } from "../runtime/adapter.js"
-export { normalizeEmail } from "../runtime/effects/email.js"
+export { credentialsAccount, emailAccount, normalizeAccount, normalizeEmail } from "../runtime/account-key.js"
 export { stableUserId } from "../runtime/effects/oauth-profile.js"

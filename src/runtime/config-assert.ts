@@ -26,6 +26,7 @@ import { DATABASE_SESSION_METHODS, EMAIL_METHODS, OAUTH_LINKING_METHODS, WEBAUTH
 import type { ResolvedConfig, ResolvedProvider } from "./config.js"
 import { GENERATE_SECRET, MIN_SECRET_LENGTH } from "./config-hints.js"
 import { isPlainObject } from "./plain-object.js"
+import { accountFieldOf } from "./account-key.js"
 
 export { MIN_SECRET_LENGTH } from "./config-hints.js"
 
@@ -122,7 +123,10 @@ function assertConditionalUI(providers: readonly ResolvedProvider[]): AuthError 
   return null
 }
 
-/** Credentials: an `authorize`, and a database strategy only when the app opted in (Auth.js refuses it). */
+/**
+ * Credentials: an `authorize`, a database strategy only when the app opted in (Auth.js refuses it), and
+ * one field that names the account (`accountField`, for the per-account limits).
+ */
 function assertCredentials(config: AuthConfig, providers: readonly ResolvedProvider[]): AuthError | null {
   const credentials = providers.filter((p) => p.type === "credentials")
   if (credentials.length === 0) return null
@@ -131,7 +135,16 @@ function assertCredentials(config: AuthConfig, providers: readonly ResolvedProvi
     return new UnsupportedStrategy(configMessages.unsupportedStrategy())
   }
   const noAuthorize = credentials.find((p) => p.config.type === "credentials" && typeof p.config.authorize !== "function")
-  return noAuthorize ? new MissingAuthorize(configMessages.missingAuthorize()) : null
+  if (noAuthorize) return new MissingAuthorize(configMessages.missingAuthorize())
+  for (const provider of credentials) {
+    if (provider.config.type !== "credentials") continue
+    try {
+      accountFieldOf({ ...provider.config, id: provider.id })
+    } catch (err) {
+      return new InvalidProvider(err instanceof Error ? err.message : String(err))
+    }
+  }
+  return null
 }
 
 /** Whether an email provider signs in with magic links: the built-in email flow, its default. */

@@ -51,7 +51,8 @@ export const emailFlow = defineFlow({
   providerTypes: ["email"],
   machine: emailMachine,
   routes: [
-    { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: ["email"] },
+    // the address from the body only: an `email` in the query string is not read (as in Auth.js)
+    { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: "body" },
     { method: "GET", action: "callback", event: "CALLBACK", start: true, params: ["token", "email"] },
   ],
   actors: { requestLink, verifyLink },

@@ -3,6 +3,7 @@
  * and the account or address (a keyed hash, so neither the port nor the logs hold identifiers).
  */
 import { isIP } from "node:net"
+import { normalizeAccount } from "./account-key.js"
 import { type HmacKey, hmac, hmacKey } from "./digest.js"
 
 /** The 8 groups of an IPv6 address, or null when it does not parse. */
@@ -52,9 +53,6 @@ export function clientKey(ip: string): string {
     .map((g) => g.toString(16))
     .join(":")}::/64`
 }
-
-/** The normalised account or address (trimmed, lower-case), for counting. */
-export const normalizeAccount = (identifier: string): string => identifier.trim().toLowerCase()
 
 /**
  * A keyed hash of an account identifier (HMAC-SHA-256 under the first secret, 128 bits, base64url):

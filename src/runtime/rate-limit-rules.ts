@@ -7,6 +7,7 @@ import type { Env } from "./env.js"
 /** The default of every rule: window in seconds, max hits in the window. */
 export const DEFAULT_RULES: Readonly<Record<RateLimitRuleName, RateLimitRule>> = Object.freeze({
   passwordAccount: { window: 15 * 60, max: 5 },
+  passwordAccountWide: { window: 5 * 60, max: 100 },
   passwordClient: { window: 60, max: 20 },
   passwordAccounts: { window: 60 * 60, max: 100 },
   emailAddress: { window: 15 * 60, max: 3 },
@@ -18,7 +19,12 @@ export const DEFAULT_RULES: Readonly<Record<RateLimitRuleName, RateLimitRule>> =
   client: { window: 60, max: 300 },
 })
 
-const PASSWORD_RULES: readonly RateLimitRuleName[] = ["passwordAccount", "passwordClient", "passwordAccounts"]
+const PASSWORD_RULES: readonly RateLimitRuleName[] = ["passwordAccount", "passwordAccountWide", "passwordClient", "passwordAccounts"]
+/**
+ * Rules in force only when `rateLimit.rules` names them: a lock of an account for every client lets a
+ * stranger keep its owner out, so it is the app's choice (NIST SP 800-63B §5.2.2 prefers throttling).
+ */
+const OFF_BY_DEFAULT: ReadonlySet<RateLimitRuleName> = new Set(["passwordAccountWide"])
 
 /** `rateLimit` resolved: the rules in force (off ones left out), the hooks, the fail-closed set. */
 export interface ResolvedRateLimit {
@@ -46,7 +52,7 @@ export function resolveRateLimit(input: AuthConfig["rateLimit"], env: Env): Reso
   const rules = new Map<RateLimitRuleName, RateLimitRule>()
   for (const name of Object.keys(DEFAULT_RULES) as RateLimitRuleName[]) {
     const override = options.rules?.[name]
-    if (override === false) continue
+    if (override === false || (override === undefined && OFF_BY_DEFAULT.has(name))) continue
     rules.set(name, validRule(name, { ...DEFAULT_RULES[name], ...(override ?? {}) }))
   }
   return Object.freeze({

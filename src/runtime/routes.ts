@@ -14,7 +14,7 @@ import { notServed, type Route } from "./route-table.js"
 import { sessionStrategy } from "./session.js"
 import { signOutEverywhere, wantsEverywhere } from "./sign-out-everywhere.js"
 import { clearCookie } from "./cookies.js"
-import { type Gate, OPEN, rateLimitGate } from "./rate-limit.js"
+import { type Gate, rateLimitGate } from "./rate-limit.js"
 import { isPromiseLike } from "./awaitable.js"
 import { backchannelLogout } from "./logout/backchannel.js"
 import { providerLogoutOf, providerLogoutUrl, signOutCallback } from "./logout/rp-initiated.js"
@@ -92,8 +92,7 @@ export const routes: readonly Route[] = [
 export function route(ctx: RequestContext): Promise<Handled> {
   try {
     const row = ctx.config.routing.find(ctx)
-    const gated = rateLimitGate(ctx)
-    return gated instanceof Promise ? gated.then((gate) => routed(ctx, row, gate)) : routed(ctx, row, gated)
+    return rateLimitGate(ctx).then((gate) => routed(ctx, row, gate))
   } catch (err) {
     return Promise.reject(err)
   }
@@ -110,10 +109,7 @@ function routed(ctx: RequestContext, row: Row, gate: Gate): Promise<Handled> {
   } catch (err) {
     handling = errorResponse(ctx, err)
   }
-  const settle = (handled: Handled): Handled | Promise<Handled> => {
-    const settled = gate === OPEN ? undefined : gate.settle(handled)
-    return settled ? settled.then(() => handled) : handled
-  }
+  const settle = (handled: Handled): Handled | Promise<Handled> => (gate.settle ? gate.settle(handled).then(() => handled) : handled)
   if (!isPromiseLike(handling)) return Promise.resolve(settle(handling))
   return Promise.resolve(handling).then(settle, (err: unknown) => settle(errorResponse(ctx, err)))
 }

@@ -35,6 +35,15 @@ export interface CredentialsConfig<Credentials extends Record<string, Credential
   /** Fields shown on the built-in sign-in page. */
   credentials: Credentials
   /**
+   * authchart: the field of `credentials` that names the account, the one `authorize` looks the user up
+   * by; the per-account limits count it (README "Limits"). Default: the only declared field that is not
+   * a password, else the only one named `email`, `username`, `identifier`, `login` or `user`; several
+   * candidates and no `accountField` is a start-up configuration error. `false`: no field names an
+   * account (only the per-client limits apply).
+   * @example Credentials({ credentials: { login: {}, tenant: {}, password: { type: "password" } }, accountField: "login", authorize })
+   */
+  accountField?: (keyof Credentials & string) | false
+  /**
    * Check the submitted fields. Return the user to sign in, or `null` for a wrong login
    * (→ `CredentialsSignin`). Throw a `CredentialsSignin` subclass to send your own URL-safe `code`.
    * `credentials` is the whole submitted body.

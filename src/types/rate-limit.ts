@@ -3,6 +3,7 @@
 /** The limits authchart applies (README "Limits"); each can be tuned or turned off in `rateLimit.rules`. */
 export type RateLimitRuleName =
   | "passwordAccount"
+  | "passwordAccountWide"
   | "passwordClient"
   | "passwordAccounts"
   | "emailAddress"
@@ -52,7 +53,7 @@ export interface RateLimitConfig {
   skip?: (request: RateLimitRequest) => boolean
   /**
    * Rules that refuse the request when the server-state port fails (Redis down); the others let it
-   * through. Default: the three password rules.
+   * through. Default: the password rules.
    */
   failClosed?: readonly RateLimitRuleName[]
 }

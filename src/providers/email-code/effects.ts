@@ -1,7 +1,7 @@
 /**
  * The two effects of the email code flow. `sendCode`: normalise the address, ask the `signIn` callback
  * (`email.verificationRequest`), draw a 6-digit code, mail it, and hand the machine only its HMAC.
- * `checkCode`: count the attempt on the server (per address, across flows), refuse an expired code,
+ * `checkCode`: count the attempt on the server (per code sent, whatever the flow state replayed), refuse an expired code,
  * compare in constant time, and answer who signed in.
  */
 import { createHmac, randomInt, timingSafeEqual } from "node:crypto"
@@ -11,10 +11,10 @@ import {
   askSignIn,
   type EffectContext,
   effect,
+  emailAccount,
   flowProviderConfig,
   isPlainObject,
   newestSecret,
-  normalizeEmail,
   stableUserId,
   toUserRequest,
 } from "../../flow/index.js"
@@ -34,10 +34,10 @@ function keyed(ctx: EffectContext, ...parts: (string | number)[]): string {
   return mac.update(parts.join("\u0000")).digest("hex")
 }
 
-function addressOf(provider: EmailCodeConfig, input: unknown): string {
+/** The body's address, normalised: the one the emailAddress limit counted (the flow's params are the body). */
+function addressOf(provider: EmailCodeConfig, params: Record<string, unknown>): string {
   try {
-    if (typeof input !== "string" || input === "") throw new TypeError("Missing email from request body.")
-    return (provider.normalizeIdentifier ?? normalizeEmail)(input)
+    return emailAccount(provider, params)
   } catch (err) {
     throw new EmailSignInError("The email address was refused.", { err })
   }
@@ -46,7 +46,7 @@ function addressOf(provider: EmailCodeConfig, input: unknown): string {
 /** Checks the address, asks the `signIn` callback, mails a new code; the machine gets only its HMAC. */
 export const sendCode = effect<Sent, { params: Record<string, unknown> }>(async (ctx, { params }) => {
   const provider = providerOf(ctx)
-  const email = addressOf(provider, params.email)
+  const email = addressOf(provider, params)
   const user = (await adapterOf(ctx)?.getUserByEmail(email)) ?? { id: stableUserId(provider.id, email), email, emailVerified: null }
   const account = { providerAccountId: email, userId: user.id, type: "email" as const, provider: provider.id }
   const verdict = await askSignIn(ctx, { user, account, email: { verificationRequest: true } })
@@ -66,10 +66,11 @@ export const sendCode = effect<Sent, { params: Record<string, unknown> }>(async 
 export const checkCode = effect<Checked, { pending: PendingCode | null; code: unknown }>(async (ctx, { pending, code }) => {
   const { id, maxAge, maxAttempts } = providerOf(ctx)
   if (!pending) throw new Verification("No sign-in code was sent in this flow.")
-  // per address, across flows: a new code does not buy new guesses
-  const attempts = stateKey("email-code", keyed(ctx, pending.email))
+  // per code, across replays of the flow state: a stranger's wrong guesses at the code it had mailed to
+  // someone cannot lock that person's own code out (the emailAddress limit bounds the codes mailed)
+  const attempts = stateKey("email-code", pending.hash)
   const { count } = await ctx.config.serverState.count(attempts, maxAge * 1000)
-  if (count > maxAttempts) throw new Verification(`Too many codes were tried for this address (${count}).`)
+  if (count > maxAttempts) throw new Verification(`Too many codes were tried for this code (${count}).`)
   if (ctx.now > pending.expires) throw new Verification("The sign-in code has expired.")
   const typed = typeof code === "string" ? code.replace(/\s/g, "") : ""
   const hash = Buffer.from(keyed(ctx, pending.email, pending.expires, typed))

@@ -9,10 +9,10 @@
  * EmailCode({ server: process.env.EMAIL_SERVER, from: "Acme <no-reply@acme.example>" })
  * ```
  * The code is single use, valid `maxAge` seconds (default 600, at most 900), and checked in constant
- * time; wrong codes are counted per address on the server (`serverState`), and the attempt after
- * `maxAttempts` (default 5) is refused even with the right code. The flow keeps only an HMAC of the
- * code, in its own sealed state (cookie or Redis flow store): no adapter is needed, and with one the
- * address is linked to its user as for magic links. `nodemailer` sends it unless you give `sendCode`.
+ * time; wrong codes are counted per code on the server (`serverState`), and the attempt after
+ * `maxAttempts` (default 5) at that code is refused even when right (a new code, in its own flow, is
+ * not). The flow keeps only an HMAC of the code, in its own sealed state (cookie or Redis flow store):
+ * no adapter is needed, and with one the address is linked to its user as for magic links. `nodemailer` sends it unless you give `sendCode`.
  */
 import type { Awaitable } from "../../index.js"
 import { defineFlow, type FlowDefinition } from "../../flow/index.js"
@@ -42,7 +42,7 @@ export interface EmailCodeUserConfig {
   from?: string
   /** Seconds a code is valid. Default 600; at most 900 (the flow's lifetime). */
   maxAge?: number
-  /** Codes tried per address within `maxAge` before every further one is refused. Default 5. */
+  /** Codes tried at one code sent before every further try at it is refused. Default 5. */
   maxAttempts?: number
   /** Sends the code your own way instead of through nodemailer. */
   sendCode?: (params: SendCodeParams) => Awaitable<void>
@@ -67,7 +67,8 @@ export const emailCodeFlow = defineFlow({
   id: "email-code",
   machine: emailCodeMachine,
   routes: [
-    { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: ["email"] },
+    // the address from the body only: an `email` in the query string is not read (as in Auth.js)
+    { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: "body" },
     { method: "POST", action: "callback", step: "code", event: "CODE", csrf: true, params: ["code"] },
     { method: "GET", action: "callback", event: "SHOW", params: [] },
   ],

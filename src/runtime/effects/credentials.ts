@@ -8,6 +8,7 @@ import type { Identity } from "../../machines/types.js"
 import type { CredentialsConfig } from "../../types.js"
 import { userRequestFor } from "../context.js"
 import { providerConfig } from "../provider-config.js"
+import { credentialsAccount } from "../account-key.js"
 
 /**
  * Runs `authorize(credentials, request)`. `null` is a wrong login (`CredentialsSignin`); a thrown
@@ -16,6 +17,12 @@ import { providerConfig } from "../provider-config.js"
  */
 export const authorize = effect<Identity, { params: Record<string, unknown> }>(async (ctx, input) => {
   const provider = providerConfig(ctx, "credentials")
+  // the account field as the limiter counted it: one that is not a string (a JSON array) is refused here
+  try {
+    credentialsAccount(provider, input.params)
+  } catch (err) {
+    throw new CredentialsSignin("The account field of the submission is not a string.", { err })
+  }
   let user: Awaited<ReturnType<CredentialsConfig["authorize"]>>
   try {
     user = await provider.authorize(input.params, userRequestFor(provider.authorize, 1, ctx.req))

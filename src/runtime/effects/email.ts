@@ -27,28 +27,11 @@ import { isPlainObject } from "../plain-object.js"
 import { newestSecret } from "../jwe.js"
 import { randomBytes } from "../random.js"
 import { sha256 } from "../digest.js"
+import { emailAccount, normalizeEmail } from "../account-key.js"
 
 const DEFAULT_MAX_AGE_S = 24 * 60 * 60
 
-/**
- * The default address normaliser: Unicode NFKC first (so look-alike `＠` or full-width letters cannot
- * slip past the checks), trimmed and lower-cased; exactly one `@` with text on both sides; no quotes,
- * commas, whitespace or control characters. Throws a `TypeError` for an address it refuses.
- * @example normalizeEmail(" Ada@Example.COM ") // "ada@example.com"
- */
-export function normalizeEmail(input: string): string {
-  const email = input.normalize("NFKC").trim().toLowerCase()
-  const at = email.indexOf("@")
-  const valid =
-    at > 0 &&
-    at === email.lastIndexOf("@") &&
-    at < email.length - 1 &&
-    email.length <= 320 &&
-    !/["',;<>()\\[\]\s\p{Cc}]/u.test(email) &&
-    !email.endsWith(".")
-  if (!valid) throw new TypeError("Invalid email address format.")
-  return email
-}
+export { normalizeEmail }
 
 function hashToken(token: string, secret: string): string {
   return sha256(`${token}${secret}`, "hex")
@@ -135,11 +118,10 @@ function newEmailUser(ctx: EffectContext, provider: EmailConfig, email: string) 
 export const requestLink = effect<{ redirect: string }, { params: Record<string, unknown> }>(async (ctx, input) => {
   const provider = providerOf(ctx)
   const store = verificationStore(ctx)
-  const raw = input.params.email
   let email: string
   try {
-    if (typeof raw !== "string" || raw === "") throw new TypeError("Missing email from request body.")
-    email = (provider.normalizeIdentifier ?? normalizeEmail)(raw)
+    // the body's address only, normalised: the one the emailAddress limit counted
+    email = emailAccount(provider, input.params)
   } catch (err) {
     throw new EmailSignInError("The email address was refused.", { err })
   }
