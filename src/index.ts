@@ -28,7 +28,7 @@ export {
   type SessionTarget,
 } from "./runtime/manage.js"
 export { getAccessToken } from "./runtime/tokens/request.js"
-export { resetRateLimit } from "./runtime/rate-limit-reset.js"
+export { resetRateLimit, type ResetRateLimitOptions } from "./runtime/rate-limit-reset.js"
 export { memoryServerState, type MemoryServerStateOptions } from "./runtime/server-state-memory.js"
 export { stateKey, type ServerState, type WindowCount } from "./runtime/server-state.js"
 export { credentialsFlow, emailFlow, oauthFlow, webauthnFlow } from "./runtime/flows.js"

@@ -1,6 +1,6 @@
 /**
- * The default server-state port: one process, bounded and expiring (`memoryServerState`), and the
- * synchronous verbs the rate limits use when the port is this one, unwrapped (`syncVerbs`). The port's
+ * The default server-state port: one process, bounded and expiring (`memoryServerState`), and its
+ * synchronous verbs for callers that reach the port itself, unwrapped (`syncVerbs`). The port's
  * interface and its keys are in server-state.ts.
  */
 import { FlowStoreUnavailable } from "../errors.js"
