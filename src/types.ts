@@ -39,6 +39,7 @@ export type { RateLimitRuleName, RateLimitRule, RateLimitRequest, RateLimitedEve
 export type { WarningCode, LoggerInstance } from "./types/logger.js"
 export type { LogoutOptions, AccountsOptions } from "./types/logout-accounts.js"
 
+/** A value, or a promise of it. */
 export type Awaitable<T> = T | PromiseLike<T>
 
 /** An ISO 8601 date string, as sent in `session.expires`. */

@@ -66,6 +66,7 @@ export type { CompleteAdapter } from "./types.js"
 
 export type { RedisAdapterClient } from "./redis-codec.js"
 
+/** Options of `RedisAdapter`. */
 export interface RedisAdapterOptions {
   /** Prepended to every key. Default `"authchart:"`. Give each app (or test) its own. */
   prefix?: string

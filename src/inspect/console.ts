@@ -9,6 +9,7 @@
  */
 import type { InspectionEvent, Inspector } from "../runtime/inspect.js"
 
+/** Options of `consoleInspector`. */
 export interface ConsoleInspectorOptions {
   /** Where lines go. Default: `process.stdout`. */
   write?: (line: string) => void

@@ -4,6 +4,7 @@
  */
 import type { InspectionEvent } from "../runtime/inspect.js"
 
+/** Where a recorded flow is: handling a request, resting until the next one, or ended. */
 export type FlowStatus = "running" | "resting" | "done" | "failed"
 
 /** A flow as the inspector last saw it. */
@@ -23,6 +24,7 @@ export interface FlowSummary {
   readonly dropped: number
 }
 
+/** A recorded flow with its events, oldest first. */
 export interface FlowRecord extends FlowSummary {
   readonly events: readonly InspectionEvent[]
 }

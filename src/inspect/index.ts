@@ -33,6 +33,7 @@ export { flowDiagrams, machineDiagram, toMermaid, type MachineDiagram } from "./
 export type { FlowRecord, FlowStatus, FlowSummary, FlowUpdate } from "./flow-log.js"
 export type { InspectionEvent, Inspector } from "../runtime/inspect.js"
 
+/** Options of `createInspector`. */
 export interface InspectorOptions {
   /** The page's action under the base path; the feed, snapshot and Mermaid routes add `-events`, `-state`, `-mermaid`. Default `__inspect`. */
   path?: string
@@ -48,6 +49,7 @@ export interface InspectorOptions {
   console?: boolean | ConsoleInspectorOptions
 }
 
+/** What `createInspector` returns: the stream's sink and the page's routes, to put in the config. */
 export interface InspectorHandle {
   /** For `config.inspect`. */
   readonly inspect: Inspector

@@ -34,6 +34,7 @@ export { customFetch } from "../runtime/custom-fetch.js"
 export { AuthError, CredentialsSignin } from "../errors.js"
 export type { Account, DefaultSession, Profile, Session, User } from "../index.js"
 export type { JWT } from "../jwt.js"
+/** The config `ExpressAuth` and `getSession` take: `AuthConfig` without `raw`. */
 export type ExpressAuthConfig = Omit<AuthConfig, "raw">
 
 const MOUNTED = Symbol.for("authchart.express.config")

@@ -19,6 +19,7 @@ import type { CredentialInput, CredentialsConfig } from "../types.js"
 
 export type { CredentialInput, CredentialsConfig }
 
+/** What `Credentials()` takes: the form's fields (`credentials`) and `authorize`. */
 export type CredentialsOptions<C extends Record<string, CredentialInput> = Record<string, CredentialInput>> = Partial<
   Omit<CredentialsConfig<C>, "type">
 >

@@ -3,6 +3,7 @@
  */
 import type { Awaitable, CommonProviderOptions, Theme } from "../types.js"
 
+/** What an email provider's `sendVerificationRequest` is given to mail a sign-in link. */
 export interface SendVerificationRequestParams {
   /** The validated, normalised address: the only one the message may go to. */
   identifier: string
@@ -20,6 +21,7 @@ export interface SendVerificationRequestParams {
   request: Request
 }
 
+/** The options of an email (magic link) provider. */
 export interface EmailUserConfig {
   id?: string
   name?: string
@@ -37,6 +39,7 @@ export interface EmailUserConfig {
   apiKey?: string
 }
 
+/** An email provider as the config holds it: its options with `id`, `name` and `type: "email"`. */
 export interface EmailConfig extends EmailUserConfig {
   id: string
   name: string

@@ -7,13 +7,16 @@ import type { Awaitable, CommonProviderOptions, Profile, TokenSet, User } from "
 /** An endpoint as a URL, or `{ url, params }` (params become query parameters). */
 export type EndpointSetting<Extra extends object = object> = string | ({ url?: string; params?: Record<string, unknown> } & Partial<Extra>)
 
+/** What a provider's own `userinfo.request` is given: the token set and the provider. */
 export interface UserinfoRequestContext {
   tokens: TokenSet
   provider: { id: string; userinfo?: { url?: string } }
 }
 
+/** A check an OAuth/OIDC sign-in makes (`checks`); `none` for none. */
 export type OAuthCheck = "pkce" | "state" | "nonce" | "none"
 
+/** The options a preset takes (client id and secret, issuer, endpoints, …), as Auth.js'. */
 export interface OAuthUserConfig<P extends object = Profile> {
   clientId?: string
   clientSecret?: string
@@ -49,6 +52,7 @@ export interface OAuthUserConfig<P extends object = Profile> {
   name?: string
 }
 
+/** An OAuth 2 / OIDC provider as the config holds it: its options with `id`, `name` and `type`. */
 export interface OAuthConfig<P extends object = Profile> extends OAuthUserConfig<P> {
   id: string
   name: string

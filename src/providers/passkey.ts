@@ -1,5 +1,5 @@
 /**
- * Sign in with a passkey: {@link WebAuthn} under the id `passkey`, with a discoverable credential
+ * Sign in with a passkey: `WebAuthn()` under the id `passkey`, with a discoverable credential
  * (resident key) and user verification (PIN, biometrics) required when registering, asked for when
  * signing in, and checked in both responses.
  *
@@ -8,7 +8,7 @@
  * import Passkey from "authchart/providers/passkey"
  * ExpressAuth({ adapter, experimental: { enableWebAuthn: true }, providers: [Passkey()] })
  * ```
- * Options are those of {@link WebAuthn}; nested options you give replace these defaults field by field.
+ * Options are those of `WebAuthn()`; nested options you give replace these defaults field by field.
  */
 import WebAuthn from "./webauthn.js"
 import type { WebAuthnConfig, WebAuthnUserConfig } from "./webauthn-types.js"

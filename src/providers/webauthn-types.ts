@@ -64,7 +64,7 @@ export interface GetUserInfoParams {
  */
 export type GetUserInfo = (params: GetUserInfoParams) => Awaitable<WebAuthnUserInfo | null>
 
-/** Options of {@link WebAuthn} and {@link Passkey}: every field optional. */
+/** Options of `WebAuthn()` (`authchart/providers/webauthn`) and `Passkey()` (`authchart/providers/passkey`): every field optional. */
 export interface WebAuthnUserConfig {
   id?: string
   name?: string
@@ -81,6 +81,7 @@ export interface WebAuthnUserConfig {
   getUserInfo?: GetUserInfo
 }
 
+/** A WebAuthn (passkey) provider as the config holds it. */
 export interface WebAuthnConfig extends CommonProviderOptions, Omit<WebAuthnUserConfig, "id" | "name"> {
   type: "webauthn"
 }

@@ -44,6 +44,7 @@ import { type ResolvedProviderTokens, resolveProviderTokens } from "./tokens/opt
 
 /** Markers compared by identity, as in Auth.js (whose own markers, same descriptions, count too). */
 export const raw: unique symbol = Symbol("return-type-raw")
+/** Put in `config.skipCSRFCheck` to turn the CSRF checks off, only behind CSRF protection of your own (as in Auth.js). */
 export const skipCSRFCheck: unique symbol = Symbol("skip-csrf-check")
 
 /** `value` is `marker`, or the `@auth/core` export of the same name (a local symbol, same description). */

@@ -22,6 +22,7 @@ export const authActions = [
   "webauthn-options",
 ] as const
 
+/** An action under the base path, the first path segment after it (`signin`, `callback`, `session`, …). */
 export type AuthAction = (typeof authActions)[number]
 
 const actionSet: ReadonlySet<string> = new Set(authActions)

@@ -14,6 +14,7 @@ import { webauthnOptions, webauthnVerify } from "./effects/webauthn.js"
 import { CHALLENGE_TTL_S } from "./effects/webauthn-support.js"
 import { type FlowDefinition, defineFlow, showSignInPage } from "../flow/index.js"
 
+/** The built-in flow of `type: "credentials"` providers: `authorize`, then the sign-in tail; extend it with `extendFlow`. */
 export const credentialsFlow = defineFlow({
   id: "credentials",
   providerTypes: ["credentials"],

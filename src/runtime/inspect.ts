@@ -16,6 +16,7 @@ interface Base {
   readonly at: number
 }
 
+/** One event of the redacted inspection stream `config.inspect` receives: a request, transition, effect, persist or end. */
 export type InspectionEvent =
   | (Base & { readonly type: "request"; readonly method: string; readonly action: string; readonly event: string })
   | (Base & { readonly type: "transition"; readonly state: string; readonly event: string })

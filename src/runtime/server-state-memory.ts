@@ -6,6 +6,7 @@
 import { FlowStoreUnavailable } from "../errors.js"
 import { type ServerState, type WindowCount, notBeforeKey, sameOwner } from "./server-state.js"
 
+/** Options of the default in-memory server-state port (one instance). */
 export interface MemoryServerStateOptions {
   /**
    * Upper bound on live entries, held twice over: once for the rate limits' keys, once for the rest.

@@ -19,7 +19,7 @@ export interface FlowEnvelope {
   readonly version: string
   readonly exp: number
   /**
-   * Random per save: names this one snapshot, which resumes once (see {@link claimEnvelope}). Absent in
+   * Random per save: names this one snapshot, which resumes once (see `claimEnvelope`). Absent in
    * envelopes written before it existed; those are claimed by their flow id.
    */
   readonly nonce?: string
@@ -40,6 +40,7 @@ export interface FlowStoreIO {
   readonly now: number
 }
 
+/** Where in-flight flows are kept between requests: a sealed cookie by default, or `RedisFlowStore`. */
 export interface FlowStore {
   /** The flow's envelope, or null when there is none. Throws `FlowStateError` when it is unreadable. */
   load(io: FlowStoreIO): Promise<FlowEnvelope | null>

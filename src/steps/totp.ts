@@ -149,6 +149,7 @@ export function verifyTotp(secret: string, code: string, now = Date.now(), windo
 
 const SIX_DIGITS = /^\d{6}$/
 
+/** What `createTotpEnrollment` returns: the secret to store, the URI and its QR code. */
 export interface TotpEnrollment {
   /** Base32 secret to store for the user (keep it encrypted at rest). */
   secret: string
@@ -221,6 +222,7 @@ function forgetStale(used: Map<string, number>, step: number): void {
   for (const [key, last] of used) if (last < step - STALE_STEPS) used.delete(key)
 }
 
+/** Options of `totpStep`. */
 export interface TotpStepOptions {
   /** The user's base32 TOTP secret, or null when they have none (the step is then skipped). */
   secretFor: (user: User) => Awaitable<string | null | undefined>

@@ -68,6 +68,7 @@ export interface FailoverCluster<Client = unknown> {
   readonly _slots: { rediscover(startWith: Client): Promise<void> }
 }
 
+/** Options of `followFailover`. */
 export interface FollowFailoverOptions {
   /** At most one topology refresh per this many milliseconds (a trailing one follows the last error). Default 250. */
   minIntervalMs?: number

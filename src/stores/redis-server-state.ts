@@ -41,6 +41,7 @@ export interface RedisServerStateClient {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>
 }
 
+/** Options of `RedisServerState`. */
 export interface RedisServerStateOptions {
   /** Key prefix, without `{` or `}`. Default `authchart:state:`. */
   prefix?: string

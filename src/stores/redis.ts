@@ -51,6 +51,7 @@ export interface RedisFlowStoreClient {
   del(key: string): Promise<unknown>
 }
 
+/** Options of `RedisFlowStore`. */
 export interface RedisFlowStoreOptions {
   /** Key prefix. Default `authchart:flow:`. */
   prefix?: string

@@ -52,6 +52,7 @@ export interface JwtCallbackParams {
   session?: any
 }
 
+/** `config.callbacks`, as in Auth.js: `signIn`, `redirect`, `jwt` and `session`. */
 export interface CallbacksOptions {
   /**
    * Decide whether a user may sign in: `true` to go on, `false` for `AccessDenied`, or a URL to
@@ -72,6 +73,7 @@ export interface CallbacksOptions {
   jwt?: (params: JwtCallbackParams) => Awaitable<JWT | null>
 }
 
+/** `config.events`: told after the fact, their result ignored; a throw is logged as `EventError`. */
 export interface EventCallbacks {
   signIn?: (message: { user: User; account: Account | null; profile?: Profile; isNewUser?: boolean }) => Awaitable<void>
   signOut?: (message: { token?: JWT | null; session?: unknown }) => Awaitable<void>

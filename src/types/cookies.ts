@@ -16,8 +16,10 @@ export interface CookieOption {
   }
 }
 
+/** The cookies authchart sets, by their key in `config.cookies`. */
 export type CookieKey = "sessionToken" | "callbackUrl" | "csrfToken" | "pkceCodeVerifier" | "state" | "nonce" | "webauthnChallenge" | "flow"
 
+/** Name and options of every cookie, as Auth.js' `cookies` option. */
 export type CookiesOptions = Record<CookieKey, CookieOption>
 
 /** Look of the built-in pages. */

@@ -1,6 +1,7 @@
 /** Session and session-token options. Part of the public types, re-exported by `authchart`. */
 import type { Awaitable, JWT } from "../types.js"
 
+/** What `encode` (and `jwt.encode`) takes. */
 export interface JWTEncodeParams<Payload = JWT> {
   /** The claims. `iat`, `exp` and `jti` are always set anew. */
   token?: Payload
@@ -12,12 +13,14 @@ export interface JWTEncodeParams<Payload = JWT> {
   maxAge?: number
 }
 
+/** What `decode` (and `jwt.decode`) takes: the token, the salt it was encrypted under, the secret or secrets. */
 export interface JWTDecodeParams {
   token?: string
   salt: string
   secret: string | readonly string[]
 }
 
+/** `config.jwt`: the session token's lifetime, and optionally its own encode and decode. */
 export interface JWTOptions {
   /** Lifetime of a session token in seconds. Default `session.maxAge`. */
   maxAge?: number
@@ -25,6 +28,7 @@ export interface JWTOptions {
   decode?: (params: JWTDecodeParams) => Awaitable<JWT | null>
 }
 
+/** `config.session`: the strategy, lifetimes, and authchart's session options. */
 export interface SessionOptions {
   /** `"jwt"` (default), or `"database"` (default when an adapter is set). */
   strategy?: "jwt" | "database"

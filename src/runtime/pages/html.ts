@@ -3,7 +3,7 @@ import type { Theme } from "../../types.js"
 declare const safe: unique symbol
 
 /**
- * Markup that is already escaped. Only {@link html} and {@link attr} make one, so a plain string can
+ * Markup that is already escaped. Only {@link html} and `attr` make one, so a plain string can
  * never reach the page unescaped.
  * @example const greeting: SafeHtml = html`<p>Hello, ${user.name}</p>` // the name is escaped
  */
