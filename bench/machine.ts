@@ -1,11 +1,10 @@
 /**
  * `npm run bench:machine`: what the machine model costs per request, beside a hand-written equivalent.
  *
- * The same credentials sign-in three ways, with effects that do no I/O and answer at once (so only the
- * model is measured): (1) the real `credentialsMachine`, provided once, driven by the engine's runner as
- * `runMachine` drives it (start, check it rests, send the one event, run to the end, read the output):
- * the direct runner the engine uses, and (2) the xstate actor runner it uses when an inspector watches;
- * (3) the same flow written as plain async code doing the same non-effect work (the four calls in order,
+ * The same credentials sign-in two ways, with effects that do no I/O (so only the model is measured):
+ * (1) the real `credentialsMachine`, provided once, driven by the engine's runner (an xstate actor,
+ * actor-run.ts) as `runMachine` drives it (start, check it rests, send the one event, run to the end,
+ * read the output); (2) the same flow written as plain async code doing the same non-effect work (the four calls in order,
  * the gate's branch, the submitted credentials dropped after the gate, the output built, the run bounded
  * by a `flowTimeout` timer as the engine bounds it). And the resume of a resting flow: restore a
  * persisted snapshot, send, run one effect, rest again, persist (`getPersistedSnapshot` + JSON), against a
@@ -21,11 +20,9 @@ import { type AnyStateMachine, assign, setup } from "xstate"
 import { credentialsMachine } from "../src/machines/credentials.js"
 import { flowTypes, initialContext } from "../src/machines/setup.js"
 import { AWAITING_INPUT, type FlowOutput, type GateResult, type Identity, type Issued } from "../src/machines/types.js"
-import { startActorRun } from "../src/runtime/actor-run.js"
+import { FlowRun } from "../src/runtime/actor-run.js"
 import { effect } from "../src/runtime/effects/effect.js"
 import type { EffectContext } from "../src/runtime/flow.js"
-import { directRunnable, startDirectRun } from "../src/runtime/machine-run.js"
-import type { MachineRun, RunOptions } from "../src/runtime/run-common.js"
 import { COLD, request, takeColdUs } from "./cold.js"
 import { cpuRounds } from "./loop-rounds.js"
 
@@ -87,24 +84,22 @@ const restingMachine = setup({
   },
 })
 
-type Start = (machine: AnyStateMachine, options: RunOptions) => MachineRun
-
 /** One request as `runMachine` drives it: start or restore, check it rests, send, run to rest or end. */
-async function runOnce(start: Start, machine: AnyStateMachine, persisted: unknown) {
-  const run = start(machine, { persisted, input: INPUT, ctx: EFFECT_CONTEXT, timeout: TIMEOUT })
+async function runOnce(machine: AnyStateMachine, persisted: unknown) {
+  const run = new FlowRun(machine, { persisted, input: INPUT, ctx: EFFECT_CONTEXT, timeout: TIMEOUT })
   try {
     const { before } = run
     if (before.status !== "active" || !before.hasTag(AWAITING_INPUT)) throw new Error("not waiting for input")
+    if (!before.can(EVENT)) throw new Error("the event is not taken")
     const after = await run.send(EVENT)
-    if (!after) throw new Error("the event was not taken")
     if (after.status === "error") throw after.error
-    return { after, persisted: after.status === "active" ? run.persist(after) : undefined }
+    return { after, persisted: after.status === "active" ? run.persist() : undefined }
   } finally {
     run.stop()
   }
 }
 
-const machineSignIn = async (start: Start): Promise<FlowOutput> => (await runOnce(start, providedCredentials, undefined)).after.output
+const machineSignIn = async (): Promise<FlowOutput> => (await runOnce(providedCredentials, undefined)).after.output
 
 /** The engine's bound on a run (a flow that honours `flowTimeout` needs it written by hand too). */
 function bounded<T>(work: Promise<T>): Promise<T> {
@@ -128,12 +123,12 @@ const handSignIn = (): Promise<FlowOutput> => bounded(handFlow())
 
 /** The resting flow's persisted snapshot at `step` (as the flow store would give it back). */
 const restingStart = await (async () => {
-  const first = await runOnce(startDirectRun, restingMachine, undefined)
+  const first = await runOnce(restingMachine, undefined)
   return JSON.stringify(first.persisted)
 })()
 
-async function machineResume(start: Start): Promise<string> {
-  const { persisted } = await runOnce(start, restingMachine, JSON.parse(restingStart))
+async function machineResume(): Promise<string> {
+  const { persisted } = await runOnce(restingMachine, JSON.parse(restingStart))
   return JSON.stringify(persisted)
 }
 
@@ -144,9 +139,6 @@ async function handResume(): Promise<string> {
   await bounded(checkAnswer(EVENT.params))
   return JSON.stringify({ state: "step", attempts: saved.attempts + 1 })
 }
-
-/** One machine-driven credentials sign-in on the engine's direct runner (for instruction counts under callgrind). */
-export const signInOnce = (): Promise<FlowOutput> => machineSignIn(startDirectRun)
 
 /** CPU µs per call of `op`: the best (least disturbed) of ROUNDS rounds of ITERATIONS calls. */
 async function cpuPerOp(op: () => Promise<unknown>): Promise<{ best: number; median: number }> {
@@ -169,40 +161,25 @@ async function coldRounds(op: () => Promise<unknown>): Promise<number[]> {
 
 type Timing = { best: number; median: number }
 
-/** Per comparison: the engine's direct runner (`machine`), the actor runner (`actor`), the hand-written code. */
+/** Per comparison: the engine's runner (`machine`) and the hand-written code. */
 export interface MachineBench {
-  signIn: { machine: Timing; actor: Timing; hand: Timing; overheadUs: number; actorOverheadUs: number }
-  resume: { machine: Timing; actor: Timing; hand: Timing; overheadUs: number; actorOverheadUs: number }
+  signIn: { machine: Timing; hand: Timing; overheadUs: number }
+  resume: { machine: Timing; hand: Timing; overheadUs: number }
   iterations: number
   rounds: number
 }
 
-/** Runs both comparisons; checks first that every runner and the hand-written code give the same answer. */
+/** Runs both comparisons; checks first that the runner and the hand-written code give the same answer. */
 export async function benchMachine(): Promise<MachineBench> {
-  if (!directRunnable(providedCredentials) || !directRunnable(restingMachine))
-    throw new Error("the direct runner does not take the bench's machines")
-  const answers = [await machineSignIn(startDirectRun), await machineSignIn(startActorRun), await handSignIn()].map((a) =>
-    JSON.stringify(a),
-  )
-  if (new Set(answers).size !== 1) throw new Error(`the runners and the hand-written sign-in disagree: ${answers.join(" vs ")}`)
-  for (const start of [startDirectRun, startActorRun]) {
-    const resumed: { context: { steps: { totp: { attempts: number } } } } = JSON.parse(await machineResume(start))
-    if (resumed.context.steps.totp.attempts !== 1) throw new Error("the resumed machine did not count the step")
-  }
-  const signIn = {
-    machine: await cpuPerOp(() => machineSignIn(startDirectRun)),
-    actor: await cpuPerOp(() => machineSignIn(startActorRun)),
-    hand: await cpuPerOp(handSignIn),
-  }
-  const resume = {
-    machine: await cpuPerOp(() => machineResume(startDirectRun)),
-    actor: await cpuPerOp(() => machineResume(startActorRun)),
-    hand: await cpuPerOp(handResume),
-  }
-  const overheads = (r: typeof signIn) => ({ overheadUs: r.machine.best - r.hand.best, actorOverheadUs: r.actor.best - r.hand.best })
+  const answers = [await machineSignIn(), await handSignIn()].map((a) => JSON.stringify(a))
+  if (new Set(answers).size !== 1) throw new Error(`the runner and the hand-written sign-in disagree: ${answers.join(" vs ")}`)
+  const resumed: { context: { steps: { totp: { attempts: number } } } } = JSON.parse(await machineResume())
+  if (resumed.context.steps.totp.attempts !== 1) throw new Error("the resumed machine did not count the step")
+  const signIn = { machine: await cpuPerOp(machineSignIn), hand: await cpuPerOp(handSignIn) }
+  const resume = { machine: await cpuPerOp(machineResume), hand: await cpuPerOp(handResume) }
   return {
-    signIn: { ...signIn, ...overheads(signIn) },
-    resume: { ...resume, ...overheads(resume) },
+    signIn: { ...signIn, overheadUs: signIn.machine.best - signIn.hand.best },
+    resume: { ...resume, overheadUs: resume.machine.best - resume.hand.best },
     iterations: ITERATIONS,
     rounds: ROUNDS,
   }
@@ -220,9 +197,8 @@ if (isMain) {
       ["resume a resting flow (restore, send, effect, rest, persist)", result.resume],
     ] as const) {
       console.log(`  ${name}:`)
-      console.log(`    engine (direct runner) ${f(r.machine.best)} (${r.machine.median.toFixed(1)})  overhead ${f(r.overheadUs)}`)
-      console.log(`    xstate actor runner    ${f(r.actor.best)} (${r.actor.median.toFixed(1)})  overhead ${f(r.actorOverheadUs)}`)
-      console.log(`    hand-written           ${f(r.hand.best)} (${r.hand.median.toFixed(1)})`)
+      console.log(`    engine (xstate actor) ${f(r.machine.best)} (${r.machine.median.toFixed(1)})  overhead ${f(r.overheadUs)}`)
+      console.log(`    hand-written          ${f(r.hand.best)} (${r.hand.median.toFixed(1)})`)
     }
   }
 }

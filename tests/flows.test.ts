@@ -29,10 +29,10 @@ async function start(client: AuthClient) {
   return { res, csrfToken }
 }
 
-// the engine runs a flow's machine directly, or on a full xstate actor when an inspector watches
+// the same runner (an xstate actor) serves a flow whether an inspector watches or not
 describe.each([
-  ["on the direct runner", {}],
-  ["on an xstate actor (an inspector watches)", { inspect: () => {} }],
+  ["uninspected", {}],
+  ["inspected", { inspect: () => {} }],
 ])("a flow that rests between requests, %s", (_runner, runner: Partial<AuthConfig>) => {
   const makeClient = (flow: FlowDefinition, extra: Partial<AuthConfig> = {}) => clientFor(flow, { ...runner, ...extra })
   it("persists the snapshot in one sealed, HttpOnly cookie and resumes it", async () => {

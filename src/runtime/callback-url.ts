@@ -35,31 +35,24 @@ function httpUrl(value: string): string | undefined {
   }
 }
 
-/** Resolves the callback URL of a request (async: the redirect callback may be). */
+/**
+ * Resolves the callback URL of a request: the app's `redirect` callback when it has one, else the
+ * built-in one's answer (kept per origin and URL).
+ */
 export async function resolveCallbackUrl(ctx: RequestContext): Promise<CallbackUrl> {
-  const now = callbackUrlNow(ctx)
-  if (now) return now
   const { fromCookie, wanted } = wantedUrl(ctx)
-  return withCookie(ctx, fromCookie, wanted ? await redirectTo(ctx, wanted) : ctx.origin)
+  if (!wanted) return withCookie(ctx, fromCookie, ctx.origin)
+  const url = ctx.config.customRedirect ? await redirectTo(ctx, wanted) : defaultRedirectChecked(wanted, ctx.origin)
+  return withCookie(ctx, fromCookie, url)
 }
 
-/**
- * {@link resolveCallbackUrl} answered at once when the redirect callback is the built-in one (it is
- * synchronous); undefined when the app's own callback must be asked.
- */
-export function callbackUrlNow(ctx: RequestContext): CallbackUrl | undefined {
-  if (ctx.config.customRedirect) return undefined
-  const { fromCookie, wanted } = wantedUrl(ctx)
-  return withCookie(ctx, fromCookie, wanted ? defaultRedirectChecked(wanted, ctx.origin) : ctx.origin)
-}
+/** The longest origin counted in a kept pair's key (a resolved origin is scheme, host and port). */
+const MAX_ORIGIN_LENGTH = 300
 
 /**
  * `checked(ctx, defaultRedirect({ url, baseUrl: origin }))` with one URL parse instead of two: a path on
  * the site, or an absolute URL on the site's origin, normalised; anything else is the site.
  */
-/** The longest origin counted in a kept pair's key (a resolved origin is scheme, host and port). */
-const MAX_ORIGIN_LENGTH = 300
-
 function defaultRedirectChecked(url: string, origin: string): string {
   // the origin is the resolved one (no space in it), so "origin url" names one pair
   const key = `${origin} ${url}`

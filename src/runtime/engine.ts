@@ -11,17 +11,15 @@ import { parseForm } from "./body.js"
 import type { FlowContext } from "../machines/setup.js"
 import { AWAITING_INPUT, type FlowOutput, type Reply } from "../machines/types.js"
 import { type Handled, type RequestContext, param, withCallbackUrl } from "./context.js"
-import { startActorRun } from "./actor-run.js"
+import { FlowRun, type RunOptions } from "./actor-run.js"
 import { linkIdentity } from "./effects/link.js"
 import { issueSession, signInGate } from "./effects/tail.js"
 import type { FlowDefinition, FlowRoute } from "./flow.js"
 import { clearFlow, expiryOf, hasState, persistFlow } from "./flow-persist.js"
 import { type Outcome, respondFlow } from "./flow-respond.js"
 import { stateName, xstateObserver } from "./inspect.js"
-import { directRunnable, startDirectRun } from "./machine-run.js"
 import { isPlainObject } from "./plain-object.js"
 import { errorResponse } from "./respond.js"
-import type { MachineRun, RunOptions } from "./run-common.js"
 import { type Loaded, loadFlow, storeIO } from "./flow-load.js"
 
 export type { Outcome }
@@ -63,25 +61,31 @@ function restsOnPage(snapshot: AnyMachineSnapshot, flow: FlowDefinition): boolea
 /**
  * run: the machine restored from the envelope's snapshot (or started), the request sent as ONE event
  * (its params only those the route declares), run until it rests or ends. A GET reload of a page the
- * resting state does not take as an answer shows the page again. At once when the machine rests or ends
- * without waiting on an effect; a failure is always a rejected promise.
+ * resting state does not take as an answer shows the page again.
  */
-export function runMachine(
+export async function runMachine(
   ctx: RequestContext,
   flow: FlowDefinition,
   route: FlowRoute,
   loaded: Loaded,
   inspect?: (event: InspectionEvent) => void,
-): Outcome | Promise<Outcome> {
+): Promise<Outcome> {
+  const run = startRun(ctx, flow, loaded, inspect)
   try {
-    return runStarted(ctx, flow, route, startRun(ctx, flow, loaded, inspect))
-  } catch (err) {
-    return Promise.reject(err)
+    const { before } = run
+    if (before.status !== "active" || !before.hasTag(AWAITING_INPUT)) {
+      throw new FlowStateError("The sign-in state is not waiting for input.")
+    }
+    const event = { type: route.event, params: eventParams(ctx, route), now: ctx.now }
+    if (before.can(event)) return outcomeOf(ctx, flow, route, run, await run.send(event))
+    if (ctx.req.method === "GET" && restsOnPage(before, flow)) return outcomeOf(ctx, flow, route, run, before)
+    throw new FlowStateError(`This step does not accept "${route.event}".`)
+  } finally {
+    run.stop()
   }
 }
 
-function startRun(ctx: RequestContext, flow: FlowDefinition, loaded: Loaded, inspect?: (event: InspectionEvent) => void): MachineRun {
-  const machine = providedMachine(flow)
+function startRun(ctx: RequestContext, flow: FlowDefinition, loaded: Loaded, inspect?: (event: InspectionEvent) => void): FlowRun {
   const options: RunOptions = {
     persisted: loaded.envelope ? loaded.envelope.snapshot : undefined,
     input: { provider: ctx.providerId as string, now: ctx.now },
@@ -90,63 +94,25 @@ function startRun(ctx: RequestContext, flow: FlowDefinition, loaded: Loaded, ins
     ...(inspect ? { inspect } : {}),
   }
   try {
-    return !inspect && directRunnable(machine) ? startDirectRun(machine, options) : startActorRun(machine, options)
+    return new FlowRun(providedMachine(flow), options)
   } catch (err) {
     throw new FlowStateError("The sign-in state does not fit this flow any more.", { err })
   }
 }
 
-/** Sends the request's event to the started run; the run is stopped once it rests, ends or fails. */
-function runStarted(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute, run: MachineRun): Outcome | Promise<Outcome> {
-  let sent: ReturnType<MachineRun["send"]>
-  try {
-    const { before } = run
-    if (before.status !== "active" || !before.hasTag(AWAITING_INPUT)) {
-      throw new FlowStateError("The sign-in state is not waiting for input.")
-    }
-    const event = { type: route.event, params: eventParams(ctx, route), now: ctx.now }
-    // `can` walks xstate's transitions: asked only of a flow resting on one of its pages
-    const reshow = ctx.req.method === "GET" && restsOnPage(before, flow) && !before.can(event)
-    sent = reshow ? before : run.send(event)
-  } catch (err) {
-    run.stop()
-    throw err
-  }
-  if (!(sent instanceof Promise)) return outcomeOf(ctx, flow, route, run, sent)
-  return sent.then(
-    (after) => outcomeOf(ctx, flow, route, run, after),
-    (err: unknown) => {
-      run.stop()
-      throw err
-    },
-  )
-}
-
-/** What the run came to (resting or ended), or its failure; the run is stopped either way. */
-function outcomeOf(
-  ctx: RequestContext,
-  flow: FlowDefinition,
-  route: FlowRoute,
-  run: MachineRun,
-  after: AnyMachineSnapshot | undefined,
-): Outcome {
-  try {
-    if (!after) throw new FlowStateError(`This step does not accept "${route.event}".`)
-    ctx.config.logger.debug("flow", { flow: flow.id, event: route.event, state: after.value, status: after.status })
-    const state = stateName(after.value)
-    if (after.status === "done") return { status: "ended", state, output: after.output as FlowOutput }
-    if (after.status === "error") throw after.error
-    return { status: "resting", state, snapshot: withoutSpentReply(run.persist(after)), context: after.context as FlowContext }
-  } finally {
-    run.stop()
-  }
+/** What the run came to (resting or ended), or its failure. */
+function outcomeOf(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute, run: FlowRun, after: AnyMachineSnapshot): Outcome {
+  ctx.config.logger.debug("flow", { flow: flow.id, event: route.event, state: after.value, status: after.status })
+  const state = stateName(after.value)
+  if (after.status === "done") return { status: "ended", state, output: after.output as FlowOutput }
+  if (after.status === "error") throw after.error
+  return { status: "resting", state, snapshot: withoutSpentReply(run.persist()), context: after.context as FlowContext }
 }
 
 /**
  * The persisted snapshot without a redirect or JSON reply: either answers the request that made it and
  * is not read again (the next step sets its own reply; a page reply stays, a reload shows the page
- * again). An OAuth flow's redirect is its authorization URL, a quarter of the sealed flow cookie; a
- * passkey flow's JSON is the WebAuthn options, a third of its cookie.
+ * again), and would only grow the sealed flow cookie (an OAuth authorization URL, passkey options).
  */
 function withoutSpentReply(persisted: unknown): unknown {
   if (!isPlainObject(persisted) || !isPlainObject(persisted.context)) return persisted
@@ -158,23 +124,19 @@ function withoutSpentReply(persisted: unknown): unknown {
 /** Runs one request through a flow: load, run, persist, respond; any failure is the error page. */
 export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute): Promise<Handled> {
   if (!route.start && flow.intercept) {
-    const intercepting = flow.intercept(ctx)
-    const intercepted = intercepting instanceof Promise ? await intercepting : intercepting
+    const intercepted = await flow.intercept(ctx)
     if (intercepted) return intercepted
   }
   const io = storeIO(ctx, flow)
   const { emit, raw } = ctx.config.inspectors
-  // what every inspection event of this run carries (a plain object: no closure made per request)
+  // what every inspection event of this run carries
   const tag = { flowId: "unknown", flow: flow.id, provider: ctx.providerId as string }
   try {
-    const loading = loadFlow(ctx, flow, route, io)
-    const loaded = loading instanceof Promise ? await loading : loading
+    const loaded = await loadFlow(ctx, flow, route, io)
     tag.flowId = loaded.flowId
     emit?.({ ...tag, at: Date.now(), type: "request", method: ctx.req.method, action: ctx.action, event: route.event })
-    const running = runMachine(ctx, flow, route, loaded, emit || raw ? xstateObserver(emit, raw, () => tag) : undefined)
-    const outcome = running instanceof Promise ? await running : running
-    const persisted = persistFlow(ctx, flow, loaded, outcome, io)
-    const cookies = Array.isArray(persisted) ? persisted : await persisted
+    const outcome = await runMachine(ctx, flow, route, loaded, emit || raw ? xstateObserver(emit, raw, () => tag) : undefined)
+    const cookies = await persistFlow(ctx, flow, loaded, outcome, io)
     if (outcome.status === "ended") {
       const { output } = outcome
       const errorType = output.ok ? undefined : output.error instanceof AuthError ? output.error.type : "Error"

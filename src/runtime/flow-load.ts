@@ -6,12 +6,11 @@
  */
 import { randomUUID } from "node:crypto"
 import { FlowStateError } from "../errors.js"
-import { type CallbackUrl, callbackUrlNow, resolveCallbackUrl } from "./callback-url.js"
+import { type CallbackUrl, resolveCallbackUrl } from "./callback-url.js"
 import { type RequestContext, param } from "./context.js"
 import type { FlowDefinition, FlowRoute } from "./flow.js"
 import { originOf } from "./pages/csp.js"
-import { syncVerbs } from "./server-state-memory.js"
-import { type FlowEnvelope, type FlowStoreIO, LOAD_LATER, claimEnvelope, claimOf, syncFlowStore, usedUp } from "./store.js"
+import { type FlowEnvelope, type FlowStoreIO, claimEnvelope } from "./store.js"
 
 /** What `loadFlow` found for a request. */
 export interface Loaded {
@@ -59,55 +58,18 @@ function sameOrigin(url: string | undefined, origin: string): string | undefined
  * load: a start has no envelope; a resume needs one, of this flow and provider, this machine version,
  * not expired, and claimed once in the server-state port. The callback URL is the envelope's when the
  * flow's start named one, else this request's (Auth.js' passkey client names it with the response).
- * A start whose callback URL is known at once (the built-in redirect callback) is loaded without a promise.
  */
-export function loadFlow(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute, io: FlowStoreIO): Loaded | Promise<Loaded> {
-  if (!route.start) {
-    try {
-      return resumeNow(ctx, flow, io) ?? resumeFlow(ctx, flow, io)
-    } catch (err) {
-      return Promise.reject(err)
-    }
-  }
-  return loadedFor(ctx, null)
-}
-
-async function resumeFlow(ctx: RequestContext, flow: FlowDefinition, io: FlowStoreIO): Promise<Loaded> {
+export async function loadFlow(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute, io: FlowStoreIO): Promise<Loaded> {
+  if (route.start) return loadedFor(ctx, null)
   const envelope = resumable(await ctx.config.flowStore.load(io), flow, ctx)
   await claimEnvelope(envelope, ctx.config.serverState, ctx.now)
   return loadedFor(ctx, envelope)
 }
 
-/**
- * {@link resumeFlow} without a promise when the default cookie store and the in-memory server-state port
- * answer at once (the same checks, claim and refusals, in the same order, thrown); undefined when the
- * store must be awaited (nothing read or claimed yet); a promise only for a callback URL to resolve.
- */
-function resumeNow(ctx: RequestContext, flow: FlowDefinition, io: FlowStoreIO): Loaded | Promise<Loaded> | undefined {
-  const store = syncFlowStore(ctx.config.flowStore)
-  const state = syncVerbs(ctx.config.serverState)
-  if (!store || !state) return undefined
-  const loaded = store.load(io)
-  if (loaded === LOAD_LATER) return undefined
-  const envelope = resumable(loaded, flow, ctx)
-  const [key, ttlMs] = claimOf(envelope, ctx.now)
-  if (!state.claim(key, ttlMs)) throw usedUp()
-  return loadedFor(ctx, envelope)
-}
-
-/**
- * The load of a start (no envelope) or of a claimed envelope: the envelope's callback URL when it is on
- * this origin, else this request's; at once unless a custom `redirect` callback must be awaited.
- */
-function loadedFor(ctx: RequestContext, envelope: FlowEnvelope | null): Loaded | Promise<Loaded> {
+/** The load of a start (no envelope) or of a claimed envelope: the envelope's callback URL when it is on this origin, else this request's. */
+async function loadedFor(ctx: RequestContext, envelope: FlowEnvelope | null): Promise<Loaded> {
   const kept = sameOrigin(envelope?.callbackUrl, ctx.origin)
-  const callback = kept ? { url: kept } : callbackUrlNow(ctx)
-  return callback
-    ? loadedWith(ctx, envelope, kept, callback)
-    : resolveCallbackUrl(ctx).then((resolved) => loadedWith(ctx, envelope, kept, resolved))
-}
-
-function loadedWith(ctx: RequestContext, envelope: FlowEnvelope | null, kept: string | undefined, callback: CallbackUrl): Loaded {
+  const callback = kept ? { url: kept } : await resolveCallbackUrl(ctx)
   const named = param(ctx.req, "callbackUrl") !== undefined
   return { envelope, flowId: envelope?.flowId ?? randomUUID(), callback, keptUrl: kept ?? (named ? callback.url : undefined) }
 }

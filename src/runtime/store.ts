@@ -6,7 +6,7 @@ import { randomBytes } from "./random.js"
 import { FlowStateError } from "../errors.js"
 import type { CookieOption } from "../types.js"
 import { type CookieJar, type OutCookie, clearChunked, readChunked, writeChunked } from "./cookies.js"
-import { NeedsSlowPath, decryptJwt, decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.js"
+import { decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.js"
 import { type ServerState, stateKey } from "./server-state.js"
 import { extended } from "./plain-object.js"
 
@@ -84,16 +84,11 @@ export const envelopeNonce = (): string => randomBytes(16).toString("base64url")
  * that rests again is resumable once more, under its new cookie only.
  */
 export async function claimEnvelope(envelope: FlowEnvelope, state: ServerState, now: number): Promise<void> {
-  if (!(await state.claim(...claimOf(envelope, now)))) throw usedUp()
+  const key = stateKey("flow", envelope.flowId, envelope.nonce ?? "")
+  if (!(await state.claim(key, envelope.exp * 1000 - now))) {
+    throw new FlowStateError("This sign-in state was already used (a replayed flow cookie or callback).")
+  }
 }
-
-/** The server-state key that makes `envelope` single use, and how long to hold it (its remaining lifetime). */
-export function claimOf(envelope: FlowEnvelope, now: number): [key: string, ttlMs: number] {
-  return [stateKey("flow", envelope.flowId, envelope.nonce ?? ""), envelope.exp * 1000 - now]
-}
-
-/** The refusal of a snapshot resumed a second time. */
-export const usedUp = (): FlowStateError => new FlowStateError("This sign-in state was already used (a replayed flow cookie or callback).")
 
 /** Seals an envelope as a JWE whose key is derived from the newest secret and the cookie name. */
 export function sealEnvelope(envelope: FlowEnvelope, secrets: readonly string[], salt: string): string {
@@ -120,72 +115,24 @@ function envelopeOf(payload: Record<string, unknown>): FlowEnvelope {
   return payload
 }
 
-/** What a {@link SyncFlowStore}'s `load` answers when only the store's promise can (a token only `jose` reads). */
-export const LOAD_LATER = Symbol("load later")
-
-/**
- * The default cookie store's verbs answered at once (no promise per call), for the engine: the same
- * envelopes, cookies and refusals as the store's own `load`, `save` and `clear`.
- */
-export interface SyncFlowStore {
-  load(io: FlowStoreIO): FlowEnvelope | null | typeof LOAD_LATER
-  save(envelope: FlowEnvelope, io: FlowStoreIO): readonly OutCookie[]
-  clear(io: FlowStoreIO): readonly OutCookie[]
-}
-
-const syncStores = new WeakMap<FlowStore, { sync: SyncFlowStore } & Pick<FlowStore, "load" | "save" | "clear">>()
-
-/**
- * The synchronous verbs of a store made by {@link cookieFlowStore} whose `load`, `save` and `clear` are
- * still its own (not replaced, spied on or wrapped: a copy of the store is another object); else
- * undefined, and the engine uses the store's promises.
- * @example const sync = syncFlowStore(config.flowStore); const cookies = sync ? sync.save(envelope, io) : await config.flowStore.save(envelope, io)
- */
-export function syncFlowStore(store: FlowStore): SyncFlowStore | undefined {
-  const own = syncStores.get(store)
-  return own && store.load === own.load && store.save === own.save && store.clear === own.clear ? own.sync : undefined
-}
-
 /**
  * The default store: the sealed envelope lives in the flow's own cookie (chunked when large), with a
  * `Max-Age` equal to the envelope's remaining lifetime.
  */
 export function cookieFlowStore(): FlowStore {
-  const sync: SyncFlowStore = {
-    load(io) {
-      const sealed = readChunked(io.cookies, io.cookieName)
-      if (!sealed) return null
-      let payload: Record<string, unknown>
-      try {
-        payload = decryptJwt(sealed, io.secrets, io.cookieName).payload
-      } catch (err) {
-        if (err instanceof NeedsSlowPath) return LOAD_LATER
-        throw unreadable(err)
-      }
-      return envelopeOf(payload)
-    },
-    save(envelope, io) {
-      const maxAge = Math.max(0, envelope.exp - Math.floor(io.now / 1000))
-      const sealed = sealEnvelope(envelope, io.secrets, io.cookieName)
-      return writeChunked(io.cookies, io.cookieName, sealed, extended(io.cookieOptions, { maxAge }))
-    },
-    clear(io) {
-      return clearChunked(io.cookies, io.cookieName, io.cookieOptions)
-    },
-  }
-  const store: FlowStore = {
+  return {
     async load(io) {
       const sealed = readChunked(io.cookies, io.cookieName)
       if (!sealed) return null
       return unsealEnvelope(sealed, io.secrets, io.cookieName)
     },
     async save(envelope, io) {
-      return sync.save(envelope, io)
+      const maxAge = Math.max(0, envelope.exp - Math.floor(io.now / 1000))
+      const sealed = sealEnvelope(envelope, io.secrets, io.cookieName)
+      return writeChunked(io.cookies, io.cookieName, sealed, extended(io.cookieOptions, { maxAge }))
     },
     async clear(io) {
-      return sync.clear(io)
+      return clearChunked(io.cookies, io.cookieName, io.cookieOptions)
     },
   }
-  syncStores.set(store, { sync, load: store.load, save: store.save, clear: store.clear })
-  return store
 }

@@ -6,10 +6,9 @@ import type { EffectContext } from "../flow.js"
 import { AccessDenied, AuthError } from "../../errors.js"
 import type { FlowAccount, GateResult, Identity, Issued } from "../../machines/types.js"
 import type { Account, Profile, User } from "../../types.js"
-import { isPromiseLike } from "../awaitable.js"
 import { redirectTo } from "../callback-url.js"
 import { fireEvent } from "../events.js"
-import { type SafeAdapter, adapterOf } from "../adapter.js"
+import { adapterOf } from "../adapter.js"
 import { sessionStrategy } from "../session.js"
 import { keepProviderTokens } from "../tokens/record.js"
 import { storedAccount } from "./oauth-profile.js"
@@ -29,23 +28,19 @@ function subjectOf(identity: Identity): { user: User; account: Account | null; p
   return subject
 }
 
-/** The `signIn` callback: true goes on; false or a throw is AccessDenied; a string redirects. At once when the callback answers at once. */
-export const signInGate = effect<GateResult, Identity>((ctx, input) => {
+/** The `signIn` callback: true goes on; false or a throw is AccessDenied; a string redirects. */
+export const signInGate = effect<GateResult, Identity>(async (ctx, input) => {
   const params: SignInParams = subjectOf(input)
   const adapter = adapterOf(ctx)
   const account = input.account
   if (input.credentials) params.credentials = input.credentials
-  if (adapter && account && (account.type === "oauth" || account.type === "oidc")) return gateKnown(ctx, params, adapter, account)
-  return verdictNow(ctx, params)
+  if (adapter && account && (account.type === "oauth" || account.type === "oidc")) {
+    // an OAuth/OIDC sign-in's `signIn` callback sees the adapter's user when the account is linked
+    const known = await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId })
+    if (known) params.user = known
+  }
+  return askSignIn(ctx, params)
 })
-
-/** An OAuth/OIDC sign-in's gate: the `signIn` callback sees the adapter's user when the account is linked. */
-async function gateKnown(ctx: EffectContext, params: SignInParams, adapter: SafeAdapter, account: Account): Promise<GateResult> {
-  const known = await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId })
-  if (known) params.user = known
-  // awaited: an async function returning the promise itself would wait two more turns to pass it on
-  return await verdictNow(ctx, params)
-}
 
 /**
  * Runs the `signIn` callback: true goes on; false or a throw is AccessDenied (an AuthError is kept);
@@ -59,61 +54,28 @@ async function gateKnown(ctx: EffectContext, params: SignInParams, adapter: Safe
  * ```
  */
 export async function askSignIn(ctx: EffectContext, params: SignInParams): Promise<GateResult> {
-  return verdictNow(ctx, params)
-}
-
-/** {@link askSignIn}, at once when the callback answers at once (a throw then is thrown at once). */
-function verdictNow(ctx: EffectContext, params: SignInParams): GateResult | Promise<GateResult> {
-  let answer: ReturnType<EffectContext["config"]["callbacks"]["signIn"]>
-  try {
-    answer = ctx.config.callbacks.signIn(params)
-  } catch (err) {
-    throw refused(err)
-  }
-  return isPromiseLike(answer) ? verdictLater(ctx, answer) : verdictOf(ctx, answer)
-}
-
-async function verdictLater(ctx: EffectContext, answer: PromiseLike<boolean | string>): Promise<GateResult> {
   let verdict: boolean | string
   try {
-    verdict = await answer
+    verdict = await ctx.config.callbacks.signIn(params)
   } catch (err) {
-    throw refused(err)
+    throw err instanceof AuthError ? err : new AccessDenied("The signIn callback threw.", { err })
   }
-  return verdictOf(ctx, verdict)
-}
-
-/** A throw of the `signIn` callback: an AuthError is kept, anything else is AccessDenied. */
-function refused(err: unknown): AuthError {
-  return err instanceof AuthError ? err : new AccessDenied("The signIn callback threw.", { err })
-}
-
-function verdictOf(ctx: EffectContext, verdict: boolean | string): GateResult | Promise<GateResult> {
-  if (typeof verdict === "string") return redirectTo(ctx, verdict).then((redirect) => ({ allow: false, redirect }))
+  if (typeof verdict === "string") return { allow: false, redirect: await redirectTo(ctx, verdict) }
   if (!verdict) throw new AccessDenied("The signIn callback refused the sign-in.")
   return { allow: true }
 }
 
-/**
- * Issues the session, fires `signIn`, and says where to go (`pages.newUser` for new users). At once when
- * nothing must be awaited (no provider tokens to keep, no `signIn` event, a session issued at once).
- */
-export const issueSession = effect<Issued, Identity>((ctx, input) => {
+/** Issues the session, fires `signIn`, and says where to go (`pages.newUser` for new users). */
+export const issueSession = effect<Issued, Identity>(async (ctx, input) => {
   const subject = subjectOf(input)
   if (input.isNewUser !== undefined) subject.isNewUser = input.isNewUser
-  if (ctx.config.providerTokens || ctx.config.events.signIn) return issueLater(ctx, input, subject)
-  const cookies = sessionStrategy(ctx).issue(ctx, sessionSubject(input, subject))
-  return isPromiseLike(cookies) ? Promise.resolve(cookies).then((c) => issued(ctx, input, c)) : issued(ctx, input, cookies)
-})
-
-type Subject = ReturnType<typeof subjectOf>
-
-async function issueLater(ctx: EffectContext, input: Identity, subject: Subject): Promise<Issued> {
   if (ctx.config.providerTokens) await keepProviderTokens(ctx.config, subject.user.id, keptAccount(ctx, input.account))
   const cookies = await sessionStrategy(ctx).issue(ctx, sessionSubject(input, subject))
   if (ctx.config.events.signIn) await fireEvent(ctx, "signIn", subject)
   return issued(ctx, input, cookies)
-}
+})
+
+type Subject = ReturnType<typeof subjectOf>
 
 /**
  * The account whose tokens `session.providerTokens` keeps: the stored one (the provider's `account()` of
