@@ -7,7 +7,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { type AuthConfig, type RateLimitedEvent, RateLimited, resetRateLimit } from "../src/index.js"
 import { MemoryAdapter } from "../src/adapters/memory.js"
-import Credentials from "../src/providers/credentials.js"
+import Credentials, { type CredentialInput } from "../src/providers/credentials.js"
+import { accountFieldOf } from "../src/runtime/account-key.js"
 import Passkey from "../src/providers/passkey.js"
 import { resolveRateLimit } from "../src/runtime/rate-limit-rules.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger } from "./helpers.js"
@@ -258,6 +259,45 @@ describe("configuration", () => {
       })
     for (let i = 0; i < 20; i++) await send(`10.1.0.${i}`)
     expect(refusedTo(await send("10.2.0.1"))).toBe("RateLimited")
+  })
+
+  it("the account field: the only non-password field, else the only usual login name, else accountField; ambiguous is a start-up error", () => {
+    const field = (credentials: Record<string, CredentialInput>, accountField?: string | false) =>
+      accountFieldOf({ credentials, ...(accountField === undefined ? {} : { accountField }) })
+    expect(field({ username: {}, password: {} })).toBe("username")
+    expect(field({ login: {}, pin: { type: "password" } })).toBe("login")
+    expect(field({ email: {}, tenant: {}, password: { type: "password" } })).toBe("email")
+    expect(field({})).toBeUndefined()
+    expect(field({ login: {}, tenant: {}, password: {} })).toBe("login")
+    expect(field({ member: {}, tenant: {}, password: {} }, "member")).toBe("member")
+    expect(field({ email: {}, username: {} }, false)).toBeUndefined()
+    expect(() => field({ member: {}, tenant: {}, password: {} })).toThrow(/"member", "tenant" could each name the account/)
+    expect(() => field({ email: {}, username: {} })).toThrow(TypeError)
+    expect(() => field({ login: {}, password: {} }, "email")).toThrow(/accountField "email" is not one of its credentials fields/)
+  })
+
+  it("an ambiguous credentials provider answers every request with the configuration error (InvalidProvider, logged)", async () => {
+    const log = captureLogger()
+    const config: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      logger: log.logger,
+      providers: [Credentials({ credentials: { member: {}, tenant: {}, password: { type: "password" } }, authorize: () => null })],
+    }
+    const res = await new AuthClient(config).send("/auth/providers")
+    expect(res.status).toBe(500)
+    expect(log.errors.map((e) => (e as { type?: string }).type)).toContain("InvalidProvider")
+    const named = {
+      ...config,
+      providers: [
+        Credentials({
+          credentials: { login: {}, tenant: {}, password: { type: "password" } },
+          accountField: "login",
+          authorize: () => null,
+        }),
+      ],
+    }
+    expect((await new AuthClient(named).send("/auth/providers")).status).toBe(200)
   })
 
   it("off: no limit at all", async () => {

@@ -161,15 +161,24 @@ function checksFor(ctx: RequestContext, limits: ResolvedRateLimit): readonly Che
   return checks
 }
 
-/** Counts one check; a "distinct accounts" hit counts only the first time this (client, account) is seen in the window. */
-async function evaluate(ctx: RequestContext, check: Check): Promise<Outcome> {
+/** Counts one check: one `count` (a "distinct accounts" check first claims its pair). */
+function evaluate(ctx: RequestContext, check: Check): Promise<Outcome> {
+  if (check.distinct) return evaluateDistinct(ctx, check, check.distinct)
+  return ctx.config.serverState.count(check.key, check.rule.window * 1000).then(
+    ({ count, resetAt }) => ({ check, count, resetAt }),
+    (err: unknown) => ({ check, failed: err }),
+  )
+}
+
+/** A "distinct accounts" hit counts only the first time this (client, account) is seen in the window. */
+async function evaluateDistinct(ctx: RequestContext, check: Check, distinct: string): Promise<Outcome> {
   const state = ctx.config.serverState
   const windowMs = check.rule.window * 1000
   try {
-    if (check.distinct && !(await state.claim(check.distinct, windowMs))) return null
+    if (!(await state.claim(distinct, windowMs))) return null
     const { count, resetAt } = await state.count(check.key, windowMs)
     // a refused new account is not remembered as tried: retrying it is refused again
-    if (check.distinct && count > check.rule.max) await state.reset(check.distinct)
+    if (count > check.rule.max) await state.reset(distinct)
     return { check, count, resetAt }
   } catch (err) {
     return { check, failed: err }
