@@ -146,7 +146,7 @@ export function createDemoApp(options: DemoOptions = {}): DemoApp {
     // the credentials users have a password, so they may unlink every provider
     accounts: { hasOtherSignIn: (user) => user.id === DEMO_USER.id || user.id === DEMO_TOTP_USER.id },
     // the sign-out page offers "Sign out of Demo IdP too" (the ID token is kept in the session for it)
-    logout: { keepIdToken: true },
+    logout: { keepIdToken: true, offerOnSignOutPage: true },
     providers,
     // credentials sign-in asks the TOTP user for a code after the password
     flows: [totp.flow],

@@ -23,6 +23,12 @@ export interface LogoutOptions {
   keepIdToken?: boolean
   /** Seconds a back-channel logout token may be old (its `iat`). Default 300. */
   maxTokenAge?: number
+  /**
+   * The built-in sign-out page also offers "Sign out of <provider> too" for each OIDC provider whose ID
+   * token the session holds and that has an `end_session_endpoint`. Default false: the page is Auth.js'
+   * (one "Sign out" button, which logs out at `provider` when that is set).
+   */
+  offerOnSignOutPage?: boolean
 }
 
 /** Options of account management (`unlinkAccount` and its endpoint). */

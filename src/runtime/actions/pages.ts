@@ -18,7 +18,7 @@ import {
   signInImageOrigins,
 } from "../pages/index.js"
 import { formTargets, htmlPage, redirect } from "../respond.js"
-import { logoutChoices } from "../logout/rp-initiated.js"
+import { defaultLogoutOrigin, logoutChoices } from "../logout/rp-initiated.js"
 
 /** Absolute URLs of a provider's sign-in and callback routes. */
 export function providerUrls(ctx: RequestContext, id: string): { signinUrl: string; callbackUrl: string } {
@@ -87,10 +87,11 @@ export async function signOutPage(ctx: RequestContext): Promise<Handled> {
   if (custom) return { response: redirect(new URL(custom, ctx.origin).href) }
   const csrf = csrfState(ctx)
   const nonce = pageNonce()
-  const logoutProviders = await logoutChoices(ctx)
+  const [logoutProviders, atProvider] = await Promise.all([logoutChoices(ctx), defaultLogoutOrigin(ctx)])
   const html = renderSignOut({ csrfToken: csrf.token, action: `${ctx.authUrl}/signout`, theme: ctx.config.theme, nonce, logoutProviders })
   const callback = await resolveCallbackUrl(ctx)
-  const formAction = [...new Set([...formTargets(ctx, callback.url), ...logoutProviders.map((p) => p.origin)])]
+  const providerOrigins = [...logoutProviders.map((p) => p.origin), ...(atProvider ? [atProvider] : [])]
+  const formAction = [...new Set([...formTargets(ctx, callback.url), ...providerOrigins])]
   const policy = { nonce, formAction, images: imageOrigins([ctx.config.theme.logo]) }
   return { response: htmlPage(html, policy, 200, csrf.cookie ? [csrf.cookie] : []) }
 }

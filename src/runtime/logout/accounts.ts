@@ -13,21 +13,32 @@ import type { RequestContext } from "../context.js"
 import { adapterOf } from "../adapter.js"
 import { extrasOf, indexedSessions, sessionId } from "../session-index.js"
 
-/** The ID token of the sign-in of the database session `sessionToken` at `providerId`, if it can be found. */
-export async function accountIdToken(ctx: RequestContext, sessionToken: string, providerId: string): Promise<string | undefined> {
+/** The ID token a session holds for a provider, if it can be found. */
+export type IdTokenOf = (providerId: string) => Promise<string | undefined>
+
+const none: IdTokenOf = async () => undefined
+
+/**
+ * The ID tokens of the database session `sessionToken`, by provider: the session is read once
+ * (`getSessionAndUser`), whatever the number of providers asked about.
+ */
+export async function accountIdTokens(ctx: RequestContext, sessionToken: string): Promise<IdTokenOf> {
   const adapter = adapterOf(ctx)
-  if (!adapter) return undefined
+  if (!adapter) return none
   const found = await adapter.getSessionAndUser(sessionToken)
-  if (!found) return undefined
+  if (!found) return none
   const userId = String(found.user.id)
   const id = sessionId(sessionToken)
   const entry = (await indexedSessions(ctx.config, userId)).find((s) => s.id === id)
   const kept = entry ? extrasOf(entry) : {}
-  if (kept.p === providerId && kept.i) return kept.i
-  if (typeof (ctx.config.adapter as { getAccount?: unknown }).getAccount !== "function") return undefined
-  for (const providerAccountId of await linkedAccountIds(ctx.config, userId, providerId)) {
-    const idToken = (await adapter.getAccount(providerAccountId, providerId))?.id_token
-    if (typeof idToken === "string") return idToken
+  const hasGetAccount = typeof (ctx.config.adapter as { getAccount?: unknown }).getAccount === "function"
+  return async (providerId) => {
+    if (kept.p === providerId && kept.i) return kept.i
+    if (!hasGetAccount) return undefined
+    for (const providerAccountId of await linkedAccountIds(ctx.config, userId, providerId)) {
+      const idToken = (await adapter.getAccount(providerAccountId, providerId))?.id_token
+      if (typeof idToken === "string") return idToken
+    }
+    return undefined
   }
-  return undefined
 }

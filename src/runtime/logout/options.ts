@@ -1,6 +1,7 @@
 /**
  * The `logout` option resolved once: which provider a plain sign-out logs out at, the exact
- * `post_logout_redirect_uri`, whether JWT sessions keep the ID token, and how old a logout token may be.
+ * `post_logout_redirect_uri`, whether JWT sessions keep the ID token, how old a logout token may be, and
+ * whether the sign-out page offers logout at the provider.
  */
 import type { LogoutOptions } from "../../types.js"
 
@@ -11,6 +12,8 @@ export interface ResolvedLogout {
   readonly keepIdToken: boolean
   /** Milliseconds a logout token's `iat` may lie in the past. */
   readonly maxTokenAgeMs: number
+  /** Whether the built-in sign-out page offers "Sign out of <provider> too". */
+  readonly offerOnSignOutPage: boolean
 }
 
 const DEFAULT_MAX_TOKEN_AGE_S = 300
@@ -28,5 +31,6 @@ export function resolveLogout(input: LogoutOptions | undefined): ResolvedLogout 
     postLogoutRedirectUri: uri,
     keepIdToken: input?.keepIdToken === true,
     maxTokenAgeMs: maxAge * 1000,
+    offerOnSignOutPage: input?.offerOnSignOutPage === true,
   })
 }

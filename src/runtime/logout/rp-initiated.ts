@@ -19,7 +19,7 @@ import { CLOCK_TOLERANCE, decryptJwt, deriveKey, encryptJwt } from "../jwe.js"
 import { pageUrl, redirect } from "../respond.js"
 import { stateKey } from "../server-state.js"
 import { decodeSessionToken } from "../session.js"
-import { accountIdToken } from "./accounts.js"
+import { type IdTokenOf, accountIdTokens } from "./accounts.js"
 import { keptIdToken } from "./id-token.js"
 import { discoveredUrl } from "./metadata.js"
 
@@ -43,14 +43,19 @@ function logoutProvider(ctx: RequestContext): ResolvedProvider | undefined {
   return undefined
 }
 
-/** The ID token of the signed-in session for `providerId`: kept in the JWT, or on the account row. */
-async function sessionIdToken(ctx: RequestContext, providerId: string): Promise<string | undefined> {
+/** The ID tokens of the signed-in session, by provider: kept in the JWT, or on the account row; one session read. */
+async function sessionIdTokens(ctx: RequestContext): Promise<IdTokenOf> {
   const { name } = ctx.cookies.sessionToken
   const raw = readChunked(ctx.req.cookies, name)
-  if (!raw) return undefined
-  if (ctx.config.session.strategy === "database") return accountIdToken(ctx, raw, providerId)
+  if (!raw) return async () => undefined
+  if (ctx.config.session.strategy === "database") return accountIdTokens(ctx, raw)
   const kept = keptIdToken((await decodeSessionToken(ctx, raw, name))?.payload)
-  return kept?.provider === providerId ? kept.token : undefined
+  return async (providerId) => (kept?.provider === providerId ? kept.token : undefined)
+}
+
+/** The ID token of the signed-in session for `providerId`. */
+async function sessionIdToken(ctx: RequestContext, providerId: string): Promise<string | undefined> {
+  return (await sessionIdTokens(ctx))(providerId)
 }
 
 /**
@@ -79,18 +84,33 @@ export interface LogoutChoice {
 }
 
 /**
- * The OIDC providers the signed-in session could also be logged out at: those with an
- * `end_session_endpoint` (discovery, cached) whose ID token the session holds. The built-in sign-out
- * page offers each.
+ * The OIDC providers the signed-in session could also be logged out at, offered on the built-in sign-out
+ * page with `logout.offerOnSignOutPage`: those with an `end_session_endpoint` (discovery, cached) whose
+ * ID token the session holds. The session is read once, whatever the number of providers; without the
+ * option it is not read at all (Auth.js' page reads no session).
  */
 export async function logoutChoices(ctx: RequestContext): Promise<LogoutChoice[]> {
+  if (!ctx.config.logout.offerOnSignOutPage) return []
   const choices: LogoutChoice[] = []
+  const idTokenOf = await sessionIdTokens(ctx).catch(() => undefined)
+  if (!idTokenOf) return choices
   for (const provider of ctx.config.providers.values()) {
-    if (provider.type !== "oidc" || !(await sessionIdToken(ctx, provider.id).catch(() => undefined))) continue
+    if (provider.type !== "oidc" || !(await idTokenOf(provider.id).catch(() => undefined))) continue
     const endSession = await discoveredUrl(ctx, provider.config as OAuthConfig, "end_session_endpoint").catch(() => undefined)
     if (endSession) choices.push({ id: provider.id, name: provider.name, origin: endSession.origin })
   }
   return choices
+}
+
+/**
+ * The origin a plain "Sign out" may be redirected to: `logout.provider`'s end-session endpoint (the
+ * sign-out page's CSP `form-action` must allow it). No session read: discovery only, cached.
+ */
+export async function defaultLogoutOrigin(ctx: RequestContext): Promise<string | undefined> {
+  const id = ctx.config.logout.provider
+  const provider = id === undefined ? undefined : ctx.config.providers.get(id)
+  if (provider?.type !== "oidc") return undefined
+  return (await discoveredUrl(ctx, provider.config as OAuthConfig, "end_session_endpoint").catch(() => undefined))?.origin
 }
 
 /** The exact `post_logout_redirect_uri`: configured, else `<authUrl>/signout-callback`. */
