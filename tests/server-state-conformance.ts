@@ -197,6 +197,25 @@ export function runServerStateConformance({ name, make }: ServerStateUnderTest):
       expect(await state.get(key)).toBe("v1")
     })
 
+    it("setIfLocked on the lock itself renews it for its owner only: the lock outlives its first lifetime", async () => {
+      const owner = `o-${process.pid}-${++unique}`
+      const lock = stateKey("refresh-lock", owner, "p")
+      expect(await state.lock(lock, "me", 300)).toBe(true)
+      for (let i = 0; i < 4; i++) {
+        await sleep(100)
+        expect(await state.setIfLocked(lock, "me", lock, "me", 300)).toBe(true)
+      }
+      // 400 ms after taking a 300 ms lock: still held, renewed
+      expect(await state.lock(lock, "other", 10_000)).toBe(false)
+      expect(await state.setIfLocked(lock, "other", lock, "other", 10_000)).toBe(false)
+      await sleep(450)
+      // no renewal for longer than its lifetime: it expired, another owner takes it, the old owner cannot renew it
+      expect(await state.lock(lock, "next", 10_000)).toBe(true)
+      expect(await state.setIfLocked(lock, "me", lock, "me", 10_000)).toBe(false)
+      await state.unlock(lock, "me")
+      expect(await state.lock(lock, "again", 10_000)).toBe(false)
+    })
+
     it("setIfLocked refuses keys of two owners (two Redis Cluster slots)", async () => {
       const lock = stateKey("refresh-lock", `a-${process.pid}`, "p")
       const key = stateKey("tokens", `b-${process.pid}`, "p")

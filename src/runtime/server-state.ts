@@ -72,7 +72,8 @@ export interface ServerState {
   unlock(key: string, owner: string): Promise<void>
   /**
    * In one atomic step: stores `value` at `key` for `ttlMs` only while `owner` holds the lock `lockKey`
-   * (true when stored). Both keys must have the same owner tag (one Redis Cluster slot).
+   * (true when stored). Both keys must have the same owner tag (one Redis Cluster slot). With `key` the
+   * lock itself and `value` its owner, it renews the lock for `ttlMs` (a lock taken over stays the other's).
    */
   setIfLocked(lockKey: string, owner: string, key: string, value: string, ttlMs: number): Promise<boolean>
 }

@@ -19,6 +19,7 @@
 import { createServer } from "node:http"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
+import { setTimeout as sleep } from "node:timers/promises"
 import { SignJWT, exportJWK, generateKeyPair, importJWK } from "jose"
 import type { JWK } from "jose"
 import { memoryAdapter, readBody } from "../../demo/idp-support.js"
@@ -104,6 +105,11 @@ export interface OidcServer {
    * content-type application/json but a non-JSON body; "slow" → never answers until stop(); null → normal.
    */
   setTokenFault(fault: TokenFault): void
+  /**
+   * Milliseconds every following token request waits before oidc-provider answers it normally (0: none):
+   * a slow token endpoint.
+   */
+  setTokenDelay(ms: number): void
   /** Live counters for the token endpoint (the same object is mutated; read it after each request). */
   tokenRequests: TokenRequestLog
   stop(): Promise<void>
@@ -493,6 +499,7 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
 
   // --- token endpoint faults + bookkeeping ----------------------------------------------------------
   let tokenFault: TokenFault = null
+  let tokenDelayMs = 0
   const tokenRequests: TokenRequestLog = { count: 0, grants: {}, lastAuth: null, lastBody: {} }
   const countGrant = (body: Record<string, string>) => {
     const grant = body.grant_type ?? "none"
@@ -507,6 +514,7 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
     const authorization = ctx.get("authorization")
     const fault = tokenFault
     if (fault === null) {
+      if (tokenDelayMs > 0) await sleep(tokenDelayMs)
       try {
         await next()
       } finally {
@@ -738,6 +746,9 @@ export async function startOidcProvider(options: StartOidcProviderOptions): Prom
     backchannel,
     setTokenFault(fault) {
       tokenFault = fault
+    },
+    setTokenDelay(ms) {
+      tokenDelayMs = ms
     },
     tokenRequests,
     stop,

@@ -2,11 +2,13 @@
  * A valid access token for a user's account with a provider, refreshed when it expires within the margin.
  *
  * Single flight per account: concurrent calls in one instance share one run (per resolved config), and
- * instances share the server-state port's lock `ptok-lock:{userId}:<provider>`. The lock lives longer
- * than the refresh may take (the provider's `timeout` + 5 s), so its holder finishes or gives up before
- * anyone else may take over, and the rotated token set is written only while the lock is still held
- * (`setIfLocked`): a refresh token is never spent twice. The others poll the record, each wait bounded
- * by `refreshWait`; a lock left by a crashed instance expires and is taken over.
+ * instances share the server-state port's lock `ptok-lock:{userId}:<provider>`. The lock is taken for
+ * {@link REFRESH_LOCK_MS} and renewed by its holder every quarter of that for as long as the refresh runs,
+ * however long the provider takes, so no one else may take over while a refresh token is being spent;
+ * the rotated token set is written only while the lock is still held (`setIfLocked`). The others poll
+ * the record, each wait bounded by `refreshWait`, and one whose wait ends reads the record a last time
+ * (taking what the holder wrote) rather than refreshing itself; a lock left by a crashed instance stops
+ * being renewed, expires and is taken over.
  */
 import { randomUUID } from "node:crypto"
 import { setTimeout as sleep } from "node:timers/promises"
@@ -17,7 +19,11 @@ import { DEFAULT_TIMEOUT_MS } from "../effects/oauth-server.js"
 import { keepMs, markRefreshFailed, parseRecord, type TokenRecord, tokenKeys } from "./record.js"
 import { refreshAtProvider } from "./refresh.js"
 
-const LOCK_SLACK_MS = 5_000
+/** The refresh lock's lifetime; its holder renews it every quarter of that while the refresh runs. */
+export const REFRESH_LOCK_MS = 2_000
+const RENEW_EVERY_MS = REFRESH_LOCK_MS / 4
+/** The default wait for another instance's refresh: the provider's request timeout and this much more. */
+const WAIT_SLACK_MS = 5_000
 const FIRST_PAUSE_MS = 20
 const LONGEST_PAUSE_MS = 250
 
@@ -108,30 +114,61 @@ async function refreshHeld(account: Account, owner: string, seen: TokenRecord): 
   return next.access_token
 }
 
+/**
+ * Renews the held lock every quarter of its lifetime until the returned function is called: a renewal
+ * is `setIfLocked` on the lock itself, so it extends only a lock this owner still holds. A failed one is
+ * tried again at the next tick while the lock still has time; the write of the result checks the lock.
+ */
+function keepLock(account: Account, owner: string): () => void {
+  const { serverState } = account.config
+  const { lock } = account.keys
+  let timer: NodeJS.Timeout | undefined
+  let stopped = false
+  const renew = async () => {
+    await serverState.setIfLocked(lock, owner, lock, owner, REFRESH_LOCK_MS).catch(() => false)
+    if (!stopped) timer = setTimeout(renew, RENEW_EVERY_MS).unref()
+  }
+  timer = setTimeout(renew, RENEW_EVERY_MS).unref()
+  return () => {
+    stopped = true
+    clearTimeout(timer)
+  }
+}
+
+/** What a waiter takes from the record: the token another run stored, the end of the account, or nothing yet. */
+async function storedByOther(account: Account, seen: TokenRecord): Promise<{ token: string | null } | undefined> {
+  const current = await read(account)
+  if (!current) return { token: null }
+  if (fresh(account.config, current) || replaced(current, seen)) return { token: current.access_token }
+  if (!current.refresh_token) throw new RefreshTokenError("The provider refused the refresh token.", { provider: account.provider.id })
+  return undefined
+}
+
 /** Takes the lock and refreshes, or waits (bounded) for the instance that holds it. */
 async function refreshUnderLock(account: Account, seen: TokenRecord): Promise<string | null> {
   const { config, keys } = account
   const owner = randomUUID()
-  const lockTtl = (account.provider.timeout ?? DEFAULT_TIMEOUT_MS) + LOCK_SLACK_MS
   // a monotonic clock: a wall clock that jumps must not stretch (or cut) the wait
-  const deadline = performance.now() + (config.providerTokens?.refreshWaitMs ?? lockTtl)
+  const wait = config.providerTokens?.refreshWaitMs ?? (account.provider.timeout ?? DEFAULT_TIMEOUT_MS) + WAIT_SLACK_MS
+  const deadline = performance.now() + wait
   let pause = FIRST_PAUSE_MS
   for (;;) {
-    if (await viaPort(config.serverState.lock(keys.lock, owner, lockTtl))) {
+    if (await viaPort(config.serverState.lock(keys.lock, owner, REFRESH_LOCK_MS))) {
+      const release = keepLock(account, owner)
       try {
         return await refreshHeld(account, owner, seen)
       } finally {
+        release()
         await config.serverState.unlock(keys.lock, owner).catch((err: unknown) => config.logger.error(new AccessTokenUnavailable({ err })))
       }
     }
     const left = deadline - performance.now()
-    if (left <= 0) throw new AccessTokenUnavailable("Another refresh of this account took longer than refreshWait.")
-    await sleep(Math.min(pause, left))
+    if (left > 0) await sleep(Math.min(pause, left))
     pause = Math.min(pause * 2, LONGEST_PAUSE_MS)
-    const current = await read(account)
-    if (!current) return null
-    if (fresh(config, current) || replaced(current, seen)) return current.access_token
-    if (!current.refresh_token) throw new RefreshTokenError("The provider refused the refresh token.", { provider: account.provider.id })
+    const stored = await storedByOther(account, seen)
+    if (stored) return stored.token
+    // the wait is over: what the holder wrote was read just now; never a second refresh past the lock
+    if (left <= 0) throw new AccessTokenUnavailable("Another refresh of this account took longer than refreshWait.")
   }
 }
 
