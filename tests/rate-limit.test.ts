@@ -238,6 +238,12 @@ describe("configuration", () => {
       max: 10,
     })
     expect(() => resolveRateLimit({ enabled: true, rules: { client: { window: 0 } } }, {})).toThrow(TypeError)
+    // the account-wide password lock is the app's choice: off unless named
+    expect(resolveRateLimit(undefined, { NODE_ENV: "production" })?.rules.has("passwordAccountWide")).toBe(false)
+    expect(resolveRateLimit({ rules: { passwordAccountWide: {} } }, { NODE_ENV: "production" })?.rules.get("passwordAccountWide")).toEqual({
+      window: 300,
+      max: 100,
+    })
   })
 
   it("skip lets a request through a rule; key counts under the app's own client key", async () => {
