@@ -41,11 +41,10 @@ async function floorParts(load: Load) {
     load("integration/express-write.js"),
     load("runtime/auth.js"),
     load("runtime/config.js"),
-    load("runtime/jwe.js"),
+    load("runtime/sealed.js"),
     load("runtime/digest.js"),
   ])
   const resolved = resolvedFor({ secret: BENCH_SECRET, trustHost: true, providers: [] })
-  const sessionKey = jwe.deriveKey(BENCH_SECRET, SESSION_COOKIE, "A256CBC-HS512")
   const csrfChecked = new Map<string, string>()
   const claimedFlows = new Set<string>()
   const parts = {
@@ -64,10 +63,10 @@ async function floorParts(load: Load) {
       return { incoming, url: url as URL }
     },
     /** The flow state's envelope, opened and checked, claimed once; undefined (refused) otherwise. */
-    flow(res: Response, cookies: Record<string, string>, name: string, flow: string, provider: string, now: number) {
+    async flow(res: Response, cookies: Record<string, string>, name: string, flow: string, provider: string, now: number) {
       const sealed = cookies[name]
       if (!sealed) return void refuse(res, "no flow")
-      const { payload } = jwe.decryptJwt(sealed, [BENCH_SECRET], name)
+      const payload = await jwe.decryptJwt(sealed, [BENCH_SECRET], name)
       if (typeof payload.exp !== "number" || payload.exp * 1000 < now) return void refuse(res, "expired")
       if (payload.flow !== flow || payload.provider !== provider) return void refuse(res, "flow")
       if (claimedFlows.has(payload.flowId)) return void refuse(res, "replayed")
@@ -75,7 +74,7 @@ async function floorParts(load: Load) {
       return payload
     },
     /** A sign-in's answer: a session JWE for `user`, the flow cookie cleared, a redirect to `to`. */
-    signIn(
+    async signIn(
       res: Response,
       incoming: unknown,
       user: { id: string; name?: string | null; email?: string | null },
@@ -85,7 +84,11 @@ async function floorParts(load: Load) {
     ) {
       const iat = Math.floor(now / 1000)
       const exp = iat + 30 * 86_400
-      const session = jwe.encryptJwt({ name: user.name, email: user.email, sub: user.id, iat, exp, jti: randomUUID() }, sessionKey)
+      const session = await jwe.encryptJwt(
+        { name: user.name, email: user.email, sub: user.id, iat, exp, jti: randomUUID() },
+        BENCH_SECRET,
+        SESSION_COOKIE,
+      )
       const cookies = [
         { name: SESSION_COOKIE, value: session, options: { ...options, expires: new Date(exp * 1000) } },
         { name: flowCookie, value: "", options: { ...options, maxAge: 0 } },
@@ -106,7 +109,7 @@ async function floorParts(load: Load) {
         const got = await parts.incoming(req, res)
         if (!got) return
         const now = Date.now()
-        const payload = parts.flow(res, got.incoming.cookies, flowCookie, flow, provider, now)
+        const payload = await parts.flow(res, got.incoming.cookies, flowCookie, flow, provider, now)
         if (payload) await step(got, payload, res, now)
       } catch (err) {
         next(err)
@@ -135,7 +138,7 @@ export async function totpCodeRoute(load: Load): Promise<RequestHandler> {
     const step = totp.verifyTotp(secret, String(got.incoming.body?.code ?? ""), now)
     if (step === null || usedCodes.has(`${user.id}:${step}`)) return void refuse(res, "code")
     usedCodes.add(`${user.id}:${step}`)
-    parts.signIn(res, got.incoming, user, flowCookie, String(payload.callbackUrl), now)
+    await parts.signIn(res, got.incoming, user, flowCookie, String(payload.callbackUrl), now)
   })
 }
 
@@ -176,6 +179,6 @@ export async function passkeyAuthenticateRoute(load: Load, adapter: unknown): Pr
     const account = await store.getAccount(authenticator.providerAccountId, "passkey")
     const user = account && (await store.getUser(account.userId))
     if (!user) return void refuse(res, "no user")
-    parts.signIn(res, got.incoming, user, flowCookie, String(payload.callbackUrl), now)
+    await parts.signIn(res, got.incoming, user, flowCookie, String(payload.callbackUrl), now)
   })
 }

@@ -19,8 +19,8 @@
 import { MissingSecret } from "./errors.js"
 import { parseCookies, readChunked } from "./runtime/cookies.js"
 import { secretsFromEnv } from "./runtime/env.js"
-import { decryptJwtAsync, deriveKey, encryptJwt } from "./runtime/jwe.js"
 import { isPlainObject } from "./runtime/plain-object.js"
+import { decryptJwt, encryptJwt } from "./runtime/sealed.js"
 import type { Awaitable, JWT, JWTDecodeParams, JWTEncodeParams } from "./types.js"
 
 export type { JWT, JWTDecodeParams, JWTEncodeParams } from "./types.js"
@@ -54,7 +54,7 @@ export async function encode<Payload = JWT>(params: JWTEncodeParams<Payload>): P
   const exp = ((nowMs / 1000) | 0) + maxAge
   if (!Number.isFinite(exp)) throw new TypeError("maxAge must be a finite number of seconds")
   const claims = { ...token, iat: Math.floor(nowMs / 1000), exp, jti: crypto.randomUUID() }
-  return encryptJwt(claims, deriveKey(encryptionSecret, salt, "A256CBC-HS512"))
+  return encryptJwt(claims, encryptionSecret, salt)
 }
 
 /**
@@ -77,8 +77,7 @@ export async function encode<Payload = JWT>(params: JWTEncodeParams<Payload>): P
 export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Payload | null> {
   const { token, secret, salt } = params
   if (!token) return null
-  const { payload } = await decryptJwtAsync(token, secretList(secret), salt)
-  return payload as Payload
+  return (await decryptJwt(token, secretList(secret), salt)) as Payload
 }
 
 /** Headers as a web `Request` has them, or as Node's `IncomingMessage` does. */

@@ -11,7 +11,7 @@ import { CompactEncrypt } from "jose"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import type { AuthConfig } from "../src/index.js"
 import Nodemailer from "../src/providers/nodemailer.js"
-import { decryptJwt, deriveKey } from "../src/runtime/jwe.js"
+import { decryptJwt, deriveKey } from "../src/runtime/sealed.js"
 import { cookieFlowStore } from "../src/runtime/store.js"
 import { memoryServerState } from "../src/runtime/server-state-memory.js"
 import { RedisFlowStore, failFastRedisOptions } from "../src/stores/redis.js"
@@ -74,8 +74,8 @@ describe("the default cookie store, answered at once or through its promises", (
   it("a flow cookie whose header only jose reads (an extra member) resumes through the store's promise, once", async () => {
     const { client } = confirmClient(cookieFlowStore(), { serverState: memoryServerState() })
     const { csrfToken, cookie } = await startConfirm(client)
-    const { payload } = decryptJwt(cookie, [SECRET], FLOW_COOKIE)
-    const key = deriveKey(SECRET, FLOW_COOKIE, "A256CBC-HS512").key
+    const payload = await decryptJwt(cookie, [SECRET], FLOW_COOKIE)
+    const { key } = await deriveKey(SECRET, FLOW_COOKIE, "A256CBC-HS512")
     const unusual = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(payload)))
       .setProtectedHeader({ alg: "dir", enc: "A256CBC-HS512", cty: "JWT" })
       .encrypt(key)

@@ -21,29 +21,29 @@ function changedCiphertext(jwe: string): string {
 
 describe("sealClaims / openClaims (authchart/flow)", () => {
   const now = Date.now()
-  const sealed = sealClaims(at(now, [A]), { origin: "https://app.example/cb" }, "test.salt", 60)
+  const sealing = sealClaims(at(now, [A]), { origin: "https://app.example/cb" }, "test.salt", 60)
 
-  it("opens what it sealed, with the expiry it was given", () => {
-    const claims = openClaims(at(now, [A]), sealed, "test.salt")
+  it("opens what it sealed, with the expiry it was given", async () => {
+    const claims = await openClaims(at(now, [A]), await sealing, "test.salt")
     expect(claims?.origin).toBe("https://app.example/cb")
     expect(Number(claims?.exp) - Number(claims?.iat)).toBe(60)
   })
 
-  it("opens after a secret rotation (the old secret is still listed)", () => {
-    expect(openClaims(at(now, [B, A]), sealed, "test.salt")?.origin).toBe("https://app.example/cb")
+  it("opens after a secret rotation (the old secret is still listed)", async () => {
+    expect((await openClaims(at(now, [B, A]), await sealing, "test.salt"))?.origin).toBe("https://app.example/cb")
   })
 
   it.each([
-    ["another salt", () => openClaims(at(now, [A]), sealed, "other.salt")],
-    ["another secret", () => openClaims(at(now, [B]), sealed, "test.salt")],
-    ["a changed byte", () => openClaims(at(now, [A]), changedCiphertext(sealed), "test.salt")],
+    ["another salt", async () => openClaims(at(now, [A]), await sealing, "other.salt")],
+    ["another secret", async () => openClaims(at(now, [B]), await sealing, "test.salt")],
+    ["a changed byte", async () => openClaims(at(now, [A]), changedCiphertext(await sealing), "test.salt")],
     ["not a JWE", () => openClaims(at(now, [A]), "abc.def", "test.salt")],
-  ])("answers null for %s", (_name, open) => {
-    expect(open()).toBeNull()
+  ])("answers null for %s", async (_name, open) => {
+    expect(await open()).toBeNull()
   })
 
-  it("answers null once expired", () => {
-    const old = sealClaims(at(now - 3_600_000, [A]), { origin: "x" }, "test.salt", 60)
-    expect(openClaims(at(now, [A]), old, "test.salt")).toBeNull()
+  it("answers null once expired", async () => {
+    const old = await sealClaims(at(now - 3_600_000, [A]), { origin: "x" }, "test.salt", 60)
+    expect(await openClaims(at(now, [A]), old, "test.salt")).toBeNull()
   })
 })

@@ -52,7 +52,7 @@ export {
   type FlowRoute,
 } from "../runtime/flow.js"
 export { redirect, showSignInPage } from "../runtime/respond.js"
-export { openClaims, sealClaims } from "../runtime/sealed.js"
+export { newestSecret, openClaims, sealClaims } from "../runtime/sealed.js"
 export { effect } from "../runtime/effects/effect.js"
 export { askSignIn } from "../runtime/effects/tail.js"
 export {
@@ -85,7 +85,6 @@ export { toUserRequest, userRequestFor, type Handled, type RequestContext } from
 export { flowProviderConfig, providerConfig, type ProviderConfigOf } from "../runtime/provider-config.js"
 export { currentUser } from "../runtime/session.js"
 export { adapterOf } from "../runtime/adapter.js"
-export { newestSecret } from "../runtime/jwe.js"
 export { isPlainObject } from "../runtime/plain-object.js"
 export { randomBytes } from "../runtime/random.js"
 export { constantTimeEqual, type HmacKey, hmac, hmacKey, sha256 } from "../runtime/digest.js"

@@ -11,7 +11,7 @@ import type { JWT, Session, SessionCallbackParams } from "../types.js"
 import type { RequestContext } from "./context.js"
 import { type OutCookie, readChunked, writeChunked } from "./cookies.js"
 import { fireEvent } from "./events.js"
-import { CLOCK_TOLERANCE, decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.js"
+import { CLOCK_TOLERANCE, decryptJwt, encryptJwt, newestSecret } from "./sealed.js"
 import { databaseStrategy } from "./session-database.js"
 import { type SessionRead, type SessionStrategy, type SignInSubject, clearSession } from "./session-cookie.js"
 import type { SafeAdapter } from "./adapter.js"
@@ -31,7 +31,7 @@ interface Encoded {
 
 interface Decoded {
   readonly payload: JWT
-  /** The JSON that was encrypted (re-serialised on jose's slow path), to tell whether `jwt` changed it. */
+  /** The decrypted claims as JSON, to tell whether `jwt` changed them. */
   readonly plaintext: string
 }
 
@@ -41,7 +41,7 @@ interface Verified {
   readonly exp: number | undefined
 }
 
-/** Decodes a session JWT with the config's `jwt.decode` or the built-in fast path. Throws when invalid. */
+/** Decodes a session JWT with the config's `jwt.decode` or the built-in one. Throws when invalid. */
 export async function decodeSessionToken(ctx: RequestContext, token: string, salt: string): Promise<Decoded | null> {
   const { config } = ctx
   if (config.jwt.decode) {
@@ -54,7 +54,8 @@ export async function decodeSessionToken(ctx: RequestContext, token: string, sal
     return { payload: JSON.parse(hit.plaintext) as JWT, plaintext: hit.plaintext }
   }
   cache.delete(token)
-  const { payload, plaintext } = await decryptJwtAsync(token, config.secrets, salt)
+  const payload = await decryptJwt(token, config.secrets, salt)
+  const plaintext = JSON.stringify(payload)
   if (cache.size >= VERIFIED_TOKENS_MAX) cache.delete(cache.keys().next().value as string)
   cache.set(token, { plaintext, exp: typeof payload.exp === "number" ? payload.exp : undefined })
   return { payload: payload as JWT, plaintext }
@@ -87,31 +88,23 @@ function rewritten(config: RequestContext["config"], token: JWT, decoded: Decode
   return JSON.stringify(token) !== decoded.plaintext
 }
 
-/**
- * Encodes a session token with fresh `iat`, `exp`, `jti`; returns it with its expiry (at once with the
- * built-in encoding, a promise with the config's `jwt.encode`).
- */
-function encodeToken(ctx: RequestContext, token: JWT, salt: string): Encoded | Promise<Encoded> {
+/** Encodes a session token with fresh `iat`, `exp`, `jti` (the config's `jwt.encode` when it has one); returns it with its expiry. */
+async function encodeToken(ctx: RequestContext, token: JWT, salt: string): Promise<Encoded> {
   const { config } = ctx
   const maxAge = config.jwt.maxAge
   const iat = Math.floor(ctx.now / 1000)
   const exp = iat + maxAge
   const { encode } = config.jwt
-  if (encode) return Promise.resolve(encode({ token, salt, secret: [...config.secrets], maxAge })).then((value) => ({ value, exp }))
-  const [newest] = config.secrets
+  if (encode) return { value: await encode({ token, salt, secret: [...config.secrets], maxAge }), exp }
   const claims = extended(token, { iat, exp, jti: uuidv7(ctx.now) })
-  return { value: encryptJwt(claims, deriveKey(newest as string, salt, "A256CBC-HS512")), exp }
+  return { value: await encryptJwt(claims, newestSecret(config), salt), exp }
 }
 
-/**
- * The session cookies for the `jwt` callback's token (cleared when it gave none): at once unless the
- * encoding or noting the session must be awaited.
- */
-function issueToken(ctx: RequestContext, subject: SignInSubject, token: JWT | null): OutCookie[] | Promise<OutCookie[]> {
+/** The session cookies for the `jwt` callback's token (cleared when it gave none). */
+async function issueToken(ctx: RequestContext, subject: SignInSubject, token: JWT | null): Promise<OutCookie[]> {
   if (!token) return clearSession(ctx)
   const kept = withNewSessionId(keepIdToken(ctx, token, subject.account))
-  const encoding = encodeToken(ctx, kept, ctx.cookies.sessionToken.name)
-  return encoding instanceof Promise ? encoding.then((encoded) => noted(ctx, subject, kept, encoded)) : noted(ctx, subject, kept, encoding)
+  return noted(ctx, subject, kept, await encodeToken(ctx, kept, ctx.cookies.sessionToken.name))
 }
 
 /** The session noted for its user (OAuth/OIDC sign-ins), then its cookies. */

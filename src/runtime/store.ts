@@ -6,7 +6,7 @@ import { randomBytes } from "./random.js"
 import { FlowStateError } from "../errors.js"
 import type { CookieOption } from "../types.js"
 import { type CookieJar, type OutCookie, clearChunked, readChunked, writeChunked } from "./cookies.js"
-import { decryptJwtAsync, deriveKey, encryptJwt } from "./jwe.js"
+import { decryptJwt, encryptJson } from "./sealed.js"
 import { type ServerState, stateKey } from "./server-state.js"
 import { extended } from "./plain-object.js"
 
@@ -91,17 +91,17 @@ export async function claimEnvelope(envelope: FlowEnvelope, state: ServerState, 
 }
 
 /** Seals an envelope as a JWE whose key is derived from the newest secret and the cookie name. */
-export function sealEnvelope(envelope: FlowEnvelope, secrets: readonly string[], salt: string): string {
+export async function sealEnvelope(envelope: FlowEnvelope, secrets: readonly string[], salt: string): Promise<string> {
   const [newest] = secrets
   if (!newest) throw new FlowStateError("No secret to seal the flow state with.")
-  return encryptJwt(envelope, deriveKey(newest, salt, "A256CBC-HS512"))
+  return encryptJson(envelope, newest, salt)
 }
 
 /** Opens a sealed envelope; any secret of the list may have sealed it. Throws `FlowStateError`. */
 export async function unsealEnvelope(sealed: string, secrets: readonly string[], salt: string): Promise<FlowEnvelope> {
   let payload: Record<string, unknown>
   try {
-    payload = (await decryptJwtAsync(sealed, secrets, salt)).payload
+    payload = await decryptJwt(sealed, secrets, salt)
   } catch (err) {
     throw unreadable(err)
   }
@@ -128,7 +128,7 @@ export function cookieFlowStore(): FlowStore {
     },
     async save(envelope, io) {
       const maxAge = Math.max(0, envelope.exp - Math.floor(io.now / 1000))
-      const sealed = sealEnvelope(envelope, io.secrets, io.cookieName)
+      const sealed = await sealEnvelope(envelope, io.secrets, io.cookieName)
       return writeChunked(io.cookies, io.cookieName, sealed, extended(io.cookieOptions, { maxAge }))
     },
     async clear(io) {

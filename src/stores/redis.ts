@@ -87,7 +87,7 @@ export function RedisFlowStore(client: RedisFlowStoreClient, options: RedisFlowS
       const ttlMs = envelope.exp * 1000 - io.now
       if (ttlMs <= 0) throw new FlowStateError("The sign-in state has expired.")
       const id = randomBytes(16).toString("base64url")
-      await bounded(client.set(keyOf(io, id), sealEnvelope(envelope, io.secrets, io.cookieName), { PX: ttlMs }), limit, "SET")
+      await bounded(client.set(keyOf(io, id), await sealEnvelope(envelope, io.secrets, io.cookieName), { PX: ttlMs }), limit, "SET")
       const maxAge = Math.ceil(ttlMs / 1000)
       const cleared = clearChunked(io.cookies, io.cookieName, io.cookieOptions).filter((c) => c.name !== io.cookieName)
       return [...cleared, { name: io.cookieName, value: id, options: extended(io.cookieOptions, { maxAge }) }]

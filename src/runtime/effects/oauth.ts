@@ -71,7 +71,7 @@ async function describedServer(provider: OAuthConfig, cache: DiscoveryCache, now
   }
 }
 
-function authorizationStart(
+async function authorizationStart(
   ctx: EffectContext,
   input: { params: Record<string, unknown> },
   provider: OAuthConfig,
@@ -83,7 +83,7 @@ function authorizationStart(
   const redirectUri = redirectUriFor(ctx, provider, ownCallback)
   // one draw from the batched pool for state, code verifier and nonce, 32 bytes each
   const random = randomBytes(96)
-  const state = redirectUri === ownCallback ? randomToken(random, 0) : sealProxyState(ctx, ownCallback)
+  const state = redirectUri === ownCallback ? randomToken(random, 0) : await sealProxyState(ctx, ownCallback)
   const codeVerifier = randomToken(random, 1)
   const nonce = usesNonce(provider) ? randomToken(random, 2) : null
   const url = authorizationUrl(provider, server, endpointUrl, input.params, {

@@ -23,7 +23,7 @@ export function proxyOf(ctx: RequestContext, provider: OAuthConfig): URL | undef
 }
 
 /** A `state` that carries the starting deployment's callback URL, sealed (and random). */
-export function sealProxyState(ctx: RequestContext, callbackUrl: string): string {
+export function sealProxyState(ctx: RequestContext, callbackUrl: string): Promise<string> {
   return sealClaims(ctx, { origin: callbackUrl, r: randomBytes(16).toString("base64url") }, SALT, STATE_TTL_S)
 }
 
@@ -31,13 +31,13 @@ export function sealProxyState(ctx: RequestContext, callbackUrl: string): string
  * On the proxy itself: a callback whose state names another deployment is forwarded there with all
  * its parameters (302). Anything else (no state, not sealed by us, our own origin) is left alone.
  */
-export function forwardFromProxy(ctx: RequestContext): Handled | undefined {
+export async function forwardFromProxy(ctx: RequestContext): Promise<Handled | undefined> {
   const provider = ctx.provider?.config
   const proxy = provider?.type === "oauth" || provider?.type === "oidc" ? proxyOf(ctx, provider) : undefined
   if (!proxy || proxy.origin !== ctx.origin) return undefined
   const params = new URLSearchParams(ctx.req.url.search)
   const state = params.get("state")
-  const claims = state ? openClaims(ctx, state, SALT) : null
+  const claims = state ? await openClaims(ctx, state, SALT) : null
   if (!claims || typeof claims.origin !== "string" || !URL.canParse(claims.origin)) return undefined
   const target = new URL(claims.origin)
   if (target.origin === ctx.origin) return undefined

@@ -12,7 +12,7 @@ import { BackchannelLogoutError } from "../../errors.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
 import type { RequestContext } from "../context.js"
 import { DEFAULT_TIMEOUT_MS } from "../effects/oauth-server.js"
-import { CLOCK_TOLERANCE } from "../jwe.js"
+import { CLOCK_TOLERANCE } from "../sealed.js"
 import { stateKey } from "../server-state.js"
 import { discoveredIssuer, discoveredUrl } from "./metadata.js"
 

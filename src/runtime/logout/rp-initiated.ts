@@ -15,7 +15,7 @@ import { redirectTo } from "../callback-url.js"
 import type { ResolvedProvider } from "../config.js"
 import type { Handled, RequestContext } from "../context.js"
 import { readChunked } from "../cookies.js"
-import { CLOCK_TOLERANCE, decryptJwt, deriveKey, encryptJwt } from "../jwe.js"
+import { CLOCK_TOLERANCE, decryptJwt, encryptJwt, newestSecret } from "../sealed.js"
 import { pageUrl, redirect } from "../respond.js"
 import { stateKey } from "../server-state.js"
 import { decodeSessionToken } from "../session.js"
@@ -118,10 +118,10 @@ export function postLogoutRedirectUri(ctx: RequestContext): string {
   return ctx.config.logout.postLogoutRedirectUri ?? `${ctx.authUrl}/signout-callback`
 }
 
-function sealState(ctx: RequestContext, providerId: string, callbackUrl: string): string {
+function sealState(ctx: RequestContext, providerId: string, callbackUrl: string): Promise<string> {
   const iat = Math.floor(ctx.now / 1000)
   const claims = { cb: callbackUrl, p: providerId, jti: randomBytes(16).toString("base64url"), iat, exp: iat + STATE_TTL_S }
-  return encryptJwt(claims, deriveKey(ctx.config.secrets[0] as string, STATE_SALT, "A256CBC-HS512"))
+  return encryptJwt(claims, newestSecret(ctx.config), STATE_SALT)
 }
 
 /**
@@ -146,7 +146,7 @@ export async function providerLogoutUrl(ctx: RequestContext, logout: ProviderLog
   url.searchParams.set("id_token_hint", logout.idToken)
   url.searchParams.set("post_logout_redirect_uri", postLogoutRedirectUri(ctx))
   url.searchParams.set("client_id", provider.clientId ?? "")
-  url.searchParams.set("state", sealState(ctx, provider.id, callbackUrl))
+  url.searchParams.set("state", await sealState(ctx, provider.id, callbackUrl))
   ctx.config.logger.debug("logout-at-provider", { provider: provider.id })
   return url.href
 }
@@ -156,7 +156,7 @@ async function openState(ctx: RequestContext, state: string | null): Promise<str
   if (!state) throw new InvalidCheck("The logout return carries no state.")
   let payload: Record<string, unknown>
   try {
-    payload = decryptJwt(state, ctx.config.secrets, STATE_SALT).payload
+    payload = await decryptJwt(state, ctx.config.secrets, STATE_SALT)
   } catch (err) {
     throw new InvalidCheck("The logout state could not be opened.", { err })
   }
