@@ -271,8 +271,8 @@ describe("README and the guides in docs/", () => {
   }, 120_000)
 })
 
-// An `@auth/express` app's TypeScript moves over by changing module names only (README, "Migrating from
-// Auth.js", step 3). One app source written against Auth.js' types — callbacks and events as Auth.js'
+// An `@auth/express` app's TypeScript moves over by changing module names only (the migration guide,
+// docs/migrating-from-authjs.md, step 3). One app source written against Auth.js' types — callbacks and events as Auth.js'
 // docs write them, module augmentation of `Session`, `User` and `JWT`, the names `@auth/express`
 // re-exports — is type-checked under `strict` against `@auth/express` (to show it is valid Auth.js code)
 // and, with the module names changed, against the packed authchart.
@@ -351,7 +351,7 @@ export function describeError(err: unknown): string {
 export type Used = [User, Account, Profile]
 `
 
-/** The README's step 3, applied to module names only. */
+/** The migration guide's step 3, applied to module names only. */
 function migrated(source: string): string {
   return source
     .replaceAll('"@auth/express/providers/', '"authchart/providers/')

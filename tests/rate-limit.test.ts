@@ -1,5 +1,5 @@
 /**
- * Brute force and abuse limits (README "Limits"), in process through `Auth(request, config, { clientIp })`
+ * Brute force and abuse limits (docs/security.md, "Limits"), in process through `Auth(request, config, { clientIp })`
  * with the default memory port: the password rules per account and per client, the refusal answers
  * (429 with the RateLimit fields, or the sign-in page with error=RateLimited), session reads, the
  * hooks, lifting a lockout, and the switch by NODE_ENV.

@@ -1,5 +1,5 @@
 /**
- * Sessions and accounts the signed-in user can manage (README "Sessions and accounts the user can
+ * Sessions and accounts the signed-in user can manage (docs/sessions.md, "Sessions and accounts the user can
  * manage"), end to end against a real OpenID provider: two browsers (two cookie jars) of one user,
  * listed with user agent and times, one revoked, the others revoked, last-seen throttled; linking a
  * second provider while signed in (database and JWT strategies); unlinking with the last-sign-in guard.

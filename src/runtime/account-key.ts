@@ -49,7 +49,7 @@ export function accountFieldOf(provider: CredentialsAccountSource): string | und
 
 const fields = new WeakMap<object, string | undefined>()
 
-/** {@link accountFieldOf}, resolved once per provider object (a config error was raised at start-up). */
+/** `accountFieldOf`, resolved once per provider object (a config error was raised at start-up). */
 function accountFieldCached(provider: CredentialsAccountSource): string | undefined {
   if (fields.has(provider)) return fields.get(provider)
   let field: string | undefined
@@ -66,7 +66,7 @@ function accountFieldCached(provider: CredentialsAccountSource): string | undefi
 export const normalizeAccount = (identifier: string): string => identifier.normalize("NFKC").trim().toLowerCase()
 
 /**
- * The account a credentials submission names ({@link accountFieldOf}'s field of `params`, normalised),
+ * The account a credentials submission names (`accountFieldOf`'s field of `params`, normalised),
  * or undefined when the provider has no such field or the submission leaves it out or empty. Throws a
  * `TypeError` when the field is there but not a string (a JSON array or object): the flow refuses such a
  * submission without calling `authorize`, so no spelling of the field escapes the count.

@@ -1,5 +1,5 @@
 /**
- * Attack class: sidestepping the abuse limits, or turning them against a user (README "Limits"). The
+ * Attack class: sidestepping the abuse limits, or turning them against a user (docs/security.md, "Limits"). The
  * per-account limits count the identifier the flow itself resolves (the provider's account field, the
  * address it mails, both normalised), so a decoy field, a query-string address, a case or Unicode
  * variant, another spelling of the same IPv6 /64 or a forged `X-Forwarded-For` buys no extra guess and

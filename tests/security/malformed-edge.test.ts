@@ -3,7 +3,7 @@
  * `X-Forwarded-Proto: javascript` behind `trust proxy`, a `Host` that is no host (`x/y`, userinfo, a port
  * out of range), broken or hostile cookies: the auth routes answer 400 `UnknownAction` (or their normal
  * answer), `getSession` answers `null`, and nothing ever reaches Express' error handler or crashes the
- * process, on Express 4 and 5, with the README's `res.locals.session` middleware in front of the app.
+ * process, on Express 4 and 5, with the getting-started guide's `res.locals.session` middleware in front of the app.
  */
 import type { NextFunction, Request as Req, Response as Res } from "express"
 import { describe, expect, it } from "vitest"
@@ -59,7 +59,7 @@ describe.each(versions)("$name: malformed request input never escapes as a 5xx",
     const app = factory()
     app.set("trust proxy", true)
     withEnv(env, () => app.use("/auth", ExpressAuth(config)))
-    // the README's middleware
+    // the getting-started guide's middleware
     app.use((req: Req, res: Res, next: NextFunction) => {
       getSession(req, config, res).then((session) => {
         res.locals.session = session

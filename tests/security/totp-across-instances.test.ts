@@ -1,6 +1,6 @@
 /**
  * Attack classes: TOTP replay and brute force across instances, and a revoked session on another
- * instance. Two app processes (tests/support/multi-app.ts, the README scale-out setup:
+ * instance. Two app processes (tests/support/multi-app.ts, the scale-out guide's setup:
  * `RedisServerState` on one shared redis-server, sealed-cookie flow store, JWT sessions) with credentials
  * sign-in and a TOTP step. A code used on A is refused on B; wrong codes on A and B add up to one cap;
  * a revocation made on A ends the session on B.

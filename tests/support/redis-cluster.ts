@@ -116,7 +116,7 @@ const alive = (node: RedisServer, dead: Set<number>) => !dead.has(node.port)
 const newCluster = (urls: readonly string[]) => createCluster(failFastClusterOptions(urls))
 type ClusterClient = ReturnType<typeof newCluster>
 
-/** A connected cluster client, as an app creates it (README): fail-fast options, following failovers. */
+/** A connected cluster client, as an app creates it (docs/scaling-out.md): fail-fast options, following failovers. */
 export type TestClusterClient = ClusterClient & { errors: Error[] }
 
 /** Connects a cluster client to `urls` the documented way; errors go to `errors`. Close with `destroy()`. */
