@@ -1,7 +1,8 @@
 /**
  * The documentation a user reads: README.md and the guides in docs/. Every relative link and `#anchor`
- * in them leads to a file and a heading that exist, and the providers guide lists every preset the
- * package exports. (Their TypeScript blocks type-check against the packed package in
+ * in them leads to a file and a heading that exist, the providers guide lists every preset the package
+ * exports, and the README stays a front door (the set-up commands first, at most 300 lines; the rest
+ * belongs in a guide). (Their TypeScript blocks type-check against the packed package in
  * tests/package.test.ts.)
  */
 import { existsSync, readFileSync } from "node:fs"
@@ -34,6 +35,13 @@ function anchorsOf(path: string): Set<string> {
 }
 
 describe("README.md and docs/*.md", () => {
+  it("the README starts with the two set-up commands and stays within 300 lines", () => {
+    const readme = readFileSync(join(repoRoot, "README.md"), "utf8")
+    const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? ""
+    expect(firstBlock.split("\n").map((line) => line.split("#")[0]?.trim())).toEqual(["npm install && npm run demo", "npm install && npm test", ""])
+    expect(readme.split("\n").length).toBeLessThanOrEqual(300)
+  })
+
   it("every relative link leads to a file that exists, and every #anchor to a heading in it", () => {
     const broken: string[] = []
     for (const file of documentationFiles()) {
