@@ -38,7 +38,11 @@ describe("README.md and docs/*.md", () => {
   it("the README starts with the two set-up commands and stays within 300 lines", () => {
     const readme = readFileSync(join(repoRoot, "README.md"), "utf8")
     const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? ""
-    expect(firstBlock.split("\n").map((line) => line.split("#")[0]?.trim())).toEqual(["npm install && npm run demo", "npm install && npm test", ""])
+    expect(firstBlock.split("\n").map((line) => line.split("#")[0]?.trim())).toEqual([
+      "npm install && npm run demo",
+      "npm install && npm test",
+      "",
+    ])
     expect(readme.split("\n").length).toBeLessThanOrEqual(300)
   })
 
