@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { hmac, hmacKey } from "../src/runtime/digest.js"
+import { constantTimeEqual, hmac, hmacKey } from "../src/runtime/digest.js"
 
 describe("hmac", () => {
   it("gives createHmac's bytes for keys shorter than, equal to and longer than a block, and any split of the message", () => {
@@ -31,5 +31,20 @@ describe("hmac", () => {
       hmac(hmacKey("sha512", Buffer.concat([Buffer.alloc(31, 1), Buffer.from([2])])), [Buffer.from("message")]).toString("hex"),
     ).not.toBe(base)
     expect(hmac(key, [Buffer.from("messagf")]).toString("hex")).not.toBe(base)
+  })
+})
+
+describe("constantTimeEqual", () => {
+  it.each([
+    ["same token", "a1b2c3", "a1b2c3", true],
+    ["last character differs", "a1b2c3", "a1b2c4", false],
+    ["first character differs", "x1b2c3", "a1b2c3", false],
+    ["a prefix", "a1b2c", "a1b2c3", false],
+    ["both empty", "", "", true],
+    ["non-ASCII equal", "jéton✓", "jéton✓", true],
+    ["same UTF-16 length, other UTF-8 length", "é", "e", false],
+  ])("%s", (_, a, b, equal) => {
+    expect(constantTimeEqual(a, b)).toBe(equal)
+    expect(constantTimeEqual(b, a)).toBe(equal)
   })
 })
