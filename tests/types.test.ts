@@ -7,6 +7,7 @@ import * as errors from "authchart"
 import { AccessDenied, AuthError, CredentialsSignin, EmailSignInError, isAuthError, StepFailed, Verification } from "authchart"
 import type { AnyAuthError, AuthConfig, DefaultSession, ErrorType, Session } from "authchart"
 import type { JWT } from "authchart/jwt"
+import { type FlowPageProps, renderStepPage } from "authchart/flow"
 
 declare module "authchart" {
   interface Session {
@@ -86,5 +87,25 @@ describe("errors: a union discriminated by type", () => {
     ])
     expect([new Verification().message, new Verification().kind, new CredentialsSignin().kind]).toEqual(["Verification", "error", "signIn"])
     expect([isAuthError(new StepFailed()), isAuthError(cause), new StepFailed() instanceof AccessDenied]).toEqual([true, false, true])
+  })
+})
+
+describe("a flow's own pages", () => {
+  it("renderStepPage takes the FlowPageProps a page renderer is given, with no attempt cap to invent", () => {
+    const codePage = (props: FlowPageProps) => renderStepPage(props, { title: "Check your email", fields: `<input name="code">` })
+    expectTypeOf(codePage).returns.toEqualTypeOf<string>()
+    const props: FlowPageProps = {
+      step: "code",
+      action: "/auth/callback/sms",
+      csrfToken: "t",
+      attempt: 1,
+      data: {},
+      theme: {},
+      nonce: "n",
+      cancelUrl: "/auth/signin",
+    }
+    // without a cap the card says nothing of attempts left; a step's props (with `maxAttempts`) do
+    expect(codePage(props)).not.toContain("attempts left")
+    expect(renderStepPage({ ...props, maxAttempts: 3 }, "<input name=code>")).toContain("2 attempts left.")
   })
 })

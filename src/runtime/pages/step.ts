@@ -74,10 +74,12 @@ export type StepPageContent =
  *
  * @example
  * ```ts
- * const pages = { confirm: (props) => renderStepPage({ ...props, maxAttempts: 3 }, { title: "Confirm", fields: `<input name="code" required>` }) }
+ * const pages = { confirm: (props: FlowPageProps) => renderStepPage(props, { title: "Confirm", fields: `<input name="code" required>` }) }
  * ```
+ * `props` are the page's {@link FlowPageProps}; with a `maxAttempts` (a step's {@link StepPageProps}) the card
+ * also says how many attempts are left after a wrong answer.
  */
-export function renderStepPage(props: StepPageProps, content: StepPageContent): string {
+export function renderStepPage(props: FlowPageProps & { readonly maxAttempts?: number }, content: StepPageContent): string {
   if (typeof content === "object" && "document" in content) return content.document
   const template =
     typeof content === "string"
