@@ -17,7 +17,7 @@ import type { IncomingMessage } from "node:http"
 import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from "express"
 import { UnknownAction } from "../errors.js"
 import { finish, handleRequest, isUnderBasePath } from "../runtime/auth.js"
-import { type ResolvedConfig, resolvedFor } from "../runtime/config.js"
+import { type ResolvedConfig, reportUntrustedHostOnce, resolvedFor } from "../runtime/config.js"
 import { serializeCookie } from "../runtime/cookies.js"
 import { json as jsonResponse, toOutgoing } from "../runtime/respond.js"
 import { revokeOtherSessionsFor } from "../runtime/manage.js"
@@ -102,7 +102,21 @@ function mountedConfig(req: ExpressRequest): ExpressAuthConfig | undefined {
   return findMounted(router?.stack ?? [], 0)
 }
 
-const reportedConfigErrors = new WeakSet<ResolvedConfig>()
+/**
+ * Hands an app's configuration mistake to Express' error handler. Express 5's router passes a rejected
+ * handler promise to it, so the error is thrown; Express 4's ignores the promise (the request would hang
+ * and the rejection go unhandled), so the error goes to `req.next(err)` and the promise never settles:
+ * the awaiting route does not resume, the error handler answers.
+ */
+function configurationMistake(req: ExpressRequest, error: Error): Promise<never> {
+  const app: object | undefined = req.app
+  // Express 4 keeps its router in `_router` (see mountedConfig)
+  if (app && "_router" in app && typeof req.next === "function") {
+    req.next(error)
+    return new Promise<never>(() => {})
+  }
+  return Promise.reject(error)
+}
 
 /**
  * The request's session, or `null`: for any request, whatever its Host, protocol, cookies or headers
@@ -110,9 +124,11 @@ const reportedConfigErrors = new WeakSet<ResolvedConfig>()
  * `config`, the config of the `ExpressAuth` mounted on the same app is used. With `res`, a refreshed
  * session cookie is forwarded to the response.
  *
- * Throws only for mistakes in the app, never per request: with no config to use at all, and with a
- * configuration error (the `AuthError` with its documented message) on the first call for that config;
- * later calls answer `null`.
+ * A mistake in the app is an error for Express' error handler on every call, never a `null` (which would
+ * look like "signed out") nor a hanging request: no config to use at all, or a configuration error (the
+ * `AuthError` with Auth.js' message, e.g. `MissingSecret` for a secret under 32 characters, logged once
+ * when the config is resolved). Express 5 gets it as the rejection; under Express 4, whose router ignores
+ * a rejected promise, getSession passes it to `next(err)` itself and the awaiting route does not resume.
  *
  * @example
  * ```ts
@@ -124,13 +140,16 @@ const reportedConfigErrors = new WeakSet<ResolvedConfig>()
 export async function getSession(req: ExpressRequest, config?: ExpressAuthConfig, res?: ExpressResponse): Promise<Session | null> {
   const effective = config ?? mountedConfig(req)
   if (!effective) {
-    throw new Error("getSession(req) found no ExpressAuth on this app: pass the config, getSession(req, config).")
+    return configurationMistake(
+      req,
+      new Error("getSession(req) found no ExpressAuth on this app: pass the config, getSession(req, config)."),
+    )
   }
   const resolved: ResolvedConfig = resolvedFor(effective)
   if (resolved.configError) {
-    if (reportedConfigErrors.has(resolved)) return null
-    reportedConfigErrors.add(resolved)
-    throw resolved.configError
+    // a config that trusts no host is logged at its first request (Auth.js' message, with the URL)
+    if (reportUntrustedHostOnce(resolved)) resolved.logger.error(resolved.configError)
+    return configurationMistake(req, resolved.configError)
   }
   try {
     warnIgnoredForwarding(req, resolved)
