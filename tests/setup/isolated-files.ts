@@ -11,6 +11,7 @@ export const ISOLATED: readonly string[] = [
   "tests/authjs-parity-account.test.ts",
   "tests/authjs-parity-jwt-sliding.test.ts",
   "tests/authjs-parity-return-redirect.test.ts",
+  "tests/authjs-parity-statements.test.ts",
   "tests/authjs-presets.test.ts",
   "tests/authjs-suite/actions/session.test.ts",
   "tests/config-assertions.test.ts",

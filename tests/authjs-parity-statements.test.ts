@@ -1,0 +1,121 @@
+/**
+ * Two statements of docs/migrating-from-authjs.md, checked beside `@auth/core`'s `Auth`:
+ * - the callback-url cookie: both set it when the callback URL a route resolves differs from the
+ *   cookie's (so `GET /signin` without `callbackUrl` sets it to the site); only Auth.js sets it on
+ *   `GET /session` too;
+ * - without an adapter, the JWT `sub` of an OAuth sign-in: authchart's is the same at every sign-in
+ *   (derived from provider and account id), Auth.js' is random per sign-in.
+ */
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { readFileSync } from "node:fs"
+import { Auth as AuthJs } from "@auth/core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Auth, type AuthConfig } from "../src/index.js"
+import { decode } from "../src/jwt.js"
+import { ORIGIN, SECRET } from "./helpers.js"
+import { repoRoot } from "./support/packed.js"
+
+let provider: Server
+let base = ""
+beforeAll(async () => {
+  provider = createServer((req, res) => {
+    res.setHeader("content-type", "application/json")
+    if (req.url?.startsWith("/token")) return void res.end(JSON.stringify({ access_token: "at", token_type: "bearer" }))
+    if (req.url?.startsWith("/userinfo")) return void res.end(JSON.stringify({ id: "4242", name: "Ada", email: "ada@example.com" }))
+    res.statusCode = 404
+    res.end("{}")
+  })
+  await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve))
+  base = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`
+})
+afterAll(() => new Promise<void>((resolve) => provider.close(() => resolve())))
+
+const configOf = () => ({
+  secret: SECRET,
+  trustHost: true,
+  basePath: "/auth",
+  providers: [
+    {
+      id: "acme",
+      name: "Acme",
+      type: "oauth" as const,
+      clientId: "acme-client",
+      clientSecret: "acme-secret",
+      authorization: `${base}/authorize`,
+      token: `${base}/token`,
+      userinfo: `${base}/userinfo`,
+    },
+  ],
+})
+type Handler = (request: Request) => Promise<Response>
+const sides: Record<string, () => Handler> = {
+  "Auth.js": () => {
+    const config = configOf()
+    return (request) => AuthJs(request, config as unknown as Parameters<typeof AuthJs>[1])
+  },
+  authchart: () => {
+    const config = configOf()
+    return (request) => Auth(request, config as AuthConfig)
+  },
+}
+
+const cookieNames = (response: Response) => response.headers.getSetCookie().map((line) => line.slice(0, line.indexOf("=")))
+
+/** An OAuth sign-in with the loopback provider; the session token it sets. */
+async function signIn(handle: Handler): Promise<string> {
+  const jar = new Map<string, string>()
+  const send = async (path: string, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers)
+    headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "))
+    const response = await handle(new Request(`${ORIGIN}${path}`, { ...init, headers }))
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ""] = line.split(";")
+      const at = pair.indexOf("=")
+      jar.set(pair.slice(0, at), pair.slice(at + 1))
+    }
+    return response
+  }
+  const { csrfToken } = (await (await send("/auth/csrf")).json()) as { csrfToken: string }
+  const started = await send("/auth/signin/acme", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ csrfToken }),
+  })
+  const state = new URL(started.headers.get("location") ?? "").searchParams.get("state")
+  await send(`/auth/callback/acme?${new URLSearchParams({ code: "c", ...(state ? { state } : {}) })}`)
+  return jar.get("authjs.session-token") ?? expect.unreachable()
+}
+
+describe.each(Object.keys(sides))("%s", (name) => {
+  const handler = sides[name] ?? expect.unreachable()
+
+  it("GET /signin without callbackUrl sets the callback-url cookie (to the site); GET /session only on Auth.js", async () => {
+    const handle = handler()
+    const signin = await handle(new Request(`${ORIGIN}/auth/signin`))
+    expect(cookieNames(signin)).toContain("authjs.callback-url")
+    expect(signin.headers.getSetCookie().find((c) => c.startsWith("authjs.callback-url="))).toMatch(
+      /^authjs\.callback-url=http%3A%2F%2Fapp\.test;/,
+    )
+    const session = await handle(new Request(`${ORIGIN}/auth/session`))
+    expect(cookieNames(session).includes("authjs.callback-url")).toBe(name === "Auth.js")
+  })
+
+  it("without an adapter, two OAuth sign-ins of one account: the same sub on authchart, a new random one on Auth.js", async () => {
+    const handle = handler()
+    const subs: unknown[] = []
+    for (let i = 0; i < 2; i++) {
+      const token = await signIn(handle)
+      subs.push((await decode({ token, secret: SECRET, salt: "authjs.session-token" }))?.sub)
+    }
+    expect(subs[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+    expect(subs[0] === subs[1]).toBe(name === "authchart")
+  })
+})
+
+it("the migration guide says so (and no longer that GET /signin without callbackUrl sets no callback-url cookie)", () => {
+  const guide = readFileSync(`${repoRoot}/docs/migrating-from-authjs.md`, "utf8").replace(/\s+/g, " ")
+  expect(guide).not.toContain("callback-url cookie only when a request names a `callbackUrl`")
+  expect(guide).toContain("`GET /signin` without `callbackUrl` sets it to the site")
+  expect(guide).toContain("Auth.js issues a random one per sign-in")
+})
