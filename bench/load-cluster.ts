@@ -6,7 +6,7 @@
  *
  * Per backend, two app processes (tests/support/multi-app.ts, NODE_ENV=production): flow state in
  * `RedisFlowStore`, database sessions in `RedisAdapter`, the server-state port in `RedisServerState`, all
- * on that backend (a `createCluster` client with `failFastClusterOptions` + `followFailover` on the
+ * on that backend (a `createCluster` client with `failFastClusterOptions`, its failovers followed by the stores, on the
  * cluster). A real OpenID provider (oidc-provider, in this process). Each sign-in: csrf → POST
  * /auth/signin/idp → the provider → the callback → GET /auth/session, every request on the other
  * instance than the one before (bench/load-shared.ts).

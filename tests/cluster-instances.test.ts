@@ -1,7 +1,8 @@
 /**
  * Two app processes on a real Redis Cluster (six redis-server processes, tests/support/redis-cluster.ts):
  * flow state, server state and database sessions all on the cluster, through `createCluster` clients
- * made with `failFastClusterOptions` and `followFailover`. First the scenarios every shared Redis passes
+ * made with `failFastClusterOptions` and handed to the stores as docs/scaling-out.md shows (no `followFailover`
+ * call: the stores follow the cluster's failovers themselves). First the scenarios every shared Redis passes
  * (tests/multi-instance-scenarios.ts: OIDC and email sign-ins across instances, sessions and sign-out
  * seen by both); then credentials with a TOTP step, passkeys in Chromium behind a round-robin balancer,
  * and revocation, each across the two instances; last, a failover (tests/support/failover-stream.ts).

@@ -1,20 +1,22 @@
 /**
  * Every Redis-backed part of authchart on a real Redis Cluster (six redis-server processes on loopback,
  * three masters and three replicas, tests/support/redis-cluster.ts), through the node-redis
- * `createCluster` client an app would make (`failFastClusterOptions`, `followFailover`): the same
+ * `createCluster` client an app would make (`failFastClusterOptions`): the same
  * conformance suites as on one redis-server (flow store, server-state port, adapter), unchanged. Then
  * what only a cluster can get wrong: keys of one owner in one slot, and operations over a user's keys
- * spread across all three masters (a multi-key command there would be refused with CROSSSLOT).
+ * spread across all three masters (a multi-key command there would be refused with CROSSSLOT). And how
+ * the stores adopt a cluster client: they follow its failovers once per client, however many share it,
+ * and warn once at start-up about one made without fail-fast options.
  *
  * One cluster for the whole file, started by the first suite that needs it.
  */
 import { randomUUID } from "node:crypto"
-import { createClient } from "redis"
+import { createClient, createCluster } from "redis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { RedisAdapter } from "../src/adapters/redis.js"
 import { notBeforeKey, stateKey } from "../src/runtime/server-state.js"
 import { tokenKeys } from "../src/runtime/tokens/record.js"
-import { RedisServerState, followFailover } from "../src/stores/redis.js"
+import { RedisFlowStore, RedisServerState, failFastClusterOptions, followFailover } from "../src/stores/redis.js"
 import { inDays, newUser, runAdapterConformance } from "./adapters/conformance.js"
 import { runFlowStoreConformance } from "./flow-store-conformance.js"
 import { runServerStateConformance } from "./server-state-conformance.js"
@@ -118,5 +120,87 @@ describe("Redis Cluster: where the keys go", () => {
   it("followFailover refuses a client without a cluster slot map (a plain createClient client)", () => {
     const single = createClient({ url: handle.urls[0] })
     expect(() => followFailover(single as never)).toThrow(TypeError)
+  })
+})
+
+describe("Redis Cluster: the stores adopt a cluster client", () => {
+  let handle: RedisClusterHandle
+  beforeAll(async () => {
+    handle = await cluster()
+  })
+
+  /** The process warnings emitted while `run` runs, by code. */
+  async function warningsDuring(run: () => Promise<void>): Promise<string[]> {
+    const seen: string[] = []
+    const listen = (warning: Error & { code?: string }) => void seen.push(warning.code ?? warning.name)
+    process.on("warning", listen)
+    try {
+      await run()
+      // emitWarning delivers on the next tick
+      await new Promise((resolve) => setImmediate(resolve))
+    } finally {
+      process.off("warning", listen)
+    }
+    return seen
+  }
+
+  it("the flow store, the port and the adapter sharing one cluster client follow its failovers once, without a followFailover call", async () => {
+    const redis = createCluster(failFastClusterOptions(handle.urls))
+    redis.on("error", () => undefined)
+    try {
+      const before = redis.listenerCount("node-error")
+      RedisFlowStore(redis)
+      RedisServerState(redis)
+      RedisAdapter(redis)
+      RedisServerState(redis, { prefix: "other:" })
+      expect(redis.listenerCount("node-error")).toBe(before + 1)
+      // an app's own call changes nothing: the same following, one listener
+      const stop = followFailover(redis)
+      expect(followFailover(redis)).toBe(stop)
+      expect(redis.listenerCount("node-error")).toBe(before + 1)
+      await redis.connect()
+      expect(await RedisServerState(redis).claim(stateKey("adopt", randomUUID()), 10_000)).toBe(true)
+    } finally {
+      redis.destroy()
+    }
+  })
+
+  it("a cluster client made without fail-fast options: one start-up warning naming the fix, however many stores share it", async () => {
+    const redis = createCluster({ rootNodes: handle.urls.map((url) => ({ url })) })
+    redis.on("error", () => undefined)
+    const logged = await warningsDuring(async () => {
+      RedisFlowStore(redis)
+      RedisServerState(redis)
+      await redis.connect()
+      RedisAdapter(redis)
+    })
+    redis.destroy()
+    expect(logged).toEqual(["AUTHCHART_REDIS_CLUSTER_NOT_FAIL_FAST"])
+    const message: string[] = []
+    const again = createCluster({ rootNodes: handle.urls.map((url) => ({ url })) })
+    again.on("error", () => undefined)
+    const listen = (warning: Error) => void message.push(warning.message)
+    process.on("warning", listen)
+    try {
+      await again.connect()
+      RedisFlowStore(again)
+      await new Promise((resolve) => setImmediate(resolve))
+    } finally {
+      process.off("warning", listen)
+      again.destroy()
+    }
+    expect(message.join("")).toContain("failFastClusterOptions")
+  })
+
+  it("a cluster client made with failFastClusterOptions: no warning", async () => {
+    const redis = createCluster(failFastClusterOptions(handle.urls))
+    redis.on("error", () => undefined)
+    const logged = await warningsDuring(async () => {
+      RedisFlowStore(redis)
+      await redis.connect()
+      RedisServerState(redis)
+    })
+    redis.destroy()
+    expect(logged).toEqual([])
   })
 })

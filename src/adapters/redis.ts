@@ -24,8 +24,8 @@
  * Dates are stored as ISO 8601 strings and come back as `Date`s (`emailVerified`, `expires`).
  *
  * Every command names one key, so the adapter runs unchanged on Redis Cluster (a node-redis
- * `createCluster` client): removing a user's sessions, accounts and passkeys is one `DEL` per key, sent
- * together. Each command is bounded by `commandTimeout` (default 2 s); a late or failed one rejects, and
+ * `createCluster` client, whose failovers it follows itself, once per client): removing a user's
+ * sessions, accounts and passkeys is one `DEL` per key, sent together. Each command is bounded by `commandTimeout` (default 2 s); a late or failed one rejects, and
  * the runtime reports it as `AdapterError`.
  *
  * @example
@@ -58,6 +58,7 @@ import {
   text,
   ttl,
 } from "./redis-codec.js"
+import { adoptRedisClient } from "../stores/redis-client.js"
 import { redisKeys } from "./redis-keys.js"
 import { redisSessions } from "./redis-sessions.js"
 import type { AdapterAccount, AdapterAuthenticator, AdapterUser, CompleteAdapter, VerificationToken } from "./types.js"
@@ -90,6 +91,7 @@ export interface RedisAdapterOptions {
  */
 export function RedisAdapter(redis: RedisAdapterClient, options: RedisAdapterOptions = {}): CompleteAdapter {
   const prefix = options.prefix ?? "authchart:"
+  adoptRedisClient(redis)
   const client = boundedClient(redis, options.commandTimeout ?? 2000)
   const keys = redisKeys(prefix)
 

@@ -20,7 +20,8 @@
  * Keys are `prefix + stateKey(…)`, e.g. `authchart:state:totp:{user-42}:57300123`: the `{…}` hash tag
  * puts every key of one owner in one Redis Cluster slot, and the prefix may not contain braces (it would
  * capture the tag). Every command is bounded by `commandTimeout` (default 2 s); a failure is
- * `FlowStoreUnavailable` and the request fails closed. Create the client with `failFastRedisOptions`.
+ * `FlowStoreUnavailable` and the request fails closed. Create the client with `failFastRedisOptions`
+ * (a cluster client with `failFastClusterOptions`; its failovers are followed for you).
  *
  * @example
  * ```ts
@@ -32,6 +33,7 @@
  */
 import { type ServerState, notBeforeKey, sameOwner } from "../runtime/server-state.js"
 import { bounded } from "./redis-bounded.js"
+import { adoptRedisClient } from "./redis-client.js"
 
 /** The commands the port uses, as node-redis v4/v5 clients provide them. */
 export interface RedisServerStateClient {
@@ -108,6 +110,7 @@ export function RedisServerState(client: RedisServerStateClient, options: RedisS
   const prefix = options.prefix ?? "authchart:state:"
   if (/[{}]/.test(prefix)) throw new TypeError("RedisServerState: the prefix may not contain `{` or `}` (Redis Cluster hash tags).")
   const limit = options.commandTimeout ?? 2000
+  adoptRedisClient(client)
   const run = <T>(work: Promise<T>, what: string) => bounded(work, limit, what, UNAVAILABLE)
   const full = (key: string) => `${prefix}${key}`
   return {

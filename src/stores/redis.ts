@@ -13,7 +13,8 @@
  * client with {@link failFastRedisOptions} so commands fail at once while Redis is down.
  *
  * Redis Cluster: pass a node-redis `createCluster` client instead, made with
- * {@link failFastClusterOptions} and followed by {@link followFailover}. Every command of the store,
+ * {@link failFastClusterOptions}; the store follows its failovers itself ({@link followFailover}, once
+ * per client) and warns once at start-up about a cluster client made without fail-fast options. Every command of the store,
  * the port and the Redis adapter names one key (Lua scripts touch only the keys passed to them), so each
  * is routed to one slot; no command lists keys.
  *
@@ -30,6 +31,7 @@ import { FlowStateError } from "../errors.js"
 import { clearChunked, readChunked } from "../runtime/cookies.js"
 import { type FlowEnvelope, type FlowStore, type FlowStoreIO, sealEnvelope, unsealEnvelope } from "../runtime/store.js"
 import { bounded as boundedCommand } from "./redis-bounded.js"
+import { adoptRedisClient } from "./redis-client.js"
 import { extended } from "../runtime/plain-object.js"
 
 export { RedisServerState, type RedisServerStateClient, type RedisServerStateOptions } from "./redis-server-state.js"
@@ -68,6 +70,7 @@ const ID = /^[A-Za-z0-9_-]{22}$/
 export function RedisFlowStore(client: RedisFlowStoreClient, options: RedisFlowStoreOptions = {}): FlowStore {
   const prefix = options.prefix ?? "authchart:flow:"
   const limit = options.commandTimeout ?? 2000
+  adoptRedisClient(client)
   const keyOf = (io: FlowStoreIO, id: string) => `${prefix}${io.cookieName}:${id}`
   const idOf = (io: FlowStoreIO) => {
     const id = readChunked(io.cookies, io.cookieName)

@@ -6,7 +6,8 @@
  * Environment:
  * - `PORT` (0: any free port), `AUTH_SECRET` (the same on every instance), and either `REDIS_URL` (one
  *   Redis, `createClient`) or `REDIS_CLUSTER` (comma-separated node URLs: Redis Cluster, `createCluster`
- *   with `failFastClusterOptions` and `followFailover`); every Redis-backed part takes either client
+ *   with `failFastClusterOptions`, as docs/scaling-out.md makes it: the stores follow its failovers themselves);
+ *   every Redis-backed part takes either client
  * - `FLOW_STORE`: `redis` (default, `RedisFlowStore`) or `cookie` (the sealed cookie store)
  * - `SESSIONS`: `database` (default, `RedisAdapter` on the same Redis) or `jwt` (no adapter)
  * - `OIDC_ISSUER`, `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET`: an OIDC provider with id `idp`
@@ -36,7 +37,7 @@ import { ExpressAuth, getAccessToken, getSession } from "../../src/integration/e
 import Nodemailer from "../../src/providers/nodemailer.js"
 import Passkey from "../../src/providers/passkey.js"
 import { cookieFlowStore } from "../../src/runtime/store.js"
-import { RedisFlowStore, RedisServerState, failFastClusterOptions, failFastRedisOptions, followFailover } from "../../src/stores/redis.js"
+import { RedisFlowStore, RedisServerState, failFastClusterOptions, failFastRedisOptions } from "../../src/stores/redis.js"
 import { appConfig } from "../fixtures/credentials-with-totp.js"
 
 function required(name: string): string {
@@ -45,13 +46,12 @@ function required(name: string): string {
   return value
 }
 
-/** The shared Redis: one server, or a cluster whose slot map follows a failover. Errors never crash the process. */
+/** The shared Redis: one server, or a cluster (whose failovers the stores follow). Errors never crash the process. */
 async function connectRedis() {
   const nodes = process.env.REDIS_CLUSTER
   if (nodes) {
     const cluster = createCluster(failFastClusterOptions(nodes.split(",")))
     cluster.on("error", () => undefined)
-    followFailover(cluster)
     await cluster.connect()
     return { redis: cluster, ready: () => cluster.isOpen }
   }

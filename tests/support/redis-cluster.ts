@@ -19,7 +19,7 @@ import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { promisify } from "node:util"
 import { createClient, createCluster } from "redis"
-import { failFastClusterOptions, followFailover } from "../../src/stores/redis.js"
+import { failFastClusterOptions } from "../../src/stores/redis.js"
 import { type RedisServer, freePort, startRedis } from "./redis-server.js"
 
 const run = promisify(execFile)
@@ -116,7 +116,7 @@ const alive = (node: RedisServer, dead: Set<number>) => !dead.has(node.port)
 const newCluster = (urls: readonly string[]) => createCluster(failFastClusterOptions(urls))
 type ClusterClient = ReturnType<typeof newCluster>
 
-/** A connected cluster client, as an app creates it (docs/scaling-out.md): fail-fast options, following failovers. */
+/** A connected cluster client, as an app creates it (docs/scaling-out.md): fail-fast options (the stores given it follow its failovers). */
 export type TestClusterClient = ClusterClient & { errors: Error[] }
 
 /** Connects a cluster client to `urls` the documented way; errors go to `errors`. Close with `destroy()`. */
@@ -124,7 +124,6 @@ export async function connectCluster(urls: readonly string[]): Promise<TestClust
   const errors: Error[] = []
   const cluster = newCluster(urls)
   cluster.on("error", (err: Error) => errors.push(err))
-  followFailover(cluster)
   await cluster.connect()
   return Object.assign(cluster, { errors })
 }
