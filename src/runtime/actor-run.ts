@@ -103,7 +103,7 @@ export class FlowRun {
   stop(): void {
     this.subscription.unsubscribe()
     this.actor.stop()
-    this.settle(new FlowStateError("The sign-in step was stopped before it rested or ended."))
+    if (this.waiting) this.settle(new FlowStateError("The sign-in step was stopped before it rested or ended."))
   }
 
   /** The actor moved on: a waiting send resolves once the machine rests, ends or failed. */

@@ -14,8 +14,7 @@ import { notServed, type Route } from "./route-table.js"
 import { sessionStrategy } from "./session.js"
 import { signOutEverywhere, wantsEverywhere } from "./sign-out-everywhere.js"
 import { clearCookie } from "./cookies.js"
-import { type Gate, rateLimitGate } from "./rate-limit.js"
-import { isPromiseLike } from "./awaitable.js"
+import { rateLimitGate } from "./rate-limit.js"
 import { backchannelLogout } from "./logout/backchannel.js"
 import { providerLogoutOf, providerLogoutUrl, signOutCallback } from "./logout/rp-initiated.js"
 import { accountRoutes } from "./account-routes.js"
@@ -85,31 +84,18 @@ export const routes: readonly Route[] = [
   ...accountRoutes,
 ]
 
-/**
- * Runs the row for a request; a valid action with no row is `UnknownAction` (→ error page). Not an async
- * function: the handler's promise is passed on with one `then`, not awaited in a frame of its own.
- */
-export function route(ctx: RequestContext): Promise<Handled> {
-  try {
-    const row = ctx.config.routing.find(ctx)
-    return rateLimitGate(ctx).then((gate) => routed(ctx, row, gate))
-  } catch (err) {
-    return Promise.reject(err)
-  }
-}
-
-type Row = ReturnType<RequestContext["config"]["routing"]["find"]>
-
-function routed(ctx: RequestContext, row: Row, gate: Gate): Promise<Handled> {
-  if (gate.refused) return Promise.resolve(gate.refused)
-  let handling: Handled | PromiseLike<Handled>
+/** Runs the row for a request; a valid action with no row is `UnknownAction` (→ error page). */
+export async function route(ctx: RequestContext): Promise<Handled> {
+  const row = ctx.config.routing.find(ctx)
+  const gate = await rateLimitGate(ctx)
+  if (gate.refused) return gate.refused
+  let handled: Handled
   try {
     if (!row) throw new UnknownAction(`Cannot handle action: ${ctx.action}`)
-    handling = (row.csrf && csrfFailure(ctx)) || row.handle(ctx)
+    handled = (row.csrf && csrfFailure(ctx)) || (await row.handle(ctx))
   } catch (err) {
-    handling = errorResponse(ctx, err)
+    handled = errorResponse(ctx, err)
   }
-  const settle = (handled: Handled): Handled | Promise<Handled> => (gate.settle ? gate.settle(handled).then(() => handled) : handled)
-  if (!isPromiseLike(handling)) return Promise.resolve(settle(handling))
-  return Promise.resolve(handling).then(settle, (err: unknown) => settle(errorResponse(ctx, err)))
+  if (gate.settle) await gate.settle(handled)
+  return handled
 }

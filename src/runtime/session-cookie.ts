@@ -27,8 +27,8 @@ export interface SignInSubject {
 /** A session strategy: read, issue and destroy sessions. */
 export interface SessionStrategy {
   read(ctx: RequestContext, update?: { data: unknown }): Promise<SessionRead>
-  /** The session's cookies: at once when nothing had to be awaited (the JWT strategy's usual case). */
-  issue(ctx: RequestContext, subject: SignInSubject): readonly OutCookie[] | Promise<readonly OutCookie[]>
+  /** The session's cookies. */
+  issue(ctx: RequestContext, subject: SignInSubject): Promise<readonly OutCookie[]>
   destroy(ctx: RequestContext): Promise<readonly OutCookie[]>
 }
 

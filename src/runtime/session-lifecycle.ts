@@ -18,12 +18,12 @@ import type { SessionExtras } from "./session-index.js"
 import { holdProviderTokens, releaseProviderTokens, transferProviderTokens } from "./tokens/record.js"
 
 /** Notes the session `ref` of `userId` that the sign-in `subject` just issued. Never throws. */
-export function sessionIssued(ctx: RequestContext, userId: string, ref: string, subject: SignInSubject): undefined | Promise<void> {
+export async function sessionIssued(ctx: RequestContext, userId: string, ref: string, subject: SignInSubject): Promise<void> {
   const { account, sid } = subject
-  // nothing to note for other sign-ins: answered at once
-  if (!account || (account.type !== "oauth" && account.type !== "oidc")) return undefined
+  // nothing to note for other sign-ins
+  if (!account || (account.type !== "oauth" && account.type !== "oidc")) return
   // nor when neither a provider session (`sid`) nor provider tokens are kept
-  if (!(sid && account.type === "oidc") && !ctx.config.providerTokens) return undefined
+  if (!(sid && account.type === "oidc") && !ctx.config.providerTokens) return
   return noteIssued(ctx, userId, ref, account, sid)
 }
 

@@ -16,7 +16,6 @@ import { databaseStrategy } from "./session-database.js"
 import { type SessionRead, type SessionStrategy, type SignInSubject, clearSession } from "./session-cookie.js"
 import type { SafeAdapter } from "./adapter.js"
 import type { AdapterUser } from "../adapters/types.js"
-import { isPromiseLike } from "./awaitable.js"
 import { extended } from "./plain-object.js"
 import { isRevoked, tokenIssuedAt, uuidv7 } from "./revocation.js"
 import { carryIdToken, keepIdToken } from "./logout/id-token.js"
@@ -100,18 +99,13 @@ async function encodeToken(ctx: RequestContext, token: JWT, salt: string): Promi
   return { value: await encryptJwt(claims, newestSecret(config), salt), exp }
 }
 
-/** The session cookies for the `jwt` callback's token (cleared when it gave none). */
+/** The session cookies for the `jwt` callback's token (cleared when it gave none), the session noted for its user. */
 async function issueToken(ctx: RequestContext, subject: SignInSubject, token: JWT | null): Promise<OutCookie[]> {
   if (!token) return clearSession(ctx)
   const kept = withNewSessionId(keepIdToken(ctx, token, subject.account))
-  return noted(ctx, subject, kept, await encodeToken(ctx, kept, ctx.cookies.sessionToken.name))
-}
-
-/** The session noted for its user (OAuth/OIDC sign-ins), then its cookies. */
-function noted(ctx: RequestContext, subject: SignInSubject, kept: JWT, encoded: Encoded): OutCookie[] | Promise<OutCookie[]> {
-  const noting =
-    typeof kept.sub === "string" && kept.sub !== "" ? sessionIssued(ctx, kept.sub, jwtSessionId(kept) as string, subject) : undefined
-  return noting ? noting.then(() => sessionCookies(ctx, encoded.value, encoded.exp)) : sessionCookies(ctx, encoded.value, encoded.exp)
+  const encoded = await encodeToken(ctx, kept, ctx.cookies.sessionToken.name)
+  if (typeof kept.sub === "string" && kept.sub !== "") await sessionIssued(ctx, kept.sub, jwtSessionId(kept) as string, subject)
+  return sessionCookies(ctx, encoded.value, encoded.exp)
 }
 
 function sessionCookies(ctx: RequestContext, value: string, exp: number): OutCookie[] {
@@ -197,10 +191,10 @@ export const jwtStrategy: SessionStrategy = {
     return token.sub ? { body, cookies, userId: token.sub } : { body, cookies }
   },
 
-  issue(ctx, subject) {
+  async issue(ctx, subject) {
     const { user, account, profile, isNewUser } = subject
     const initial: JWT = { name: user.name, email: user.email, picture: user.image, sub: user.id }
-    const answer = ctx.config.callbacks.jwt({
+    const token = await ctx.config.callbacks.jwt({
       token: initial,
       user,
       account,
@@ -208,9 +202,7 @@ export const jwtStrategy: SessionStrategy = {
       ...(isNewUser !== undefined ? { isNewUser } : {}),
       trigger: isNewUser ? "signUp" : "signIn",
     })
-    return isPromiseLike(answer)
-      ? Promise.resolve(answer).then((token) => issueToken(ctx, subject, token))
-      : issueToken(ctx, subject, answer)
+    return issueToken(ctx, subject, token)
   },
 
   async destroy(ctx) {

@@ -14,9 +14,7 @@
  */
 import { createHmac, randomBytes } from "node:crypto"
 import type { Awaitable, User } from "../types.js"
-import { isPromiseLike } from "../runtime/awaitable.js"
 import { stateKey } from "../runtime/server-state.js"
-import { syncVerbs } from "../runtime/server-state-memory.js"
 import {
   type StepArgs,
   type StepDefinition,
@@ -267,38 +265,27 @@ export function totpStep(options: TotpStepOptions): StepDefinition {
   const now = options.now ?? (() => Date.now())
   const window = options.window ?? 1
   /** The code against the user's secret; a matching code's time step is then claimed once. */
-  const checkCode = (
+  const checkCode = async (
     args: StepArgs & { params: Readonly<Record<string, unknown>> },
     secret: string | null | undefined,
-  ): Awaitable<StepVerdict> => {
+  ): Promise<StepVerdict> => {
     const { user, params, serverState } = args
     const code = typeof params.code === "string" ? params.code.trim() : ""
     const at = now()
     const step = secret ? verifyTotp(secret, code, at, window) : null
     if (step === null) return NOT_VALID
     const userKey = String(user.id ?? user.email)
-    if (options.usedCodes) {
-      const fresh = options.usedCodes.claim(userKey, step)
-      return isPromiseLike(fresh) ? Promise.resolve(fresh).then(claimed) : claimed(fresh)
-    }
+    if (options.usedCodes) return claimed(await options.usedCodes.claim(userKey, step))
     // the code stays acceptable until its step leaves the window: claim it that long
     const validFor = (step + window + 1) * 30_000 - at
-    const key = stateKey("totp", userKey, step)
-    const sync = syncVerbs(serverState)
-    return sync ? claimed(sync.claim(key, validFor)) : serverState.claim(key, validFor).then(claimed)
+    return claimed(await serverState.claim(stateKey("totp", userKey, step), validFor))
   }
   return defineStep({
     id: "totp",
     maxAttempts: options.maxAttempts ?? 5,
     ...(options.attemptWindow !== undefined ? { attemptWindow: options.attemptWindow } : {}),
-    when: ({ user }) => {
-      const secret = options.secretFor(user)
-      return isPromiseLike(secret) ? Promise.resolve(secret).then(Boolean) : Boolean(secret)
-    },
+    when: async ({ user }) => Boolean(await options.secretFor(user)),
     page: options.page ?? defaultTotpPage,
-    submit(args) {
-      const secret = options.secretFor(args.user)
-      return isPromiseLike(secret) ? Promise.resolve(secret).then((s) => checkCode(args, s)) : checkCode(args, secret)
-    },
+    submit: async (args) => checkCode(args, await options.secretFor(args.user)),
   })
 }
