@@ -28,6 +28,7 @@ export type {
   CommonProviderOptions,
   CredentialInput,
   CredentialsConfig,
+  FormProviderConfig,
   ProviderConfig,
   ProviderLike,
   Provider,

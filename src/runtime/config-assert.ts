@@ -134,7 +134,13 @@ function assertCredentials(config: AuthConfig, providers: readonly ResolvedProvi
   if (config.session?.strategy === "database" && onlyCredentials && config.session.allowCredentials !== true) {
     return new UnsupportedStrategy(configMessages.unsupportedStrategy())
   }
-  const noAuthorize = credentials.find((p) => p.config.type === "credentials" && typeof p.config.authorize !== "function")
+  // a provider of a flow of its own (a form's fields, FormProviderConfig) is checked by that flow, not `authorize`
+  const noAuthorize = credentials.find(
+    (p) =>
+      p.config.type === "credentials" &&
+      flowIdOf(p.config.flow, "credentials") === "credentials" &&
+      typeof p.config.authorize !== "function",
+  )
   if (noAuthorize) return new MissingAuthorize(configMessages.missingAuthorize())
   for (const provider of credentials) {
     if (provider.config.type !== "credentials") continue
@@ -147,9 +153,14 @@ function assertCredentials(config: AuthConfig, providers: readonly ResolvedProvi
   return null
 }
 
+/** The id of the flow a provider names, or the default flow of its type. */
+function flowIdOf(flow: string | { id: string } | undefined, byType: string): string {
+  return typeof flow === "object" ? flow.id : (flow ?? byType)
+}
+
 /** Whether an email provider signs in with magic links: the built-in email flow, its default. */
 function sendsLinks(flow: string | { id: string } | undefined): boolean {
-  return (typeof flow === "object" ? flow.id : (flow ?? "email")) === "email"
+  return flowIdOf(flow, "email") === "email"
 }
 
 /** The adapter each flow needs, and every method the enabled flows call. */

@@ -60,8 +60,8 @@ function restsOnPage(snapshot: AnyMachineSnapshot, flow: FlowDefinition): boolea
 
 /**
  * run: the machine restored from the envelope's snapshot (or started), the request sent as ONE event
- * (its params only those the route declares), run until it rests or ends. A GET reload of a page the
- * resting state does not take as an answer shows the page again.
+ * (its params only those the route declares), run until it rests or ends. A GET while the flow rests on
+ * one of its own pages is a reload and shows the page again; the machine is not sent its event.
  */
 export async function runMachine(
   ctx: RequestContext,
@@ -76,9 +76,11 @@ export async function runMachine(
     if (before.status !== "active" || !before.hasTag(AWAITING_INPUT)) {
       throw new FlowStateError("The sign-in state is not waiting for input.")
     }
+    // a page's form posts its answer, so a GET while the flow rests on its page is a reload: the page
+    // again, whatever the machine would do with the event
+    if (ctx.req.method === "GET" && restsOnPage(before, flow)) return outcomeOf(ctx, flow, route, run, before)
     const event = { type: route.event, params: eventParams(ctx, route), now: ctx.now }
     if (before.can(event)) return outcomeOf(ctx, flow, route, run, await run.send(event))
-    if (ctx.req.method === "GET" && restsOnPage(before, flow)) return outcomeOf(ctx, flow, route, run, before)
     throw new FlowStateError(`This step does not accept "${route.event}".`)
   } finally {
     run.stop()

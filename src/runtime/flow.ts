@@ -105,7 +105,9 @@ export interface FlowDefinition {
   /**
    * Renderers of the pages the machine rests on (`{ type: "page", page: <name> }` replies), e.g. the
    * pages of extra steps. They get the CSRF token, the URL their form posts to and the response's CSP
-   * nonce, and answer a whole document (`renderStepPage` draws the themed card).
+   * nonce, and answer a whole document (`renderStepPage` draws the themed card). A page's form posts its
+   * answer: a `GET` while the flow rests on a page is a reload and shows the page again without running
+   * the machine (`defineFlow` adds a `GET` callback row when the flow has none).
    */
   readonly pages?: Readonly<Record<string, (props: FlowPageProps) => string>>
   /** Per-request overrides of the flow cookie's options (e.g. `SameSite=None` for form_post). */
@@ -121,6 +123,9 @@ export interface FlowDefinition {
 export interface FlowDefinitionInput extends Omit<FlowDefinition, "ttl" | "version"> {
   readonly ttl?: number
 }
+
+/** The row a flow with pages gets when it declares no `GET` callback row of its own. */
+const RELOAD_ROUTE: FlowRoute = Object.freeze({ method: "GET", action: "callback", event: "SHOW", params: [] })
 
 function fingerprint(machine: AnyStateMachine): string {
   const shape = JSON.stringify(machine.definition, (key, value) => (typeof value === "function" ? `fn:${key}` : value))
@@ -146,9 +151,12 @@ function fingerprint(machine: AnyStateMachine): string {
 export function defineFlow(input: FlowDefinitionInput): FlowDefinition {
   if (!input.id) throw new TypeError("defineFlow: `id` is required")
   if (input.routes.length === 0) throw new TypeError(`defineFlow(${input.id}): at least one route is required`)
+  // a page's form posts its answer; a GET of the callback URL while the flow rests on a page is a reload
+  // and shows the page again (the engine does not send the event), so a flow with pages always has it
+  const reload = input.pages && !input.routes.some((r) => r.method === "GET" && r.action === "callback")
   return Object.freeze({
     ...input,
-    routes: Object.freeze([...input.routes]),
+    routes: Object.freeze(reload ? [...input.routes, RELOAD_ROUTE] : [...input.routes]),
     answers: Object.freeze([...(input.answers ?? [])]),
     ttl: input.ttl ?? 900,
     version: fingerprint(input.machine),

@@ -52,6 +52,29 @@ export interface CredentialsConfig<Credentials extends Record<string, Credential
 }
 
 /**
+ * A provider of a flow of your own that reads form fields (a phone number, an invitation code): the
+ * built-in sign-in page draws `credentials` as the form's fields and posts them, with the CSRF token, to
+ * `/callback/<id>`, where the flow's `POST callback` row with `start: true` takes them; the credentials
+ * rate limits count it (`accountField` names the field that names the account). There is no `authorize`:
+ * the flow's effects check the fields.
+ * @example
+ * ```ts
+ * const sms: FormProviderConfig = { id: "sms", name: "Text message", type: "credentials", credentials: { phone: { label: "Phone", type: "tel" } }, flow: smsFlow }
+ * ```
+ */
+export interface FormProviderConfig<Credentials extends Record<string, CredentialInput> = Record<string, CredentialInput>>
+  extends CommonProviderOptions {
+  type: "credentials"
+  /** Fields shown on the built-in sign-in page, posted to `/callback/<id>`. */
+  credentials: Credentials
+  /** The field that names the account, for the per-account limits (as {@link CredentialsConfig.accountField}). */
+  accountField?: (keyof Credentials & string) | false
+  /** The flow that reads the fields: required, since the credentials flow would need an `authorize`. */
+  flow: string | FlowDefinition
+  authorize?: never
+}
+
+/**
  * The provider shapes of the built-in flows, one per `type`, so `switch (config.type)` narrows. Providers
  * of other shapes (an Auth.js preset authchart does not know, a provider of an app's own flow) are
  * {@link ProviderLike}.
@@ -76,4 +99,4 @@ export interface ProviderLike {
  * authchart calls such a function with `{}` to learn its id, then with the `AUTH_<ID>_ID`,
  * `AUTH_<ID>_SECRET`, `AUTH_<ID>_ISSUER` and `AUTH_<ID>_KEY` values that are set.
  */
-export type Provider = ProviderConfig | ProviderLike | ((options: never) => ProviderConfig | ProviderLike)
+export type Provider = ProviderConfig | FormProviderConfig | ProviderLike | ((options: never) => ProviderConfig | ProviderLike)
