@@ -894,7 +894,9 @@ async function main(): Promise<void> {
       unit: "×",
       ...(ratios.signInCpuLess ? { spread: ratios.signInCpuLess } : {}),
       ...(answerMs
-        ? { reach: `authchart ${signInMs.toFixed(3)} ms; the least mounted answer costs ${answerMs.toFixed(3)} ms here, median of the rounds` }
+        ? {
+            reach: `authchart ${signInMs.toFixed(3)} ms; the least mounted answer costs ${answerMs.toFixed(3)} ms here, median of the rounds`,
+          }
         : {}),
     },
     {

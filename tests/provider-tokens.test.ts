@@ -35,6 +35,7 @@ import {
   requestOf,
   sessionOf,
   signInWithIdp,
+  startTokenIdp,
   usesTokenIdp,
   userinfoSub,
 } from "./support/token-app.js"
@@ -121,6 +122,37 @@ describe("provider tokens with JWT sessions", () => {
     const before = the.refreshes()
     expect(await getAccessToken(requestOf(client), "idp", config)).not.toBe(first.access_token)
     expect(the.refreshes()).toBe(before + 1)
+  })
+
+  it("refreshed tokens that live shorter than the margin: one refresh, then that token for half its life, not a refresh per call", async () => {
+    const short = await startTokenIdp({ refreshedAccessTokenTtl: 30 })
+    try {
+      const config: AuthConfig = {
+        secret: SECRET,
+        logger: captureLogger().logger,
+        trustHost: true,
+        providers: [idpProvider(short)],
+        session: { providerTokens: "server" }, // the default margin, 60 s: twice the refreshed tokens' life
+        serverState: memoryServerState(),
+      }
+      const client = new AuthClient(config)
+      await signInWithIdp(short, client)
+      advanceClock(ACCESS_TOKEN_TTL + 1)
+      const refreshes = () => short.tokenRequests.grants.refresh_token ?? 0
+      const first = await getAccessToken(requestOf(client), "idp", config)
+      expect(refreshes()).toBe(1)
+      // one call after another, as requests spread out over time on a busy machine arrive
+      for (let i = 0; i < 10; i++) expect(await getAccessToken(requestOf(client), "idp", config)).toBe(first)
+      expect(refreshes()).toBe(1)
+      expect(await userinfoSub(short, first as string)).toBe(ALICE)
+      advanceClock(16) // past half of its 30 s life: refreshed again, once
+      const second = await getAccessToken(requestOf(client), "idp", config)
+      expect(second).not.toBe(first)
+      expect(await getAccessToken(requestOf(client), "idp", config)).toBe(second)
+      expect(refreshes()).toBe(2)
+    } finally {
+      await short.stop()
+    }
   })
 
   it("invalid_grant: RefreshTokenError, the session says so, later calls fail without asking the IdP; a new sign-in mends it", async () => {

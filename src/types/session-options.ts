@@ -65,7 +65,11 @@ export interface SessionOptions {
 export interface ProviderTokensOptions {
   /** Where the current token set lives: the server-state store (`serverState`). */
   store?: "server"
-  /** Seconds before `expires_at` from which an access token counts as expired and is refreshed. Default 60. */
+  /**
+   * Seconds before `expires_at` from which an access token counts as expired and is refreshed. Default 60.
+   * For a token a refresh got, at most half its lifetime (tokens shorter-lived than the margin are not
+   * refreshed at every call).
+   */
   refreshMargin?: number
   /**
    * Milliseconds a request waits for a refresh another instance is running before it fails with

@@ -13,7 +13,8 @@ export const CLIENT = { client_id: "tokens-client", client_secret: "tokens-secre
 /** Seconds an access token lives at the test IdP. */
 export const ACCESS_TOKEN_TTL = 300
 
-export function startTokenIdp(): Promise<OidcServer> {
+/** The token IdP; `refreshedAccessTokenTtl` (seconds) gives refreshed access tokens another lifetime. */
+export function startTokenIdp(options: { refreshedAccessTokenTtl?: number } = {}): Promise<OidcServer> {
   return startOidcProvider({
     accounts: [...DEFAULT_ACCOUNTS, { sub: "user-zoe", email: "zoe@example.test", name: "Zoe Example", email_verified: true }],
     clients: [
@@ -27,6 +28,7 @@ export function startTokenIdp(): Promise<OidcServer> {
     ],
     accessTokenTtl: ACCESS_TOKEN_TTL,
     rotateRefreshTokens: true,
+    ...options,
   })
 }
 

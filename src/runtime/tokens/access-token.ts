@@ -68,9 +68,15 @@ async function viaPort<T>(work: Promise<T>): Promise<T> {
 
 const expiresAtMs = (record: TokenRecord) => (record.expires_at === undefined ? Number.POSITIVE_INFINITY : record.expires_at * 1000)
 
-/** Valid for longer than the margin (a token without `expires_at` never expires). */
+/**
+ * Valid for longer than the margin (a token without `expires_at` never expires). For a refreshed token
+ * the margin is at most half its lifetime, so a provider whose tokens live shorter than the margin does
+ * not get a refresh at every call.
+ */
 function fresh(config: ResolvedConfig, record: TokenRecord): boolean {
-  return expiresAtMs(record) - (config.providerTokens?.refreshMarginMs ?? 0) > Date.now()
+  const expires = expiresAtMs(record)
+  const lifetime = record.received_at === undefined ? Number.POSITIVE_INFINITY : expires - record.received_at * 1000
+  return expires - Math.min(config.providerTokens?.refreshMarginMs ?? 0, lifetime / 2) > Date.now()
 }
 
 /** Another run replaced `seen` with a token that has not expired: take it, whatever the margin. */

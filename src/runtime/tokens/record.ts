@@ -23,6 +23,8 @@ export interface TokenRecord {
   readonly scope?: string
   readonly refresh_token?: string
   readonly expires_at?: number
+  /** When a refresh got this token, in seconds since the epoch (absent for the sign-in's token). */
+  readonly received_at?: number
 }
 
 /** What a sign-in hands over: the account the flow produced (its token fields included). */

@@ -42,5 +42,6 @@ export async function refreshAtProvider(
     scope: tokens.scope ?? record.scope,
     refresh_token: tokens.refresh_token ?? refreshToken,
     expires_at: expiresAt,
+    received_at: Math.floor(now / 1000),
   })
 }
