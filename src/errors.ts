@@ -48,6 +48,7 @@ import type {
   AccountNotLinked,
   CredentialsSignin,
   EmailSignInError,
+  FlowStartedElsewhere,
   FlowStateError,
   MissingCSRF,
   OAuthAccountNotLinked,
@@ -93,6 +94,7 @@ export type AnyAuthError =
   | ErrorPageLoop
   | EventError
   | ExperimentalFeatureNotEnabled
+  | FlowStartedElsewhere
   | FlowStateError
   | FlowStoreUnavailable
   | InvalidCallbackUrl
@@ -141,6 +143,7 @@ export const clientSafeErrorTypes: ReadonlySet<ErrorType> = new Set<ErrorType>([
   "WebAuthnVerificationError",
   "EmailSignInError",
   "FlowStateError",
+  "FlowStartedElsewhere",
   "RateLimited",
   "LastSignInMethod",
   "AccountNotFound",

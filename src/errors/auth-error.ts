@@ -15,6 +15,7 @@ export type ErrorType =
   | "ErrorPageLoop"
   | "EventError"
   | "ExperimentalFeatureNotEnabled"
+  | "FlowStartedElsewhere"
   | "FlowStateError"
   | "FlowStoreUnavailable"
   | "InvalidCallbackUrl"

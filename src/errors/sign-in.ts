@@ -43,6 +43,16 @@ export class FlowStateError extends SignInError {
   declare readonly type: typeof FlowStateError.type
 }
 
+/**
+ * A callback that carries another library's sign-in in progress (Auth.js' `state`, `pkce` or `nonce`
+ * cookie) and none of ours: a sign-in started before the switch to authchart. Client-safe: the user is
+ * sent back to sign-in to start again.
+ */
+export class FlowStartedElsewhere extends SignInError {
+  static override readonly type = "FlowStartedElsewhere" as const
+  declare readonly type: typeof FlowStartedElsewhere.type
+}
+
 /** A missing or wrong CSRF token on a state-changing request. */
 export class MissingCSRF extends SignInError {
   static override readonly type = "MissingCSRF" as const

@@ -20,6 +20,7 @@ import { type Outcome, respondFlow } from "./flow-respond.js"
 import { stateName, xstateObserver } from "./inspect.js"
 import { isPlainObject } from "./plain-object.js"
 import { errorResponse } from "./respond.js"
+import { startedElsewhere } from "./started-elsewhere.js"
 import { type Loaded, loadFlow, storeIO } from "./flow-load.js"
 
 export type { Outcome }
@@ -148,8 +149,9 @@ export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: 
     }
     return respondFlow(ctx, flow, loaded, outcome, cookies)
   } catch (err) {
-    const error = err instanceof AuthError ? err : new FlowStateError("The sign-in step failed.", { err })
+    const ours = hasState(ctx, io)
+    const error = startedElsewhere(ctx, err instanceof AuthError ? err : new FlowStateError("The sign-in step failed.", { err }), ours)
     emit?.({ ...tag, at: Date.now(), type: "end", state: "failed", ok: false, errorType: error.type })
-    return errorResponse(ctx, error, hasState(ctx, io) ? await clearFlow(ctx, io) : [])
+    return errorResponse(ctx, error, ours ? await clearFlow(ctx, io) : [])
   }
 }

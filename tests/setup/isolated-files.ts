@@ -16,6 +16,7 @@ export const ISOLATED: readonly string[] = [
   "tests/authjs-suite/actions/session.test.ts",
   "tests/config-assertions.test.ts",
   "tests/email-provider.test.ts",
+  "tests/migration-inflight.test.ts",
   "tests/session-callback.test.ts",
   "tests/webauthn-peer.test.ts",
 ]

@@ -54,6 +54,7 @@ const SIGNIN_ERRORS: Readonly<Record<string, string>> = {
   SessionRequired: "Please sign in to access this page.",
   MissingCSRF: "The form expired. Please try again.",
   FlowStateError: "This sign-in attempt expired or was already used. Please start again.",
+  FlowStartedElsewhere: "This sign-in was started before the site was updated and cannot be finished. Please start again.",
   AccountNotLinked: "This passkey or e-mail address belongs to another account.",
   AccessDenied: "You do not have permission to sign in.",
   RateLimited: "Too many attempts. Try again later.",
