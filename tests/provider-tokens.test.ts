@@ -1,6 +1,6 @@
 /**
  * Provider tokens with JWT sessions (`session.providerTokens: "server"`), against the real oidc-provider
- * with 60-second access tokens and refresh-token rotation: the token set kept at sign-in, the web
+ * with 300-second access tokens and refresh-token rotation: the token set kept at sign-in, the web
  * `getAccessToken`, one refresh for 50 concurrent calls at expiry (counted at the IdP's token endpoint),
  * the rotated refresh token stored and the old one refused by the IdP, `invalid_grant` →
  * `RefreshTokenError` and `session.error`, faults bounded in time, sign-out (or a back-channel logout
