@@ -54,8 +54,19 @@ const key = (method: string, action: string, provider?: string) => `${method} ${
 /** A provider-scoped request nothing serves: an unknown provider, or one whose flow has no such row. */
 export async function notServed(ctx: RequestContext): Promise<Handled> {
   const provider = ctx.provider
-  if (!provider) throw new InvalidProvider(`Unknown provider "${ctx.providerId}".`)
+  if (!provider) throw unknownProvider(ctx)
   throw new InvalidProvider(`Provider "${provider.id}" (${provider.type}) does not handle ${ctx.req.method} ${ctx.action}.`)
+}
+
+/**
+ * A request naming a provider id no provider has (a typo in a link or in `signIn("…")`): the log names
+ * the id, the request and the configured ids; the user gets the `Configuration` error page.
+ */
+export function unknownProvider(ctx: RequestContext): InvalidProvider {
+  const known = [...ctx.config.providers.keys()].map((id) => `"${id}"`).join(", ")
+  return new InvalidProvider(
+    `Unknown provider "${ctx.providerId}" in ${ctx.req.method} /${ctx.action}/${ctx.providerId}; the configured providers are ${known || "none"}.`,
+  )
 }
 
 /** The flow a provider uses: the one it names (`flow`), else the one that serves its `type`. */

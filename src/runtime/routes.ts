@@ -10,7 +10,7 @@ import { resolveCallbackUrl } from "./callback-url.js"
 import type { Handled, RequestContext } from "./context.js"
 import { csrfState } from "./csrf.js"
 import { NO_CACHE, errorResponse, json, jsonWithCookies, redirect, showSignInPage } from "./respond.js"
-import { notServed, type Route } from "./route-table.js"
+import { notServed, type Route, unknownProvider } from "./route-table.js"
 import { sessionStrategy } from "./session.js"
 import { signOutEverywhere, wantsEverywhere } from "./sign-out-everywhere.js"
 import { clearCookie } from "./cookies.js"
@@ -91,7 +91,8 @@ export async function route(ctx: RequestContext): Promise<Handled> {
   if (gate.refused) return gate.refused
   let handled: Handled
   try {
-    if (!row) throw new UnknownAction(`Cannot handle action: ${ctx.action}`)
+    if (!row)
+      throw ctx.providerId !== undefined && !ctx.provider ? unknownProvider(ctx) : new UnknownAction(`Cannot handle action: ${ctx.action}`)
     handled = (row.csrf && csrfFailure(ctx)) || (await row.handle(ctx))
   } catch (err) {
     handled = errorResponse(ctx, err)
