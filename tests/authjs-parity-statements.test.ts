@@ -18,11 +18,13 @@ import { repoRoot } from "./support/packed.js"
 
 let provider: Server
 let base = ""
+/** What the provider's userinfo endpoint answers. */
+let userinfo: Record<string, unknown> = { id: "4242", name: "Ada", email: "ada@example.com" }
 beforeAll(async () => {
   provider = createServer((req, res) => {
     res.setHeader("content-type", "application/json")
     if (req.url?.startsWith("/token")) return void res.end(JSON.stringify({ access_token: "at", token_type: "bearer" }))
-    if (req.url?.startsWith("/userinfo")) return void res.end(JSON.stringify({ id: "4242", name: "Ada", email: "ada@example.com" }))
+    if (req.url?.startsWith("/userinfo")) return void res.end(JSON.stringify(userinfo))
     res.statusCode = 404
     res.end("{}")
   })
@@ -99,6 +101,20 @@ describe.each(Object.keys(sides))("%s", (name) => {
     )
     const session = await handle(new Request(`${ORIGIN}/auth/session`))
     expect(cookieNames(session).includes("authjs.callback-url")).toBe(name === "Auth.js")
+  })
+
+  it("without an adapter, a profile without email or picture: a session JSON without those keys", async () => {
+    userinfo = { id: "4343", name: "Grace" }
+    try {
+      const handle = handler()
+      const token = await signIn(handle)
+      const session = await (
+        await handle(new Request(`${ORIGIN}/auth/session`, { headers: { cookie: `authjs.session-token=${token}` } }))
+      ).json()
+      expect(session).toEqual({ user: { name: "Grace" }, expires: expect.any(String) })
+    } finally {
+      userinfo = { id: "4242", name: "Ada", email: "ada@example.com" }
+    }
   })
 
   it("without an adapter, two OAuth sign-ins of one account: the same sub on authchart, a new random one on Auth.js", async () => {

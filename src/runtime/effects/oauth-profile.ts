@@ -112,8 +112,9 @@ function identityFrom(provider: OAuthConfig, profile: Profile, tokens: TokenSet,
   if (mapped.id === undefined || mapped.id === null) throw new OAuthProfileParseError("profile() returned no id.")
   const providerAccountId = String(mapped.id)
   const id = stableUserId(provider.id, providerAccountId)
-  const email = mapped.email?.toLowerCase() ?? null
-  const user = { ...mapped, id, email }
+  // as Auth.js' getUserAndAccount: a profile without an email gives a user without one, not null
+  const email = mapped.email?.toLowerCase()
+  const user = email === undefined ? { ...mapped, id } : { ...mapped, id, email }
   // Auth.js' `getUserAndAccount`: the whole token response (its extras such as `expires_in` or
   // `refresh_token_expires_in` too) reaches the `signIn` and `jwt` callbacks and the `signIn` event
   const account: Account = { ...tokens, provider: provider.id, type: provider.type, providerAccountId }
