@@ -86,13 +86,16 @@ const followed = new WeakMap<object, () => void>()
  * so an app needs it only for a cluster client it uses without them. It follows a client once, however
  * often it is called; the returned function (the same for every call) stops following.
  */
-export function followFailover<Client>(cluster: FailoverCluster<Client>, options: FollowFailoverOptions = {}): () => void {
+export function followFailover<Client>(
+  cluster: FailoverCluster<Client> & { readonly _slots?: unknown },
+  options: FollowFailoverOptions = {},
+): () => void {
   const following = followed.get(cluster)
   if (following) return following
   // node-redis refreshes its slot map only on MOVED/ASK and offers no public call to refresh it
   // (redis/node-redis#2806; closing and reconnecting would drop every live connection): its own
   // `_slots.rediscover` is called here, the one place authchart reads a private member of node-redis.
-  const slots: unknown = Reflect.get(cluster, "_slots")
+  const slots = cluster._slots
   if (typeof slots !== "object" || slots === null || !("rediscover" in slots) || typeof slots.rediscover !== "function") {
     throw new TypeError("followFailover: this client has no slot map to refresh (give it a node-redis createCluster client).")
   }
