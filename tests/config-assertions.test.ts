@@ -12,7 +12,7 @@ import { Auth as AuthJs, type AuthConfig as AuthJsConfig } from "@auth/core"
 import AuthJsCredentials from "@auth/core/providers/credentials"
 import Frontegg from "@auth/core/providers/frontegg"
 import AuthJsPasskey from "@auth/core/providers/passkey"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import type { AuthConfig } from "../src/index.js"
 import { MemoryAdapter } from "../src/adapters/memory.js"
 import GitHub from "../src/providers/github.js"
@@ -236,4 +236,20 @@ describe.each(scenarios)("configuration error: $name", (scenario) => {
       new RegExp(`^${scenario.authjs.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
     )
   })
+})
+
+it("the default logger prints Auth.js' message, then how to fix it on an [auth][help] line", async () => {
+  const lines: string[] = []
+  const spy = vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")))
+  try {
+    const client = new AuthClient({ secret: undefined, trustHost: true, providers: [GitHub()] })
+    expect((await client.send("/auth/session")).status).toBe(500)
+  } finally {
+    spy.mockRestore()
+  }
+  const plain = lines.map((line) => line.replace(/\x1b\[\d+m/g, ""))
+  expect(plain).toEqual([
+    "[auth][error] MissingSecret: Please define a `secret`",
+    "[auth][help] Set AUTH_SECRET (or `secret`) to 32+ random characters. Generate one with: openssl rand -base64 33",
+  ])
 })
