@@ -282,9 +282,19 @@ describe.each(setups)("session management: $name", ({ backend, state }) => {
     const { config, events, log } = configFor()
     const browser = new Browser(config, LAPTOP)
     await oauthSignIn(browser, "idp", "alice@example.test")
-    const userId = (await adapter.getSessionAndUser?.(browser.jar.get(COOKIE) as string))?.user.id as string
+    const before = browser.jar.get(COOKIE) as string
+    const userId = (await adapter.getSessionAndUser?.(before))?.user.id as string
+    const listedBefore = await sessionsOf(browser)
     const linked = await oauthSignIn(browser, "idp2", "alice@example.test")
     expect(linked.status).toBe(302)
+    // the sign-in that linked replaced the browser's session: one listed, the one before gone (as in Auth.js)
+    expect(browser.jar.get(COOKIE)).not.toBe(before)
+    expect(await adapter.getSessionAndUser?.(before)).toBeNull()
+    const listedAfter = await sessionsOf(browser)
+    const current = (list: Listed[]) => list.filter((s) => s.current).map((s) => s.id)
+    expect(listedAfter).toHaveLength(listedBefore.length)
+    expect(listedAfter.map((s) => s.id)).not.toContain(current(listedBefore)[0])
+    expect(current(listedAfter)).toHaveLength(1)
     expect((await adapter.getUserByAccount?.({ provider: "idp2", providerAccountId: "user-alice" }))?.id).toBe(userId)
     const accounts = (await (await browser.send("/auth/accounts")).json()) as { provider: string; name: string; type: string }[]
     expect(accounts.map(({ provider, name, type }) => ({ provider, name, type }))).toEqual([

@@ -2,7 +2,7 @@
  * Database sessions: the cookie holds a random session token; the adapter holds the session.
  * Reads refresh the expiry at most once per `updateAge` (and then re-set the cookie); the `expires`
  * returned is the one just written. A new token is issued at every sign-in, so a token seen before
- * sign-in is never the session after it.
+ * sign-in is never the session after it, and the session it replaces in that browser is deleted.
  */
 import { SessionTokenError, SignOutError } from "../errors.js"
 import type { AdapterSession, AdapterUser } from "../adapters/types.js"
@@ -48,6 +48,25 @@ async function revokedSession(ctx: RequestContext, token: string, userId: string
     ?.deleteSession(token)
     .catch(() => null)
   return { body: null, cookies: clearSession(ctx) }
+}
+
+/**
+ * Ends the session a sign-in replaces in this browser (signed in, then linking a provider or signing in
+ * again): its cookie is overwritten, and Auth.js keeps one session per browser, so it is not left listed
+ * and valid. No `signOut` event: nobody signed out. A failure is logged; the sign-in goes on.
+ */
+async function replaced(ctx: RequestContext, token: string | undefined): Promise<void> {
+  const adapter = adapterOf(ctx)
+  if (!adapter || !token) return
+  try {
+    const found = await adapter.getSessionAndUser(token)
+    if (!found) return
+    await adapter.deleteSession(token)
+    await forgetSession(ctx.config, String(found.user.id), sessionId(token))
+    await sessionEnded(ctx.config, String(found.user.id), sessionId(token), ctx.now)
+  } catch (err) {
+    ctx.config.logger.error(new SessionTokenError("The session this sign-in replaced could not be deleted.", { err }))
+  }
 }
 
 export const databaseStrategy: SessionStrategy = {
@@ -108,6 +127,7 @@ export const databaseStrategy: SessionStrategy = {
       ctx.config.logger.error(new SessionTokenError("The new session could not be indexed (listing it may lag).", { err }))
     })
     await sessionIssued(ctx, String(userId), sessionId(sessionToken), subject)
+    await replaced(ctx, tokenOf(ctx))
     return [...clearSession(ctx).filter((c) => c.name !== ctx.cookies.sessionToken.name), databaseSessionCookie(ctx, sessionToken, expires)]
   },
 
