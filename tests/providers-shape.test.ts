@@ -52,7 +52,7 @@ describe.each(natives)("the native %s preset", (id) => {
     const ours = await factory(join(ownDirectory, `${id}.ts`))
     const theirs = await factory(join(authjsDirectory, `${id}.js`))
     if (!ours || !theirs) throw new Error(`${id}: no default export`)
-    const options = REQUIRED[id] ?? {}
+    const options = { clientId: "client-id", clientSecret: "client-secret", ...(REQUIRED[id] ?? {}) }
     const a = effective(ours(options))
     const b = effective(theirs(options))
     expect({ id: a.id, name: a.name, type: a.type }).toEqual({ id: b.id, name: b.name, type: b.type })

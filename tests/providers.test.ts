@@ -23,9 +23,13 @@ import Spotify from "../src/providers/spotify.js"
 import Twitch, { conformTwitchTokenResponse } from "../src/providers/twitch.js"
 import Twitter from "../src/providers/twitter.js"
 
-async function mapProfile<P extends object>(config: OAuthConfig<P>, profile: P, tokens: TokenSet = {}): Promise<User> {
+/**
+ * The user a preset maps a recorded answer to. Recorded answers are real ones: they need not have every
+ * field Auth.js' profile types (which authchart's are) declare required, hence the one cast.
+ */
+async function mapProfile<P extends object>(config: OAuthConfig<P>, profile: object, tokens: TokenSet = {}): Promise<User> {
   if (!config.profile) throw new Error(`${config.id} has no profile mapping`)
-  return config.profile(profile, tokens)
+  return config.profile(profile as P, tokens)
 }
 
 function endpoint(setting: OAuthUserConfig["authorization"]): { url?: string; params?: Record<string, unknown> } {
@@ -63,7 +67,7 @@ const recorded = {
     following: 9,
     created_at: "2011-01-25T18:44:36Z",
     updated_at: "2024-06-01T12:00:00Z",
-  } satisfies GitHubProfile,
+  },
   google: {
     iss: "https://accounts.google.com",
     azp: "1234.apps.googleusercontent.com",
@@ -237,7 +241,7 @@ const recorded = {
   },
 }
 
-function row<P extends object>(config: OAuthConfig<P>, profile: P, expected: User) {
+function row<P extends object>(config: OAuthConfig<P>, profile: object, expected: User) {
   return { id: config.id, run: () => mapProfile(config, profile), expected }
 }
 

@@ -13,26 +13,9 @@
  */
 import { presetWith } from "./oauth.js"
 import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
+import type { AppleProfile } from "./profiles/apple.js"
 
-/** The ID token claims, plus the `user` form field of the first sign-in. */
-export interface AppleProfile {
-  iss: string
-  aud: string
-  sub: string
-  iat: number
-  exp: number
-  nonce?: string
-  nonce_supported?: boolean
-  email?: string
-  email_verified?: boolean | "true" | "false"
-  is_private_email?: boolean | "true" | "false"
-  real_user_status?: 0 | 1 | 2
-  at_hash?: string
-  auth_time?: number
-  /** The `user` form field Apple posts on the first sign-in only. */
-  user?: { name?: { firstName?: string; lastName?: string }; email?: string }
-  [claim: string]: unknown
-}
+export type { AppleProfile, AppleNonConformUser } from "./profiles/apple.js"
 
 export default function Apple(options: OAuthUserConfig<AppleProfile> = {}): OIDCConfig<AppleProfile> {
   const preset: OIDCConfig<AppleProfile> = {

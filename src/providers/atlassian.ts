@@ -11,21 +11,9 @@
  */
 import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
+import type { AtlassianProfile } from "./profiles/atlassian.js"
 
-/** The user, from `GET https://api.atlassian.com/me`. */
-export interface AtlassianProfile {
-  account_type: string
-  account_id: string
-  email: string
-  name: string
-  picture: string
-  account_status: string
-  nickname: string
-  zoneinfo?: string
-  locale?: string
-  extended_profile?: Record<string, unknown>
-  [field: string]: unknown
-}
+export type { AtlassianProfile } from "./profiles/atlassian.js"
 
 export default function Atlassian(options: OAuthUserConfig<AtlassianProfile> = {}): OAuthConfig<AtlassianProfile> {
   return presetWith<AtlassianProfile>(

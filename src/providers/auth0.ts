@@ -11,22 +11,9 @@
  */
 import { defaultProfile, presetWith } from "./oauth.js"
 import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
+import type { Auth0Profile } from "./profiles/auth0.js"
 
-/** The ID token claims Auth0 sends with `openid profile email`. */
-export interface Auth0Profile {
-  sub: string
-  name?: string
-  nickname?: string
-  given_name?: string
-  family_name?: string
-  picture?: string
-  email?: string
-  email_verified?: boolean
-  updated_at?: string
-  locale?: string
-  org_id?: string
-  [claim: string]: unknown
-}
+export type { Auth0Profile } from "./profiles/auth0.js"
 
 export default function Auth0(options: OAuthUserConfig<Auth0Profile> = {}): OIDCConfig<Auth0Profile> {
   const preset: OIDCConfig<Auth0Profile> = {

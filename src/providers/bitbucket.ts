@@ -12,20 +12,9 @@
  */
 import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
+import type { BitbucketProfile } from "./profiles/bitbucket.js"
 
-/** The current user, from `GET /2.0/user`. */
-export interface BitbucketProfile {
-  type: "user"
-  uuid: string
-  account_id: string
-  username?: string
-  nickname?: string
-  display_name: string | null
-  account_status?: string
-  created_on?: string
-  links: { avatar?: { href: string }; html?: { href: string }; self?: { href: string } }
-  [field: string]: unknown
-}
+export type { BitbucketProfile } from "./profiles/bitbucket.js"
 
 export default function Bitbucket(options: OAuthUserConfig<BitbucketProfile> = {}): OAuthConfig<BitbucketProfile> {
   return presetWith<BitbucketProfile>(

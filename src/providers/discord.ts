@@ -12,30 +12,9 @@
  */
 import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
+import type { DiscordProfile } from "./profiles/discord.js"
 
-/** The current user, from `GET /users/@me`. */
-export interface DiscordProfile {
-  /** A snowflake, as a string. */
-  id: string
-  username: string
-  /** `"0"` for users on the new username system. */
-  discriminator: string
-  global_name: string | null
-  /** An avatar hash; `a_…` means animated. */
-  avatar: string | null
-  bot?: boolean
-  mfa_enabled?: boolean
-  banner?: string | null
-  accent_color?: number | null
-  locale?: string
-  verified?: boolean
-  /** Present with the `email` scope. */
-  email?: string | null
-  flags?: number
-  premium_type?: number
-  public_flags?: number
-  [field: string]: unknown
-}
+export type { DiscordProfile } from "./profiles/discord.js"
 
 export default function Discord(options: OAuthUserConfig<DiscordProfile> = {}): OAuthConfig<DiscordProfile> {
   const preset: OAuthConfig<DiscordProfile> = {

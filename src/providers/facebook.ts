@@ -11,16 +11,9 @@
  */
 import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
+import type { FacebookProfile } from "./profiles/facebook.js"
 
-/** The user, from `GET /me?fields=id,name,email,picture`. */
-export interface FacebookProfile {
-  id: string
-  name?: string
-  /** Absent when the user has no confirmed email or declined the scope. */
-  email?: string
-  picture?: { data: { url: string; height?: number; width?: number; is_silhouette?: boolean } }
-  [field: string]: unknown
-}
+export type { FacebookProfile } from "./profiles/facebook.js"
 
 export default function Facebook(options: OAuthUserConfig<FacebookProfile> = {}): OAuthConfig<FacebookProfile> {
   const preset: OAuthConfig<FacebookProfile> = {
@@ -30,12 +23,12 @@ export default function Facebook(options: OAuthUserConfig<FacebookProfile> = {})
     authorization: { url: "https://www.facebook.com/v19.0/dialog/oauth", params: { scope: "email" } },
     token: "https://graph.facebook.com/oauth/access_token",
     userinfo: { url: "https://graph.facebook.com/me?fields=id,name,email,picture" },
-    profile(profile) {
+    profile(profile: FacebookProfile & { name?: string; email?: string }) {
       return {
         id: String(profile.id),
         name: profile.name ?? null,
         email: profile.email ?? null,
-        image: profile.picture?.data.url ?? null,
+        image: profile.picture?.data?.url ?? null,
       }
     },
     style: { bg: "#006aff", text: "#fff", brandColor: "#0866ff" },

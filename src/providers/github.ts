@@ -13,38 +13,9 @@
  */
 import { mergeOptions } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig, UserinfoRequestContext } from "./oauth-types.js"
+import type { GitHubEmail, GitHubProfile } from "./profiles/github.js"
 
-/** The authenticated user, from `GET /user`. */
-export interface GitHubProfile {
-  id: number
-  login: string
-  node_id: string
-  avatar_url: string
-  html_url: string
-  type: string
-  site_admin: boolean
-  name: string | null
-  company: string | null
-  blog: string | null
-  location: string | null
-  email: string | null
-  bio: string | null
-  twitter_username?: string | null
-  public_repos: number
-  followers: number
-  following: number
-  created_at: string
-  updated_at: string
-  [field: string]: unknown
-}
-
-/** One address from `GET /user/emails`. */
-export interface GitHubEmail {
-  email: string
-  primary: boolean
-  verified: boolean
-  visibility: "public" | "private" | null
-}
+export type { GitHubEmail, GitHubProfile } from "./profiles/github.js"
 
 /** Options of {@link GitHub}: the usual provider options, plus `enterprise`. */
 export interface GitHubOptions extends OAuthUserConfig<GitHubProfile> {

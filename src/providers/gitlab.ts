@@ -12,25 +12,9 @@
  */
 import { mergeOptions } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
+import type { GitLabProfile } from "./profiles/gitlab.js"
 
-/** The current user, from `GET /api/v4/user`. */
-export interface GitLabProfile {
-  id: number
-  /** Set when the profile comes from GitLab's OpenID Connect userinfo instead. */
-  sub?: string
-  username: string
-  name: string | null
-  email?: string | null
-  public_email?: string | null
-  state: string
-  avatar_url: string | null
-  web_url: string
-  created_at?: string
-  bio?: string
-  bot?: boolean
-  two_factor_enabled?: boolean
-  [field: string]: unknown
-}
+export type { GitLabProfile } from "./profiles/gitlab.js"
 
 /** Options of {@link GitLab}: the usual provider options, plus `baseUrl`. */
 export interface GitLabOptions extends OAuthUserConfig<GitLabProfile> {

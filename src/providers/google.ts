@@ -12,25 +12,9 @@
  */
 import { defaultProfile, presetWith } from "./oauth.js"
 import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
+import type { GoogleProfile } from "./profiles/google.js"
 
-/** The ID token claims Google sends. */
-export interface GoogleProfile {
-  iss: string
-  aud: string
-  azp?: string
-  sub: string
-  email: string
-  email_verified: boolean
-  name?: string
-  given_name?: string
-  family_name?: string
-  picture?: string
-  locale?: string
-  hd?: string
-  iat: number
-  exp: number
-  [claim: string]: unknown
-}
+export type { GoogleProfile } from "./profiles/google.js"
 
 export default function Google(options: OAuthUserConfig<GoogleProfile> = {}): OIDCConfig<GoogleProfile> {
   const preset: OIDCConfig<GoogleProfile> = {

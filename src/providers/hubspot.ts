@@ -13,21 +13,9 @@
 import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig, UserinfoRequestContext } from "./oauth-types.js"
 import { requestJson } from "./userinfo-request.js"
+import type { HubSpotProfile } from "./profiles/hubspot.js"
 
-/** The access token's metadata, from `GET /oauth/v1/access-tokens/<token>`. */
-export interface HubSpotProfile {
-  token: string
-  /** The user's email address. */
-  user: string
-  hub_domain: string
-  scopes: string[]
-  hub_id: number
-  app_id: number
-  expires_in: number
-  user_id: number
-  token_type: string
-  [field: string]: unknown
-}
+export type { HubSpotProfile } from "./profiles/hubspot.js"
 
 export default function HubSpot(options: OAuthUserConfig<HubSpotProfile> = {}): OAuthConfig<HubSpotProfile> {
   return presetWith<HubSpotProfile>(

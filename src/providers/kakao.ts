@@ -12,21 +12,9 @@
  */
 import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
+import type { KakaoProfile } from "./profiles/kakao.js"
 
-/** The user, from `GET https://kapi.kakao.com/v2/user/me`. */
-export interface KakaoProfile {
-  id: number
-  connected_at?: string
-  properties?: { nickname?: string; profile_image?: string; thumbnail_image?: string }
-  kakao_account?: {
-    profile?: { nickname?: string; thumbnail_image_url?: string; profile_image_url?: string; is_default_image?: boolean }
-    email?: string
-    is_email_valid?: boolean
-    is_email_verified?: boolean
-    [field: string]: unknown
-  }
-  [field: string]: unknown
-}
+export type { DateTime, Gender, Birthday, AgeRange, KakaoProfile } from "./profiles/kakao.js"
 
 export default function Kakao(options: OAuthUserConfig<KakaoProfile> = {}): OAuthConfig<KakaoProfile> {
   return presetWith<KakaoProfile>(

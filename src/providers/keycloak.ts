@@ -11,23 +11,9 @@
  */
 import { defaultProfile, presetWith } from "./oauth.js"
 import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
+import type { KeycloakProfile } from "./profiles/keycloak.js"
 
-/** The ID token claims Keycloak sends with `openid profile email`. */
-export interface KeycloakProfile {
-  iss: string
-  aud: string | string[]
-  sub: string
-  azp?: string
-  sid?: string
-  name?: string
-  preferred_username?: string
-  given_name?: string
-  family_name?: string
-  email?: string
-  email_verified?: boolean
-  picture?: string
-  [claim: string]: unknown
-}
+export type { KeycloakProfile } from "./profiles/keycloak.js"
 
 export default function Keycloak(options: OAuthUserConfig<KeycloakProfile> = {}): OIDCConfig<KeycloakProfile> {
   const preset: OIDCConfig<KeycloakProfile> = {

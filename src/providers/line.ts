@@ -12,20 +12,9 @@
  */
 import { defaultProfile, presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
+import type { LineProfile } from "./profiles/line.js"
 
-/** The ID token claims LINE sends. */
-export interface LineProfile {
-  iss: string
-  sub: string
-  aud: string
-  exp: number
-  iat: number
-  amr?: string[]
-  name?: string
-  picture?: string
-  email?: string
-  [claim: string]: unknown
-}
+export type { LineProfile } from "./profiles/line.js"
 
 export default function LINE(options: OAuthUserConfig<LineProfile> = {}): OAuthConfig<LineProfile> {
   return presetWith<LineProfile>(

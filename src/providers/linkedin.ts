@@ -12,18 +12,9 @@
  */
 import { defaultProfile, presetWith } from "./oauth.js"
 import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
+import type { LinkedInProfile } from "./profiles/linkedin.js"
 
-/** The ID token claims LinkedIn sends with `openid profile email`. */
-export interface LinkedInProfile {
-  sub: string
-  name?: string
-  given_name?: string
-  family_name?: string
-  picture?: string
-  email?: string
-  email_verified?: boolean
-  [claim: string]: unknown
-}
+export type { LinkedInProfile } from "./profiles/linkedin.js"
 
 export default function LinkedIn(options: OAuthUserConfig<LinkedInProfile> = {}): OIDCConfig<LinkedInProfile> {
   const preset: OIDCConfig<LinkedInProfile> = {

@@ -12,26 +12,9 @@
  */
 import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
+import type { MastodonProfile } from "./profiles/mastodon.js"
 
-/** The account, from `GET /api/v1/accounts/verify_credentials`. */
-export interface MastodonProfile {
-  id: string
-  username: string
-  acct: string
-  display_name: string
-  locked?: boolean
-  bot?: boolean
-  created_at?: string
-  note?: string
-  url: string
-  avatar: string
-  avatar_static: string
-  header?: string
-  followers_count?: number
-  following_count?: number
-  statuses_count?: number
-  [field: string]: unknown
-}
+export type { MastodonProfile } from "./profiles/mastodon.js"
 
 export default function Mastodon(options: OAuthUserConfig<MastodonProfile> = {}): OAuthConfig<MastodonProfile> {
   const server = options.issuer?.replace(/\/+$/, "")

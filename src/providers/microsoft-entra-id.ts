@@ -14,19 +14,9 @@
  */
 import { mergeOptions } from "./oauth.js"
 import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
+import type { MicrosoftEntraIDProfile } from "./profiles/microsoft-entra-id.js"
 
-/** The ID token claims Entra ID sends with `openid profile email`. */
-export interface MicrosoftEntraIDProfile {
-  iss: string
-  aud: string
-  sub: string
-  oid?: string
-  tid?: string
-  name?: string
-  preferred_username?: string
-  email?: string
-  [claim: string]: unknown
-}
+export type { MicrosoftEntraIDProfile } from "./profiles/microsoft-entra-id.js"
 
 /** The square photo sizes Microsoft Graph serves. */
 export type ProfilePhotoSize = 48 | 64 | 96 | 120 | 240 | 360 | 432 | 504 | 648

@@ -11,25 +11,9 @@
  */
 import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
+import type { NaverProfile } from "./profiles/naver.js"
 
-/** The answer of `GET https://openapi.naver.com/v1/nid/me`. */
-export interface NaverProfile {
-  resultcode: string
-  message: string
-  response: {
-    id: string
-    nickname?: string
-    name?: string
-    email?: string
-    gender?: "F" | "M" | "U"
-    age?: string
-    birthday?: string
-    profile_image?: string
-    birthyear?: string
-    mobile?: string
-  }
-  [field: string]: unknown
-}
+export type { NaverProfile } from "./profiles/naver.js"
 
 export default function Naver(options: OAuthUserConfig<NaverProfile> = {}): OAuthConfig<NaverProfile> {
   return presetWith<NaverProfile>(

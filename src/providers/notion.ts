@@ -13,21 +13,13 @@
 import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig, UserinfoRequestContext } from "./oauth-types.js"
 import { requestJson } from "./userinfo-request.js"
+import type { NotionProfile, User } from "./profiles/notion.js"
+
+export type { Person, User, Owner, NotionProfile } from "./profiles/notion.js"
 
 const API = "https://api.notion.com"
 /** The Notion API version the userinfo request asks for. */
 export const NOTION_API_VERSION = "2022-06-28"
-
-/** A Notion person user (the integration's owner). */
-export interface NotionProfile {
-  object: "user"
-  id: string
-  type: "person"
-  name: string | null
-  avatar_url: string | null
-  person: { email?: string }
-  [field: string]: unknown
-}
 
 async function owner({ tokens }: UserinfoRequestContext, timeout: number | undefined): Promise<NotionProfile> {
   const me = await requestJson(`${API}/v1/users/me`, {
@@ -46,14 +38,15 @@ export default function Notion(options: OAuthUserConfig<NotionProfile> = {}): OA
       id: "notion",
       name: "Notion",
       type: "oauth",
-      authorization: { url: `${API}/v1/oauth/authorize`, params: { response_type: "code", owner: "user" } },
+      authorization: { url: `${API}/v1/oauth/authorize`, params: { client_id: options.clientId, response_type: "code", owner: "user" } },
       token: { url: `${API}/v1/oauth/token` },
       userinfo: { url: `${API}/v1/users`, request: (context: UserinfoRequestContext) => owner(context, options.timeout) },
-      profile: (profile) => ({
+      // Auth.js types the profile as the token answer; what reaches profile() is the owner user
+      profile: (profile: NotionProfile & User) => ({
         id: String(profile.id),
-        name: profile.name ?? null,
-        email: profile.person?.email ?? null,
-        image: profile.avatar_url ?? null,
+        name: profile.name,
+        email: profile.person?.email,
+        image: profile.avatar_url,
       }),
       style: { bg: "#fff", text: "#000", brandColor: "#000" },
     },

@@ -10,7 +10,8 @@ export type EndpointSetting<Extra extends object = object> = string | ({ url?: s
 /** What a provider's own `userinfo.request` is given: the token set and the provider. */
 export interface UserinfoRequestContext {
   tokens: TokenSet
-  provider: { id: string; userinfo?: { url?: string } }
+  /** The provider's id, userinfo URL and client id (Trakt, for one, wants it as an API key). */
+  provider: { id: string; userinfo?: { url?: string }; clientId?: string }
 }
 
 /** A check an OAuth/OIDC sign-in makes (`checks`); `none` for none. */

@@ -11,30 +11,18 @@
  */
 import { defaultProfile, presetWith } from "./oauth.js"
 import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
+import type { OktaProfile } from "./profiles/okta.js"
 
-/** The ID token claims Okta sends with `openid profile email`. */
-export interface OktaProfile {
-  iss: string
-  aud: string
-  sub: string
-  name?: string
-  preferred_username?: string
-  nickname?: string
-  given_name?: string
-  family_name?: string
-  email?: string
-  email_verified?: boolean
-  locale?: string
-  zoneinfo?: string
-  [claim: string]: unknown
-}
+export type { OktaProfile } from "./profiles/okta.js"
 
 export default function Okta(options: OAuthUserConfig<OktaProfile> = {}): OIDCConfig<OktaProfile> {
   const preset: OIDCConfig<OktaProfile> = {
     id: "okta",
     name: "Okta",
     type: "oidc",
-    profile: defaultProfile,
+    // the claims the default mapping reads (Okta's declared claim types are not all OIDC's)
+    profile: ({ sub, name, nickname, preferred_username, email, picture }) =>
+      defaultProfile({ sub, name, nickname, preferred_username, email, picture }),
     style: { bg: "#000", text: "#fff", brandColor: "#000" },
   }
   return presetWith(preset, options)

@@ -12,24 +12,9 @@
  */
 import { defaultProfile, presetWith } from "./oauth.js"
 import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
+import type { SlackProfile } from "./profiles/slack.js"
 
-/** The ID token claims Slack sends with `openid profile email`. */
-export interface SlackProfile {
-  iss: string
-  aud: string
-  sub: string
-  email?: string
-  email_verified?: boolean
-  name?: string
-  picture?: string
-  given_name?: string
-  family_name?: string
-  locale?: string
-  "https://slack.com/user_id"?: string
-  "https://slack.com/team_id"?: string
-  "https://slack.com/team_name"?: string
-  [claim: string]: unknown
-}
+export type { SlackProfile } from "./profiles/slack.js"
 
 export default function Slack(options: OAuthUserConfig<SlackProfile> = {}): OIDCConfig<SlackProfile> {
   const preset: OIDCConfig<SlackProfile> = {

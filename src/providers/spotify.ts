@@ -11,21 +11,9 @@
  */
 import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
+import type { SpotifyProfile } from "./profiles/spotify.js"
 
-/** The current user, from `GET /v1/me`. */
-export interface SpotifyProfile {
-  id: string
-  display_name: string | null
-  email?: string
-  country?: string
-  product?: string
-  uri?: string
-  href?: string
-  images?: { url: string; height: number | null; width: number | null }[]
-  followers?: { href: string | null; total: number }
-  external_urls?: { spotify: string }
-  [field: string]: unknown
-}
+export type { SpotifyImage, SpotifyProfile } from "./profiles/spotify.js"
 
 export default function Spotify(options: OAuthUserConfig<SpotifyProfile> = {}): OAuthConfig<SpotifyProfile> {
   const preset: OAuthConfig<SpotifyProfile> = {

@@ -13,18 +13,9 @@
  */
 import { defaultProfile, presetWith } from "./oauth.js"
 import type { OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
+import type { TwitchProfile } from "./profiles/twitch.js"
 
-/** The ID token claims Twitch sends for the requested `claims`. */
-export interface TwitchProfile {
-  iss: string
-  aud: string
-  sub: string
-  preferred_username?: string
-  email?: string
-  email_verified?: boolean
-  picture?: string
-  [claim: string]: unknown
-}
+export type { TwitchProfile } from "./profiles/twitch.js"
 
 const idTokenClaims = { id_token: { email: null, picture: null, preferred_username: null } }
 

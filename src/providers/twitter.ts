@@ -12,23 +12,9 @@
  */
 import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
+import type { TwitterProfile } from "./profiles/twitter.js"
 
-/** The user, from `GET /2/users/me?user.fields=profile_image_url`. */
-export interface TwitterProfile {
-  data: {
-    /** A numeric id, sent as a string. */
-    id: string
-    name: string
-    username: string
-    email?: string
-    profile_image_url?: string
-    description?: string
-    verified?: boolean
-    created_at?: string
-    [field: string]: unknown
-  }
-  [field: string]: unknown
-}
+export type { TwitterProfile } from "./profiles/twitter.js"
 
 export default function Twitter(options: OAuthUserConfig<TwitterProfile> = {}): OAuthConfig<TwitterProfile> {
   const preset: OAuthConfig<TwitterProfile> = {

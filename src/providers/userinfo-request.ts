@@ -17,6 +17,8 @@ export interface UserinfoRequestOptions {
   accessToken?: string
   method?: "GET" | "POST"
   headers?: Record<string, string>
+  /** A request body (sent as is; set its `Content-Type` in `headers`). */
+  body?: string
   /** Milliseconds; default 10 000. */
   timeout?: number
 }
@@ -27,6 +29,7 @@ export async function requestJson(url: string, options: UserinfoRequestOptions =
   const response = await fetch(url, {
     method: options.method ?? "GET",
     headers,
+    ...(options.body === undefined ? {} : { body: options.body }),
     signal: AbortSignal.timeout(options.timeout ?? 10_000),
   })
   if (!response.ok) throw new Error("The userinfo request failed", { cause: { status: response.status, url } })

@@ -13,27 +13,18 @@
 import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig, UserinfoRequestContext } from "./oauth-types.js"
 import { requestJson } from "./userinfo-request.js"
+import type { VkProfile } from "./profiles/vk.js"
+
+export type { VkProfile } from "./profiles/vk.js"
 
 /** The VK API version the endpoints ask for. */
 export const VK_API_VERSION = "5.131"
-
-/** One user of `users.get` (with `fields=photo_100`), plus the email of the token response. */
-export interface VkProfile {
-  id: number
-  first_name: string
-  last_name: string
-  photo_100?: string
-  can_access_closed?: boolean
-  is_closed?: boolean
-  email?: string | null
-  [field: string]: unknown
-}
 
 async function currentUser({ tokens, provider }: UserinfoRequestContext, timeout: number | undefined): Promise<VkProfile> {
   const body = await requestJson(provider.userinfo?.url ?? "", { accessToken: tokens.access_token, timeout })
   const [user] = (body.response as VkProfile[] | undefined) ?? []
   if (!user) throw new Error("VK returned no user", { cause: { error: body.error } })
-  return { ...user, email: typeof tokens.email === "string" ? tokens.email : null }
+  return { ...user, email: typeof tokens.email === "string" && tokens.email !== "" ? tokens.email : undefined }
 }
 
 export default function VK(options: OAuthUserConfig<VkProfile> = {}): OAuthConfig<VkProfile> {
@@ -51,9 +42,9 @@ export default function VK(options: OAuthUserConfig<VkProfile> = {}): OAuthConfi
       },
       profile: (profile) => ({
         id: String(profile.id),
-        name: [profile.first_name, profile.last_name].filter(Boolean).join(" ") || null,
+        name: [profile.first_name, profile.last_name].filter(Boolean).join(" "),
         email: profile.email ?? null,
-        image: profile.photo_100 ?? null,
+        image: profile.photo_100,
       }),
       style: { bg: "#0077ff", text: "#fff", brandColor: "#0077ff" },
     },

@@ -12,23 +12,9 @@
  */
 import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
+import type { YandexProfile } from "./profiles/yandex.js"
 
-/** The user, from `GET https://login.yandex.ru/info?format=json`. */
-export interface YandexProfile {
-  id: string
-  login: string
-  client_id: string
-  psuid: string
-  display_name?: string
-  real_name?: string
-  first_name?: string
-  last_name?: string
-  default_email?: string
-  emails?: string[]
-  default_avatar_id?: string
-  is_avatar_empty?: boolean
-  [field: string]: unknown
-}
+export type { YandexProfile } from "./profiles/yandex.js"
 
 export default function Yandex(options: OAuthUserConfig<YandexProfile> = {}): OAuthConfig<YandexProfile> {
   return presetWith<YandexProfile>(

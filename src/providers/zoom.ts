@@ -11,22 +11,9 @@
  */
 import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
+import type { ZoomProfile } from "./profiles/zoom.js"
 
-/** The current user, from `GET /v2/users/me`. */
-export interface ZoomProfile {
-  id: string
-  first_name: string
-  last_name: string
-  display_name?: string
-  email: string
-  type: number
-  pic_url?: string
-  account_id: string
-  timezone?: string
-  verified?: number
-  status?: string
-  [field: string]: unknown
-}
+export type { ZoomProfile } from "./profiles/zoom.js"
 
 export default function Zoom(options: OAuthUserConfig<ZoomProfile> = {}): OAuthConfig<ZoomProfile> {
   return presetWith<ZoomProfile>(
@@ -39,9 +26,9 @@ export default function Zoom(options: OAuthUserConfig<ZoomProfile> = {}): OAuthC
       userinfo: "https://api.zoom.us/v2/users/me",
       profile: (profile) => ({
         id: String(profile.id),
-        name: profile.display_name || [profile.first_name, profile.last_name].filter(Boolean).join(" ") || null,
-        email: profile.email ?? null,
-        image: profile.pic_url ?? null,
+        name: `${profile.first_name} ${profile.last_name}`,
+        email: profile.email,
+        image: profile.pic_url,
       }),
       style: { bg: "#0b5cff", text: "#fff", brandColor: "#0b5cff" },
     },

@@ -34,7 +34,10 @@ async function fetchedProfile(
   const { client } = clientOf(provider)
   const userinfo = endpoint(provider.userinfo)
   if (typeof provider.userinfo === "object" && provider.userinfo.request) {
-    const context = { tokens: { ...tokens }, provider: { id: provider.id, userinfo: { url: userinfo.url?.href } } }
+    const context = {
+      tokens: { ...tokens },
+      provider: { id: provider.id, userinfo: { url: userinfo.url?.href }, clientId: provider.clientId },
+    }
     return { ...(await provider.userinfo.request(context)) }
   }
   if (!server.userinfo_endpoint) throw new CallbackRouteError(`Provider "${provider.id}" has no userinfo endpoint.`)
