@@ -1,6 +1,6 @@
 /**
  * The demo's Express app (not listening): its providers (credentials with a TOTP user, the Demo IdP,
- * email through the demo's mailbox, passkeys, real providers from `AUTH_<ID>_*`), its config (memory
+ * email links and one-time codes through the demo's mailbox, passkeys, real providers from `AUTH_<ID>_*`), its config (memory
  * adapter, database sessions, the inspector in development) and its pages (home, protected, account,
  * mailbox). demo/server.ts starts it with its IdP and mailbox.
  */
@@ -10,6 +10,7 @@ import { MemoryAdapter } from "../src/adapters/memory.js"
 import { createInspector } from "../src/inspect/index.js"
 import { ExpressAuth, getSession, type ExpressAuthConfig } from "../src/integration/express.js"
 import Credentials from "../src/providers/credentials.js"
+import EmailCode from "../src/providers/email-code/index.js"
 import Nodemailer from "../src/providers/nodemailer.js"
 import Passkey from "../src/providers/passkey.js"
 import type { Provider, Session } from "../src/types.js"
@@ -122,6 +123,15 @@ export function createDemoApp(options: DemoOptions = {}): DemoApp {
       }),
     )
     signInOptions.push({ id: "nodemailer", name: "Email", hint: "any address; the link arrives in the demo's mailbox" })
+    // one-time codes through the same mailbox: a flow written with the public kit (authchart/flow)
+    providers.push(
+      EmailCode({
+        name: "Code by email",
+        server: { host: "127.0.0.1", port: mailbox.port, secure: false, ignoreTLS: true },
+        from: DEMO_MAIL_FROM,
+      }),
+    )
+    signInOptions.push({ id: "email-code", name: "Code by email", hint: "any address; type the 6-digit code from the demo's mailbox" })
   }
   if (options.passkeys) {
     providers.push(Passkey())

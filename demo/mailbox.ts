@@ -18,6 +18,8 @@ export interface MailboxMessage {
   text: string
   /** The first http(s) URL of the text part (the magic link), else of the HTML's links. */
   link: string | undefined
+  /** The one-time sign-in code the text gives (6 digits after the word "code"), if any. */
+  code: string | undefined
 }
 
 export interface MailboxOptions {
@@ -55,6 +57,10 @@ function firstLink(text: string, html: string): string | undefined {
   return href?.replaceAll("&quot;", '"').replaceAll("&#39;", "'").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&")
 }
 
+function signInCode(text: string): string | undefined {
+  return /\bcode\b[^\n]*?\b(\d{6})\b/i.exec(text)?.[1]
+}
+
 /** Starts the mailbox on 127.0.0.1. */
 export async function startMailbox(options: MailboxOptions = {}): Promise<Mailbox> {
   const keep = options.keep ?? 50
@@ -83,11 +89,13 @@ export async function startMailbox(options: MailboxOptions = {}): Promise<Mailbo
             subject: mail.subject ?? "",
             text,
             link: firstLink(text, typeof mail.html === "string" ? mail.html : ""),
+            code: signInCode(text),
           }
           received.unshift(message)
           received.splice(keep)
           log(`[mailbox] to ${message.to.join(", ")}: ${JSON.stringify(message.subject)}`)
           if (message.link) log(`[mailbox]   ${message.link}`)
+          if (message.code) log(`[mailbox]   code ${message.code}`)
           callback()
         },
         (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),

@@ -13,12 +13,13 @@ export function escapeHtml(value: string): string {
 export function mailboxPage(messages: MailboxMessage[]): string {
   const items = messages.map((m) => {
     const link = m.link ? `<br><a href="${escapeHtml(m.link)}">${escapeHtml(m.link)}</a>` : ""
+    const code = m.code ? `<br>code <strong class="code">${escapeHtml(m.code)}</strong>` : ""
     const time = m.receivedAt.toISOString()
-    return `<li><time datetime="${time}">${time.slice(0, 19).replace("T", " ")} UTC</time> to <strong>${escapeHtml(m.to.join(", "))}</strong>: ${escapeHtml(m.subject)}${link}</li>`
+    return `<li><time datetime="${time}">${time.slice(0, 19).replace("T", " ")} UTC</time> to <strong>${escapeHtml(m.to.join(", "))}</strong>: ${escapeHtml(m.subject)}${link}${code}</li>`
   })
   return `<p>Messages the demo's SMTP server received, newest first (the last 50, until the demo stops).
 Nothing is delivered anywhere. This page exists only in development: with <code>NODE_ENV=production</code> it is not served.</p>
-${items.length > 0 ? `<ol class="mailbox">\n${items.join("\n")}\n</ol>` : "<p>No messages yet: sign in with Email and the link shows up here.</p>"}`
+${items.length > 0 ? `<ol class="mailbox">\n${items.join("\n")}\n</ol>` : "<p>No messages yet: sign in with Email or Code by email and the link or the code shows up here.</p>"}`
 }
 
 export function page(title: string, session: Session | null, body: string): string {

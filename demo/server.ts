@@ -1,7 +1,8 @@
 /**
  * authchart demo: an Express 5 app with credentials sign-in, "Sign in with Demo IdP" against a local
  * OpenID provider started in-process (works offline), sign-in by email through an in-process SMTP
- * server whose messages show on `/dev/mailbox` and the console (works offline too), passkeys (the
+ * server whose messages show on `/dev/mailbox` and the console (works offline too), one-time codes by
+ * email through the same mailbox, passkeys (the
  * browser's own passkey manager, or a security key), any real provider configured through
  * `AUTH_<ID>_*` variables, a session on every page and a protected page. A second user signs in in two
  * steps (password, then a TOTP code; the account page shows the enrolment QR code), and in development
@@ -13,6 +14,7 @@
  *   PORT=4000 npm run demo        # another port
  *   DEMO_IDP_PORT=4001 npm run demo  # a fixed port for the Demo IdP
  *   DEMO_SMTP_PORT=2525 npm run demo # a fixed port for the SMTP server
+ * (the start lines print the three ports and these variables)
  *   NODE_ENV=production npm run demo # no /dev/mailbox page (the links are still printed), no inspector
  *   AUTH_SECRET=… npm run demo    # keep sessions across restarts (otherwise a random secret per start)
  *   AUTH_GITHUB_ID=… AUTH_GITHUB_SECRET=… npm run demo  # also "Sign in with GitHub"
@@ -128,6 +130,11 @@ export async function start(port: number, options: StartOptions = {}): Promise<R
     } (SMTP on ${mailbox.url})`,
   )
   log(
+    `  or "Sign in with Code by email" with any address: the 6-digit code is printed here${
+      env.NODE_ENV === "production" ? "" : ` and shown on ${url}/dev/mailbox`
+    }; type it on the next page`,
+  )
+  log(
     `  or "Register with Passkey" with any address, then "Sign in with Passkey" (on http://localhost:${actualPort}: passkeys need a domain name, not an IP address)`,
   )
   log(`  providers: ${demo.signInOptions.map((o) => o.name).join(", ")}`)
@@ -136,6 +143,10 @@ export async function start(port: number, options: StartOptions = {}): Promise<R
   for (const option of real) log(`  ${option.name}: register ${url}/auth/callback/${option.id} as its callback URL`)
   for (const reason of demo.skipped) log(`  skipped ${reason}`)
   if (demo.inspectorUrl) log(`  inspector (development only): ${url}${demo.inspectorUrl}`)
+  const idpPort = new URL(idp.issuer).port
+  log(
+    `  ports: the app ${actualPort} (PORT), the Demo IdP ${idpPort} (DEMO_IDP_PORT), SMTP ${mailbox.port} (DEMO_SMTP_PORT); to move them: PORT=4000 DEMO_IDP_PORT=4001 DEMO_SMTP_PORT=2525 npm run demo`,
+  )
   if (demo.secretGenerated) log("  note: no AUTH_SECRET set, using a random secret: sessions end when the server stops")
 
   let stopping: Promise<void> | undefined

@@ -43,7 +43,15 @@ describe("demo app", () => {
     expect(text).toContain(
       `"Sign in with Email" with any address: the link is printed here and shown on ${origin}/dev/mailbox (SMTP on ${demo.mailbox.url})`,
     )
-    expect(text).toContain("providers: Credentials, Demo IdP, Email, Passkey\n")
+    expect(text).toContain(
+      `"Sign in with Code by email" with any address: the 6-digit code is printed here and shown on ${origin}/dev/mailbox; type it on the next page`,
+    )
+    expect(text).toContain("providers: Credentials, Demo IdP, Email, Code by email, Passkey\n")
+    // the three ports, and the variables that move them
+    const idpPort = new URL(demo.idp.issuer).port
+    expect(text).toContain(
+      `  ports: the app ${new URL(origin).port} (PORT), the Demo IdP ${idpPort} (DEMO_IDP_PORT), SMTP ${demo.mailbox.port} (DEMO_SMTP_PORT); to move them: PORT=4000 DEMO_IDP_PORT=4001 DEMO_SMTP_PORT=2525 npm run demo`,
+    )
     expect(demo.idp.issuer).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(demo.idp.issuer).not.toBe(origin)
     expect(demo.mailbox.url).toMatch(/^smtp:\/\/127\.0\.0\.1:\d+$/)
@@ -134,6 +142,7 @@ describe("demo app", () => {
       `Credentials: ${DEMO_USER.email} / ${DEMO_PASSWORD}`,
       "Demo IdP: alice@example.test or bob@example.test, picked on the IdP's page (no password)",
       "Email: any address; the link arrives in the demo's mailbox",
+      "Code by email: any address; type the 6-digit code from the demo's mailbox",
       "Passkey: register one with any email address, then sign in with it",
     ])
     expect(links(home)).toContain("/dev/mailbox")
@@ -197,6 +206,31 @@ describe("demo app", () => {
     expect(log.errors.slice(errorsBefore).map((e) => (e as { type?: string }).type)).toEqual(["Verification"])
   })
 
+  it("Sign in with Code by email: the email form → the code on /dev/mailbox and the console → typed on the code page → signed in", async () => {
+    const person = new Person(origin)
+    const address = "dave@example.test"
+    const { response: signInPage } = await person.follow(await person.visit("/protected"))
+    const codeForm = formSaying(await signInPage.text(), "Sign in with Code by email")
+    expect(codeForm.action).toBe(`${origin}/auth/signin/email-code`)
+    const sent = await person.visit(codeForm.action, { ...codeForm.fields, email: address })
+    expect(sent.status).toBe(200)
+    const codePage = formSaying(await sent.text(), "Sign in")
+    expect(codePage.inputs.filter((i) => i.type !== "hidden").map((i) => i.name)).toEqual(["code"])
+
+    const [newest] = mailboxItems(await (await person.visit("/dev/mailbox")).text())
+    const host = new URL(origin).host
+    expect(newest?.text).toContain(` UTC to ${address} : Your sign-in code for ${host} code `)
+    const code = /code (\d{6})$/.exec(newest?.text ?? "")?.[1] ?? ""
+    expect(code).toMatch(/^\d{6}$/)
+    expect(printed).toEqual(expect.arrayContaining([`[mailbox] to ${address}: "Your sign-in code for ${host}"`, `[mailbox]   code ${code}`]))
+
+    const done = await person.visit(codePage.action, { ...codePage.fields, code })
+    expect(done.status).toBe(303)
+    expect(done.headers.get("location")).toBe(`${origin}/protected`)
+    const { response: protectedPage } = await person.follow(done)
+    expect(await protectedPage.text()).toContain(`Signed in as <strong>${address}</strong>`)
+  })
+
   it("/dev/mailbox escapes what it shows and links only http(s) URLs", async () => {
     const mailer = createTransport({ host: "127.0.0.1", port: demo.mailbox.port, secure: false, ignoreTLS: true })
     await mailer.sendMail({
@@ -222,7 +256,7 @@ describe("demo app", () => {
       logger: quiet.logger,
       mailbox: demo.mailbox,
     })
-    expect(production.signInOptions.map((o) => o.name)).toEqual(["Credentials", "Email"])
+    expect(production.signInOptions.map((o) => o.name)).toEqual(["Credentials", "Email", "Code by email"])
     await serving(production.app, async (at) => {
       const person = new Person(at)
       expect((await person.visit("/dev/mailbox")).status).toBe(404)
