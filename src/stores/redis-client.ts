@@ -64,6 +64,7 @@ export interface FailoverCluster<Client = unknown> {
   readonly masters: readonly { readonly client?: Client }[]
 }
 
+/** How often `followFailover` may ask the cluster for its topology again. */
 export interface FollowFailoverOptions {
   /** At most one topology refresh per this many milliseconds (a trailing one follows the last error). Default 250. */
   minIntervalMs?: number
