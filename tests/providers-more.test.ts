@@ -294,7 +294,7 @@ const cases: Record<string, Case> = {
     },
     user: {
       id: "14715",
-      name: "infinite love ⴳ",
+      name: "trwnh",
       email: null,
       image: "https://files.mastodon.social/accounts/avatars/000/014/715/original/34aa222f4ae2e0a9.png",
     },

@@ -28,7 +28,7 @@ export default function Mastodon(options: OAuthUserConfig<MastodonProfile> = {})
       userinfo: `${server}/api/v1/accounts/verify_credentials`,
       profile: (profile) => ({
         id: String(profile.id),
-        name: profile.display_name || profile.username || null,
+        name: profile.username,
         email: null,
         image: profile.avatar_static ?? null,
       }),
