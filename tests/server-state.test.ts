@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FlowStoreUnavailable } from "../src/errors.js"
-import { type ServerState, stateKey } from "../src/runtime/server-state.js"
-import { type SyncVerbs, memoryServerState, syncVerbs } from "../src/runtime/server-state-memory.js"
+import { stateKey } from "../src/runtime/server-state.js"
+import { memoryServerState } from "../src/runtime/server-state-memory.js"
 import { RedisServerState } from "../src/stores/redis.js"
 import { runServerStateConformance } from "./server-state-conformance.js"
 import { type RedisServer, type TestRedisClient, connectClient, startRedis } from "./support/redis-server.js"
@@ -86,46 +86,6 @@ describe("memoryServerState: bounded", () => {
     await state.setFields(key, { a: "a2" }, 60_000)
     await state.setFields(key, { e: "e", f: "f" }, 60_000)
     expect(await state.getFields(key)).toEqual({ d: "d", a: "a2", e: "e", f: "f" })
-  })
-
-  it("its synchronous verbs (the rate limits' path) answer exactly as its promises: counts, windows, single-use claims, refusals when full", async () => {
-    let now = 1_000_000
-    const viaPromises = memoryServerState({ maxEntries: 2, now: () => now })
-    const port = memoryServerState({ maxEntries: 2, now: () => now })
-    const sync = syncVerbs(port)
-    if (!sync) throw new Error("the memory port has synchronous verbs")
-    const both = async <T>(op: (s: SyncVerbs | ServerState) => T | Promise<T>): Promise<T> => {
-      const [a, b] = await Promise.allSettled([op(viaPromises), (async () => op(sync))()])
-      expect(b).toEqual(a)
-      if (a.status === "rejected") throw a.reason
-      return a.value
-    }
-    const counted = stateKey("rl", "203.0.113.9", "client")
-    expect(await both((s) => s.count(counted, 1_000))).toEqual({ count: 1, resetAt: 1_001_000 })
-    expect(await both((s) => s.count(counted, 1_000))).toEqual({ count: 2, resetAt: 1_001_000 })
-    expect(await both((s) => s.claim("code-1", 500))).toBe(true)
-    expect(await both((s) => s.claim("code-1", 500))).toBe(false)
-    // full of live entries: a new non-limit key is refused the same way on both paths
-    expect(await both((s) => s.claim("code-2", 500))).toBe(true)
-    await expect(both((s) => s.claim("code-3", 500))).rejects.toBeInstanceOf(FlowStoreUnavailable)
-    now += 1_000
-    // the window ended: a fresh count; the claims expired: claimable again
-    expect(await both((s) => s.count(counted, 1_000))).toEqual({ count: 1, resetAt: 1_002_000 })
-    expect(await both((s) => s.claim("code-1", 500))).toBe(true)
-    await both((s) => s.reset(counted))
-    expect(await both((s) => s.count(counted, 1_000))).toEqual({ count: 1, resetAt: 1_002_000 })
-    // one state behind both: what the synchronous verbs did, the promises see
-    expect(sync.claim("code-4", 60_000)).toBe(true)
-    expect(await port.claim("code-4", 60_000)).toBe(false)
-  })
-
-  it("a copy, a wrapper or a replaced verb of the memory port gets no synchronous verbs: what the app put there is called", async () => {
-    const port = memoryServerState()
-    expect(syncVerbs(port)).toBeDefined()
-    expect(syncVerbs({ ...port })).toBeUndefined()
-    const spied = memoryServerState()
-    spied.count = async () => ({ count: 1e9, resetAt: 0 })
-    expect(syncVerbs(spied)).toBeUndefined()
   })
 
   it("stateKey encodes every piece, so none can close the owner tag or add a part; plain pieces stay as they are", () => {

@@ -1,10 +1,9 @@
 /**
- * The default server-state port: one process, bounded and expiring (`memoryServerState`), and its
- * synchronous verbs for callers that reach the port itself, unwrapped (`syncVerbs`). The port's
+ * The default server-state port: one process, bounded and expiring (`memoryServerState`). The port's
  * interface and its keys are in server-state.ts.
  */
 import { FlowStoreUnavailable } from "../errors.js"
-import { type ServerState, type WindowCount, notBeforeKey, sameOwner } from "./server-state.js"
+import { type ServerState, notBeforeKey, sameOwner } from "./server-state.js"
 
 /** Options of the default in-memory server-state port (one instance). */
 export interface MemoryServerStateOptions {
@@ -104,14 +103,14 @@ export function memoryServerState(options: MemoryServerStateOptions = {}): Serve
     map.set(key, entry)
   }
 
-  const sync: SyncVerbs = {
-    claim(key, ttlMs) {
+  const port: ServerState = {
+    async claim(key, ttlMs) {
       const now = clock()
       if (live(key, now)) return false
       put(key, { expires: now + Math.max(1, ttlMs), value: 1 }, now)
       return true
     },
-    count(key, windowMs) {
+    async count(key, windowMs) {
       const now = clock()
       const entry = live(key, now)
       if (entry) {
@@ -122,19 +121,8 @@ export function memoryServerState(options: MemoryServerStateOptions = {}): Serve
       put(key, fresh, now)
       return { count: 1, resetAt: fresh.expires }
     },
-    reset(key) {
-      remove(key)
-    },
-  }
-  const port: ServerState = {
-    async claim(key, ttlMs) {
-      return sync.claim(key, ttlMs)
-    },
-    async count(key, windowMs) {
-      return sync.count(key, windowMs)
-    },
     async reset(key) {
-      sync.reset(key)
+      remove(key)
     },
     async setNotBefore(userId, at, ttlMs) {
       const now = clock()
@@ -191,26 +179,5 @@ export function memoryServerState(options: MemoryServerStateOptions = {}): Serve
       return true
     },
   }
-  syncPorts.set(port, { sync, claim: port.claim, count: port.count, reset: port.reset })
   return port
-}
-
-/** The in-memory port's `claim`, `count` and `reset`, answered at once: no promise per call. */
-export interface SyncVerbs {
-  claim(key: string, ttlMs: number): boolean
-  count(key: string, windowMs: number): WindowCount
-  reset(key: string): void
-}
-
-const syncPorts = new WeakMap<ServerState, { sync: SyncVerbs } & Pick<ServerState, "claim" | "count" | "reset">>()
-
-/**
- * The synchronous verbs of a port made by {@link memoryServerState} whose `claim`, `count` and `reset`
- * are still its own (not replaced, spied on or wrapped: a copy of the port is another object); else
- * undefined, and the caller uses the port's promises. Same state, same answers, same refusals.
- * @example const sync = syncVerbs(config.serverState); const { count } = sync ? sync.count(key, ms) : await config.serverState.count(key, ms)
- */
-export function syncVerbs(state: ServerState): SyncVerbs | undefined {
-  const own = syncPorts.get(state)
-  return own && state.claim === own.claim && state.count === own.count && state.reset === own.reset ? own.sync : undefined
 }
