@@ -222,7 +222,9 @@ describe("demo app", () => {
     expect(newest?.text).toContain(` UTC to ${address} : Your sign-in code for ${host} code `)
     const code = /code (\d{6})$/.exec(newest?.text ?? "")?.[1] ?? ""
     expect(code).toMatch(/^\d{6}$/)
-    expect(printed).toEqual(expect.arrayContaining([`[mailbox] to ${address}: "Your sign-in code for ${host}"`, `[mailbox]   code ${code}`]))
+    expect(printed).toEqual(
+      expect.arrayContaining([`[mailbox] to ${address}: "Your sign-in code for ${host}"`, `[mailbox]   code ${code}`]),
+    )
 
     const done = await person.visit(codePage.action, { ...codePage.fields, code })
     expect(done.status).toBe(303)
