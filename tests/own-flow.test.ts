@@ -5,6 +5,8 @@
  * with the reload's event, and whether or not the flow declares a reload row.
  */
 import { randomInt } from "node:crypto"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { assign, setup } from "xstate"
 import { type AuthConfig, CredentialsSignin, type FormProviderConfig } from "../src/index.js"
@@ -30,7 +32,9 @@ import {
   tailActors,
   tailGuards,
 } from "../src/flow/index.js"
+import SmsCode from "./fixtures/sms-flow.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger } from "./helpers.js"
+import { repoRoot } from "./support/packed.js"
 
 type Pending = { phone: string; hash: string }
 
@@ -191,5 +195,61 @@ describe("a GET reload of the page a flow of one's own rests on shows the page a
     const done = await enterCode(client, code)
     expect(done.status).toBe(303)
     expect(done.headers.get("location")).toBe(ORIGIN)
+  })
+})
+
+describe("the guide's whole flow of one's own (docs/flows.md, 'Write your own flow': tests/fixtures/sms-flow.ts)", () => {
+  it("the guide shows the fixture whole, as it is", () => {
+    const guide = readFileSync(join(repoRoot, "docs/flows.md"), "utf8")
+    const block = [...guide.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]).find((code) => code?.startsWith("// sms-flow.ts"))
+    expect(block).toBe(readFileSync(join(repoRoot, "tests/fixtures/sms-flow.ts"), "utf8"))
+  })
+
+  function smsApp() {
+    const texts: { to: string; text: string }[] = []
+    const log = captureLogger()
+    const config: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      logger: log.logger,
+      providers: [SmsCode({ sendSms: async (to, text) => void texts.push({ to, text }) })],
+    }
+    const client = new AuthClient(config)
+    const start = async (phone: string) => client.send("/auth/callback/sms", { form: { csrfToken: await client.csrf(), phone } })
+    const answer = async (code: string) =>
+      client.send("/auth/callback/sms", { form: { csrfToken: await client.csrf(), step: "code", code } })
+    const lastCode = () => /: (\d{6})$/.exec(texts.at(-1)?.text ?? "")?.[1] ?? ""
+    return { client, texts, log, start, answer, lastCode }
+  }
+
+  it("the sign-in page's field → a text with the code → the code page (a reload shows it again) → signed in", async () => {
+    const { client, texts, start, answer, lastCode } = smsApp()
+    const signInPage = await (await client.send("/auth/signin")).text()
+    expect(signInPage).toContain(`action="${ORIGIN}/auth/callback/sms"`)
+    expect(signInPage).toContain('name="phone"')
+    expect(signInPage).toContain("Sign in with Text message")
+
+    const sent = await start("+44 7700 900123")
+    expect(sent.status).toBe(200)
+    expect(await sent.text()).toContain("<h1>Enter the code</h1>")
+    expect(texts).toEqual([{ to: "+447700900123", text: `Your sign-in code for app.test: ${lastCode()}` }])
+    expect((await client.send("/auth/callback/sms")).status).toBe(200)
+
+    const done = await answer(lastCode())
+    expect(done.status).toBe(303)
+    const session = (await (await client.send("/auth/session")).json()) as { user?: { name?: string } }
+    expect(session.user?.name).toBe("+447700900123")
+  })
+
+  it("its sign-in errors reach the sign-in page with their codes: invalid_phone, wrong_code, too_many_texts", async () => {
+    const { start, answer } = smsApp()
+    const codeOf = (res: Response) => new URL(res.headers.get("location") ?? "", ORIGIN).searchParams.get("code")
+    expect(codeOf(await start("12345"))).toBe("invalid_phone")
+    await start("+15550100200")
+    expect(codeOf(await answer("000000x"))).toBe("wrong_code")
+    await start("+15550100200")
+    await start("+15550100200")
+    const refused = await start("+15550100200")
+    expect(refused.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=CredentialsSignin&code=too_many_texts`)
   })
 })

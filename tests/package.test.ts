@@ -267,7 +267,9 @@ describe("README and the guides in docs/", () => {
     packed.link("express", "@types/express", "@types/node", "redis", "vitest")
     // and, in the same run, a flow written as an application writes one, with authchart/flow only
     const appFlow = join(repoRoot, "tests/support/confirm-flow.ts")
-    expect(typeCheckMarkdown(packed.app, documentationFiles(), [appFlow])).toEqual([])
+    // and the flows guide's whole flow of one's own as a file (tests/own-flow.test.ts signs in with it)
+    const smsFlow = join(repoRoot, "tests/fixtures/sms-flow.ts")
+    expect(typeCheckMarkdown(packed.app, documentationFiles(), [appFlow, smsFlow])).toEqual([])
   }, 120_000)
 })
 
