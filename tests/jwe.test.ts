@@ -180,6 +180,25 @@ describe("sealed values (jose, A256CBC-HS512)", () => {
     expect(await decryptJwt(standard(key, header, whole), [SECRET], SALT)).toEqual({ sub: "whole-block-ok" })
   })
 
+  it("seals a flow envelope (encryptJson) with A256GCM under its 32-byte key's kid; a changed tag or an A256CBC-HS512 envelope of before still reads as before", async () => {
+    const { kid } = await deriveKey(SECRET, SALT, "A256GCM")
+    const envelope = { v: 1, flow: "oauth", exp: exp() }
+    const sealed = await encryptJson(envelope, SECRET, SALT)
+    const [header, encryptedKey, iv, , tag] = sealed.split(".") as [string, string, string, string, string]
+    expect(JSON.parse(Buffer.from(header, "base64url").toString())).toEqual({ alg: "dir", enc: "A256GCM", kid })
+    expect(encryptedKey).toBe("")
+    expect(Buffer.from(iv, "base64url")).toHaveLength(12)
+    expect(Buffer.from(tag, "base64url")).toHaveLength(16)
+    expect(await decryptJwt(sealed, [OTHER, SECRET], SALT)).toEqual(envelope)
+    const parts = sealed.split(".")
+    const flipped = [...parts.slice(0, 4), `${tag.startsWith("A") ? "B" : "A"}${tag.slice(1)}`].join(".")
+    expect(parts).toHaveLength(5)
+    await expect(decryptJwt(flipped, [SECRET], SALT)).rejects.toThrow()
+    // an envelope sealed before the switch (A256CBC-HS512, the 64-byte key) still opens: flows in flight survive the deploy
+    const before = await encryptJwt(envelope, SECRET, SALT)
+    expect(await decryptJwt(before, [SECRET], SALT)).toEqual(envelope)
+  })
+
   it("seals and opens values larger than 64 KiB, as JWT claims and as JSON", async () => {
     const big = "y".repeat(100_000)
     expect((await decryptJwt(await encryptJwt({ big, exp: exp() }, SECRET, SALT), [SECRET], SALT)).big).toBe(big)

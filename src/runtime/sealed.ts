@@ -23,6 +23,11 @@ export type ContentEncryption = "A256CBC-HS512" | "A256GCM"
 export interface DerivedKey {
   readonly key: Uint8Array
   readonly kid: string
+  /**
+   * For A256GCM, the same key imported once as a WebCrypto key that jose uses as it is (jose takes a
+   * 64-byte A256CBC-HS512 key only as bytes, and imports its two halves on every call).
+   */
+  readonly cryptoKey?: CryptoKey
 }
 
 const DECRYPT_OPTIONS = {
@@ -46,7 +51,9 @@ function keyLength(enc: string): 32 | 64 {
 async function derive(secret: string, salt: string, length: 32 | 64): Promise<DerivedKey> {
   const key = new Uint8Array(hkdfSync("sha256", secret, salt, `Auth.js Generated Encryption Key (${salt})`, length))
   const kid = await calculateJwkThumbprint({ kty: "oct", k: Buffer.from(key).toString("base64url") }, length === 64 ? "sha512" : "sha256")
-  return { key, kid }
+  if (length === 64) return { key, kid }
+  const cryptoKey = await crypto.subtle.importKey("raw", key, "AES-GCM", false, ["encrypt", "decrypt"])
+  return { key, kid, cryptoKey }
 }
 
 /**
@@ -101,15 +108,16 @@ export async function encryptJwt(
 }
 
 /**
- * Encrypts a JSON value that is not a claims set of its own making (a flow envelope) like
- * {@link encryptJwt}: its JSON text as the plaintext, read back with {@link decryptJwt}.
+ * Encrypts a JSON value that is not a claims set of its own making (a flow envelope, which only
+ * authchart reads) with A256GCM under the key derived from `secret` and `salt`: its JSON text as the
+ * plaintext, read back with {@link decryptJwt}.
  * @example const sealed = await encryptJson(envelope, newest, cookieName)
  */
 export async function encryptJson(value: object, secret: string, salt: string): Promise<string> {
-  const { key, kid } = await deriveKey(secret, salt, "A256CBC-HS512")
+  const { key, kid, cryptoKey } = await deriveKey(secret, salt, "A256GCM")
   return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(value)))
-    .setProtectedHeader({ alg: "dir", enc: "A256CBC-HS512", kid })
-    .encrypt(key)
+    .setProtectedHeader({ alg: "dir", enc: "A256GCM", kid })
+    .encrypt(cryptoKey ?? key)
 }
 
 /**
@@ -127,16 +135,17 @@ export async function decryptJwt(token: string, secrets: readonly string[], salt
   /** The secret a token without `kid` is tried with next. */
   let next = 0
   let keyless = false
-  const keyFor = async ({ kid, enc }: CompactJWEHeaderParameters): Promise<Uint8Array> => {
+  const keyFor = async ({ kid, enc }: CompactJWEHeaderParameters): Promise<Uint8Array | CryptoKey> => {
     if (kid === undefined) {
       keyless = true
       const secret = secrets[next]
       if (secret === undefined) throw new Error("no matching decryption secret")
-      return (await deriveKey(secret, salt, enc)).key
+      const derived = await deriveKey(secret, salt, enc)
+      return derived.cryptoKey ?? derived.key
     }
     for (const secret of secrets) {
       const derived = await deriveKey(secret, salt, enc)
-      if (derived.kid === kid) return derived.key
+      if (derived.kid === kid) return derived.cryptoKey ?? derived.key
     }
     throw new Error("no matching decryption secret")
   }
