@@ -23,6 +23,9 @@ import { flows as extendedFlows } from "./fixtures/extended-flow.js"
 import { CookieJar, SECRET } from "./helpers.js"
 
 const PASSWORD = "correct-horse-battery-staple-42"
+/** The inspector's fills of the current state and of the states a flow came through (page.ts). */
+const CURRENT_FILL = "rgb(154, 230, 180)"
+const VISITED_FILL = "rgb(226, 240, 251)"
 const ARTIFACTS = resolve(import.meta.dirname, "../test-artifacts")
 
 /** A flow that rests between two requests: sign in, then confirm a code (as an app would declare it). */
@@ -208,6 +211,54 @@ describe("the inspector page in Chromium, offline", () => {
     await expect.poll(() => confirmArticle.getAttribute("data-current")).toBe("confirming")
     await expect.poll(() => confirmArticle.locator("g.node.current").textContent()).toBe("confirming")
     await page.locator('.flow-item[data-flow="confirm"][data-status="resting"]').waitFor()
+    // the resting state is drawn highlighted (over its awaiting-input style), the states it came through marked
+    const fillOf = (selector: string) =>
+      confirmArticle
+        .locator(`${selector} :is(rect, path, polygon)`)
+        .first()
+        .evaluate((shape) => getComputedStyle(shape).fill)
+    await expect.poll(() => fillOf("g.node.current")).toBe(CURRENT_FILL)
+    await expect.poll(() => confirmArticle.locator("g.node.visited").allTextContents()).toEqual(["checking"])
+    expect(await fillOf("g.node.visited")).toBe(VISITED_FILL)
+    // a diagram opens large: the same drawing at least as Mermaid drew it (the card shrinks the credentials
+    // flow with its two steps), its highlight kept, zoomable; closing puts it back in its card
+    const credentialsArticle = page.locator('article.diagram[data-flow="credentials"]')
+    const cardWidth = await credentialsArticle
+      .locator("svg")
+      .first()
+      .evaluate((svg) => svg.getBoundingClientRect().width)
+    const drawnWidth = await credentialsArticle
+      .locator("svg")
+      .first()
+      .evaluate((svg) => (svg as SVGSVGElement).viewBox.baseVal.width)
+    expect(drawnWidth).toBeGreaterThan(cardWidth * 1.5)
+    await credentialsArticle.getByRole("button", { name: "Open large" }).click()
+    const zoom = page.locator("dialog#zoom")
+    await expect.poll(() => zoom.evaluate((d) => (d as HTMLDialogElement).open)).toBe(true)
+    expect(await zoom.locator("h2").textContent()).toBe("credentials")
+    await expect.poll(() => zoom.locator("g.node.current").textContent()).toBe("done")
+    const width = () =>
+      zoom
+        .locator("svg")
+        .first()
+        .evaluate((svg) => svg.getBoundingClientRect().width)
+    const large = await width()
+    expect(large).toBeGreaterThanOrEqual(Math.floor(drawnWidth))
+    await zoom.getByRole("button", { name: "Zoom out" }).click()
+    await expect.poll(width).toBeLessThan(large)
+    await page.screenshot({ path: join(ARTIFACTS, "inspector-large.png") })
+    await zoom.getByRole("button", { name: "Zoom in" }).click()
+    await zoom.getByRole("button", { name: "Zoom in" }).click()
+    await expect.poll(width).toBeGreaterThan(large)
+    await page.keyboard.press("Escape")
+    await expect.poll(() => zoom.evaluate((d) => (d as HTMLDialogElement).open)).toBe(false)
+    await expect.poll(() => credentialsArticle.locator("svg g.node.current").textContent()).toBe("done")
+    expect(
+      await credentialsArticle
+        .locator("svg")
+        .first()
+        .evaluate((svg) => svg.getBoundingClientRect().width),
+    ).toBe(cardWidth)
     mkdirSync(ARTIFACTS, { recursive: true })
     await page.screenshot({ path: join(ARTIFACTS, "inspector-resting.png"), fullPage: true })
 

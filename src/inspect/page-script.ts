@@ -1,7 +1,8 @@
 /**
  * The inspector page's script (runs in the browser, inlined with a CSP nonce). It renders the diagrams
  * with Mermaid when the page loaded it, follows the Server-Sent Events feed, keeps the recent flows,
- * highlights each diagram's current state, and shows the timeline of the selected flow. Everything it
+ * highlights in each diagram the current state and the states the flow came through, opens a diagram
+ * large (zoomable) in a dialog, and shows the timeline of the selected flow. Everything it
  * writes from data goes through `textContent`; Mermaid's SVG comes from its strict (sanitising) mode.
  */
 export const PAGE_SCRIPT = `
@@ -106,7 +107,12 @@ export const PAGE_SCRIPT = `
         return withNonce(function () { return m.render("flow-diagram-" + i, d.mermaid); }).then(function (out) {
           box.innerHTML = out.svg;
           var svg = box.querySelector("svg");
-          if (svg) indexNodes(d.id, svg);
+          if (svg) {
+            // Mermaid repeats a classDef inline with !important on each shape, which no highlight could
+            // override; its style element keeps the same look, under the inspector's highlights
+            svg.querySelectorAll("g.node > [style*='!important']").forEach(function (shape) { shape.removeAttribute("style"); });
+            indexNodes(d.id, svg);
+          }
           article.dataset.rendered = "true";
         }, function (err) {
           box.textContent = "Mermaid could not draw this diagram: " + (err && err.message ? err.message : String(err));
@@ -121,14 +127,20 @@ export const PAGE_SCRIPT = `
     data.diagrams.forEach(function (d, i) {
       var article = document.querySelector('article.diagram[data-index="' + i + '"]');
       var map = nodeIndex.get(d.id);
-      if (map) map.forEach(function (g) { g.classList.remove("current", "live"); });
+      if (map) map.forEach(function (g) { g.classList.remove("current", "live", "visited"); });
       var focus = focusFor(d.id);
       flows.forEach(function (r) {
         if (r.flow !== d.id || r === focus) return;
         var s = statusOf(r);
         if (s === "running" || s === "resting") nodesFor(d, r.state).forEach(function (g) { g.classList.add("live"); });
       });
-      if (focus) nodesFor(d, focus.state).forEach(function (g) { g.classList.add("current"); });
+      if (focus) {
+        // the path taken: every state the focused flow's transitions entered, then where it is now
+        focus.events.forEach(function (e) {
+          if (e.type === "transition") nodesFor(d, e.state).forEach(function (g) { g.classList.add("visited"); });
+        });
+        nodesFor(d, focus.state).forEach(function (g) { g.classList.remove("visited"); g.classList.add("current"); });
+      }
       article.dataset.current = focus ? focus.state : "";
       article.querySelector(".current-state").textContent = focus
         ? short(focus.flowId) + " \\u00b7 " + focus.state + " \\u00b7 " + statusOf(focus)
@@ -222,6 +234,48 @@ export const PAGE_SCRIPT = `
       schedule();
     });
   }
+
+  // A diagram opens large in a dialog: its drawing moves there (highlights and all) and back on close.
+  var zoom = document.getElementById("zoom");
+  var zoomBox = zoom.querySelector(".zoom-svg");
+  var zoomed = null;
+  var scale = 1;
+  // scale 1: the drawing as large as the dialog shows whole, never smaller than Mermaid drew it
+  function applyScale() {
+    var svg = zoomBox.querySelector("svg");
+    var box = svg && svg.viewBox && svg.viewBox.baseVal;
+    if (!box || !box.width || !box.height) return;
+    var room = zoomBox.getBoundingClientRect();
+    var fit = Math.max(1, Math.min((room.width - 32) / box.width, (window.innerHeight * 0.92 - room.top + zoom.getBoundingClientRect().top - 32) / box.height));
+    svg.style.width = Math.round(box.width * fit * scale) + "px";
+    svg.style.height = "auto";
+  }
+  function openLarge(article) {
+    var svg = article.querySelector(".svg svg");
+    if (!svg || zoom.open) return;
+    zoomed = article;
+    scale = 1;
+    document.getElementById("zoom-title").textContent = article.dataset.flow;
+    zoomBox.append(svg);
+    zoom.showModal();
+    applyScale();
+  }
+  zoom.addEventListener("close", function () {
+    var svg = zoomBox.querySelector("svg");
+    if (svg && zoomed) {
+      svg.style.width = "";
+      svg.style.height = "";
+      zoomed.querySelector(".svg").append(svg);
+    }
+    zoomed = null;
+  });
+  document.getElementById("zoom-in").addEventListener("click", function () { scale = Math.min(scale * 1.25, 6); applyScale(); });
+  document.getElementById("zoom-out").addEventListener("click", function () { scale = Math.max(scale / 1.25, 0.25); applyScale(); });
+  document.getElementById("zoom-close").addEventListener("click", function () { zoom.close(); });
+  document.querySelectorAll("article.diagram").forEach(function (article) {
+    article.querySelector(".enlarge").addEventListener("click", function () { openLarge(article); });
+    article.querySelector(".svg").addEventListener("click", function () { openLarge(article); });
+  });
 
   document.getElementById("follow").addEventListener("click", function () { selected = null; schedule(); });
   connect();

@@ -74,16 +74,30 @@ article.diagram h3 { margin: 0; font-size: .95rem; }
 .svg svg { max-width: 100%; height: auto; }
 pre { background: #f3f4f6; padding: .6rem; overflow: auto; font-size: .8rem; }
 .notice { background: #fffbea; border: 1px solid #f6e05e; border-radius: 6px; padding: .5rem .8rem; }
-.diagram g.node.current rect, .diagram g.node.current path, .diagram g.node.current polygon, .diagram g.node.current circle {
-  fill: #9ae6b4 !important; stroke: #22543d !important; stroke-width: 3px !important; }
-.diagram g.node.live rect, .diagram g.node.live path, .diagram g.node.live polygon {
-  stroke: #3182ce !important; stroke-width: 2.5px !important; stroke-dasharray: 5 3 !important; }
+article.diagram header { display: flex; align-items: baseline; gap: .6rem; }
+.enlarge { margin-left: auto; font: inherit; font-size: .8rem; }
+.svg svg { cursor: zoom-in; }
+/* over Mermaid's own class styles (an id selector and !important: the awaiting-input fill), so ids here too */
+:is(#diagrams, #zoom) g.node.visited :is(rect, path, polygon, circle) { fill: #e2f0fb !important; stroke: #3182ce !important; stroke-width: 2px !important; }
+:is(#diagrams, #zoom) g.node.live :is(rect, path, polygon) { stroke: #3182ce !important; stroke-width: 2.5px !important; stroke-dasharray: 5 3 !important; }
+:is(#diagrams, #zoom) g.node.current :is(rect, path, polygon, circle) { fill: #9ae6b4 !important; stroke: #22543d !important; stroke-width: 3px !important; }
+.legend { font-size: .8rem; color: var(--muted); margin: 0 0 .6rem; }
+.legend span { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; vertical-align: -.1rem; margin: 0 .2rem 0 .6rem; }
+.legend .k-current { background: #9ae6b4; border: 2px solid #22543d; } .legend .k-visited { background: #e2f0fb; border: 2px solid #3182ce; }
+.legend .k-live { border: 2px dashed #3182ce; } .legend .k-rests { background: #fff4d6; border: 2px solid #b7791f; }
+dialog#zoom { width: 96vw; height: 92vh; max-width: none; max-height: none; padding: 0; border: 1px solid var(--line); border-radius: 8px; }
+dialog#zoom::backdrop { background: rgba(29, 36, 48, .6); }
+#zoom header { position: sticky; top: 0; display: flex; gap: .5rem; align-items: center; padding: .5rem 1rem; color: inherit; background: #fff; border-bottom: 1px solid var(--line); }
+#zoom header h2 { margin: 0 auto 0 0; }
+#zoom button { font: inherit; }
+#zoom .zoom-svg { padding: 1rem; }
+#zoom .zoom-svg svg { max-width: none !important; height: auto; cursor: default; }
 `
 
 function diagramArticle(diagram: PageDiagram, index: number): string {
   const id = escapeHtml(diagram.id)
   return `<article class="diagram" data-flow="${id}" data-index="${index}">
-<h3>${id}</h3>
+<header><h3>${id}</h3><button type="button" class="enlarge">Open large</button></header>
 <p class="current-state">no run yet</p>
 <div class="svg"></div>
 <details><summary>Mermaid source</summary><pre>${escapeHtml(diagram.mermaid)}</pre></details>
@@ -110,10 +124,11 @@ export function renderPage(input: PageInput): string {
 <section id="flows"><h2>Flows (<span id="flow-count">0</span>)</h2><button id="follow" type="button" hidden>Follow the latest flow</button><ul id="flow-list"></ul></section>
 <section id="timeline"><h2 id="timeline-title">Timeline</h2><table><tbody id="timeline-body"></tbody></table></section>
 </div>
-<section><h2>Flow diagrams</h2>${notice}<div id="diagrams">
+<section><h2>Flow diagrams</h2>${notice}<p class="legend">The selected flow (else the latest):<span class="k-current"></span>its current state<span class="k-visited"></span>the states it came through<span class="k-live"></span>other flows' states<span class="k-rests"></span>rests for the next request</p><div id="diagrams">
 ${input.diagrams.map(diagramArticle).join("\n")}
 </div></section>
 </main>
+<dialog id="zoom" aria-labelledby="zoom-title"><header><h2 id="zoom-title"></h2><button type="button" id="zoom-out">Zoom out</button><button type="button" id="zoom-in">Zoom in</button><button type="button" id="zoom-close">Close</button></header><div class="zoom-svg"></div></dialog>
 <script type="application/json" id="inspector-data">${scriptJson(data)}</script>
 ${mermaidScript}
 <script nonce="${nonce}">${PAGE_SCRIPT}</script>
