@@ -44,7 +44,7 @@ describe("a wrong provider id", () => {
     expect(pageText(await shown.text())).toBe(page)
 
     const logged = log.errors.map((e) => `[auth][error] ${"type" in e ? e.type : e.name}: ${e.message}`)
-    const action = path.split("?")[0]?.replace("/auth", "")
+    const action = path.split("?")[0]?.replace("/auth", "").replace("/gihtub", "")
     expect(logged).toEqual([
       `[auth][error] InvalidProvider: Unknown provider "gihtub" in ${method} ${action}; the configured providers are "github".`,
     ])

@@ -65,7 +65,7 @@ export async function notServed(ctx: RequestContext): Promise<Handled> {
 export function unknownProvider(ctx: RequestContext): InvalidProvider {
   const known = [...ctx.config.providers.keys()].map((id) => `"${id}"`).join(", ")
   return new InvalidProvider(
-    `Unknown provider "${ctx.providerId}" in ${ctx.req.method} /${ctx.action}/${ctx.providerId}; the configured providers are ${known || "none"}.`,
+    `Unknown provider "${ctx.providerId}" in ${ctx.req.method} /${ctx.action}; the configured providers are ${known || "none"}.`,
   )
 }
 
