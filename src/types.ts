@@ -85,17 +85,24 @@ export interface JWT extends Record<string, unknown>, DefaultJWT {}
 /** The kind of a provider. */
 export type ProviderType = "oauth" | "oidc" | "email" | "credentials" | "webauthn"
 
-/** Tokens an OAuth provider returned, as stored on an account. */
+/** A JSON value, as a token response's extra parameters are (oauth4webapi's `JsonValue`). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue | undefined }
+
+/**
+ * Tokens an OAuth provider returned, as stored on an account: Auth.js' `TokenSet` (oauth4webapi's token
+ * response, every field optional), so an account passes to an `@auth/*-adapter` method as it is.
+ */
 export interface TokenSet {
   access_token?: string
-  token_type?: string
+  /** Lower-cased by oauth4webapi: `"bearer"`, `"dpop"` or another registered type. */
+  token_type?: "bearer" | "dpop" | Lowercase<string>
   id_token?: string
   refresh_token?: string
   scope?: string
   expires_at?: number
   expires_in?: number
   session_state?: string
-  [key: string]: unknown
+  [key: string]: JsonValue | undefined
 }
 
 /** A user's account with one provider. */

@@ -284,11 +284,18 @@ import { ExpressAuth, getSession, CredentialsSignin, AuthError, type ExpressAuth
 import type { DefaultSession, Session, User, Account, Profile } from "@auth/express"
 import Credentials from "@auth/express/providers/credentials"
 import GitHub from "@auth/express/providers/github"
-import type { Adapter } from "@auth/express/adapters"
+import type { Adapter, AdapterUser } from "@auth/express/adapters"
+import PostgresAdapter from "@auth/pg-adapter"
+import Discord, { type DiscordProfile } from "@auth/express/providers/discord"
+import WorkOS from "@auth/express/providers/workos"
+import Resend from "@auth/express/providers/resend"
 
 declare module "@auth/core/types" {
   interface Session { user: { id: string; role: string } & DefaultSession["user"]; accessToken?: string }
   interface User { role?: string }
+}
+declare module "@auth/core/adapters" {
+  interface AdapterUser { plan?: "free" | "pro" }
 }
 declare module "@auth/core/jwt" {
   interface JWT { id?: string; role?: string; accessToken?: string }
@@ -298,12 +305,20 @@ class InvalidLoginError extends CredentialsSignin {
   code = "invalid_login"
 }
 declare const adapter: Adapter
+// an @auth/*-adapter, typed with @auth/core's own types, next to the app's
+declare const pool: Parameters<typeof PostgresAdapter>[0]
+const db = PostgresAdapter(pool)
+export const discordImage = (profile: DiscordProfile): string => profile.image_url
+export const planOf = (user: AdapterUser): string => user.plan ?? "free"
 
 export const authConfig: ExpressAuthConfig = {
   adapter,
   session: { strategy: "jwt" },
   providers: [
     GitHub,
+    Discord,
+    WorkOS({ connection: "conn_1" }),
+    Resend({ from: "no-reply@acme.example" }),
     Credentials({
       credentials: { email: { label: "Email" }, password: { label: "Password", type: "password" } },
       authorize: async (credentials) => {
@@ -314,6 +329,8 @@ export const authConfig: ExpressAuthConfig = {
   ],
   callbacks: {
     async signIn({ user, account, profile }) {
+      // the account as the callback gets it, handed to the @auth adapter's own method
+      if (account && user.id) await db.linkAccount?.({ ...account, userId: user.id, type: "oauth" })
       return account?.provider !== "github" || !!profile?.email || !!user.email
     },
     async jwt({ token, user, account, trigger, session }) {
@@ -361,6 +378,7 @@ function migrated(source: string): string {
     .replaceAll('"@auth/express"', '"authchart/express"')
     .replaceAll('"@auth/core/types"', '"authchart"')
     .replaceAll('"@auth/core/jwt"', '"authchart/jwt"')
+    .replaceAll('declare module "@auth/core/adapters"', 'declare module "authchart/adapters/types"')
 }
 
 /** Type-checks one file in its own directory of the packed project (strict, NodeNext); the errors. */
@@ -384,7 +402,7 @@ describe("an @auth/express app's types, moved to authchart by changing module na
     expect(typeCheck("authjs-app", AUTHJS_APP)).toEqual([])
   }, 60_000)
 
-  it("compiles against the packed authchart (jwt's user and session, session's newSession, the re-exports, augmentation)", () => {
+  it("compiles against the packed authchart (jwt's user and session, session's newSession, the re-exports, augmentations of Session, User, JWT and AdapterUser, preset profile types, an account passed to an @auth/*-adapter)", () => {
     expect(typeCheck("authchart-app", migrated(AUTHJS_APP))).toEqual([])
   }, 60_000)
 

@@ -36,8 +36,12 @@ export interface FlowAccount {
   providerAccountId: string
   /** The kind of provider the account is with (`ProviderType`). */
   type: "oauth" | "oidc" | "email" | "credentials" | "webauthn"
-  [field: string]: unknown
+  /** The token response's other fields: JSON, as Auth.js' `Account` (so an `@auth/*-adapter` takes it). */
+  [field: string]: FlowJson | undefined
 }
+
+/** A JSON value (a token response field). */
+export type FlowJson = string | number | boolean | null | FlowJson[] | { [key: string]: FlowJson | undefined }
 
 /**
  * Who the flow has established the user to be: what an effect answers once it knows (the input of the
