@@ -2,4 +2,5 @@
 // The profile types of authchart/providers/azure-ad, assignable both ways with Auth.js' own.
 import type { MicrosoftEntraIDProfile } from "./microsoft-entra-id.js"
 
+/** `AzureADProfile` of the azure-ad provider's profile, with the fields Auth.js' preset declares. */
 export type AzureADProfile = MicrosoftEntraIDProfile

@@ -3,6 +3,7 @@
 
 type LiteralUnion<T extends U, U = string> = T | (U & Record<never, never>)
 
+/** `BitbucketProfile` of the bitbucket provider's profile, with the fields Auth.js' preset declares. */
 export interface BitbucketProfile {
   display_name: string
   links: Record<

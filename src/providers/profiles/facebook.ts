@@ -9,6 +9,7 @@ interface FacebookPicture {
   data: FacebookPictureData
 }
 
+/** `FacebookProfile` of the facebook provider's profile, with the fields Auth.js' preset declares. */
 export interface FacebookProfile extends Record<string, unknown> {
   id: string
   picture: FacebookPicture

@@ -10,6 +10,7 @@ interface Address {
   street_address: string
 }
 
+/** `VippsProfile` of the vipps provider's profile, with the fields Auth.js' preset declares. */
 export interface VippsProfile extends Record<string, unknown> {
   accounts: {
     account_name: string
