@@ -59,6 +59,7 @@ describe("GET session, JWT strategy", () => {
     const body = await response.json()
     const token = await decode({ salt: SESSION_COOKIE_NAME, secret: AUTH_SECRET, token: cookiesOf(response)[SESSION_COOKIE_NAME] })
     const { exp, iat, jti, ...actualUser } = token ?? {}
+    expect([typeof exp, typeof iat, typeof jti]).toEqual(["number", "number", "string"])
     const expectedToken = { ...user, exp: expect.any(Number), iat: expect.any(Number), jti: expect.any(String) }
     const expectedSession = {
       user: { name: "test", email: "test@test.com", image: "https://test.com/test.png" },
