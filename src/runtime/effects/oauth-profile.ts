@@ -8,6 +8,7 @@
 import * as o from "oauth4webapi"
 import { CallbackRouteError, OAuthProfileParseError } from "../../errors.js"
 import type { FlowAccount, Identity } from "../../flow/index.js"
+import { defaultProfile } from "../../providers/oauth.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
 import type { Account, Profile, TokenSet, User } from "../../types.js"
 import { clientOf, endpoint, httpOptions } from "./oauth-server.js"
@@ -57,18 +58,6 @@ async function fetchedProfile(
 export function stableUserId(provider: string, providerAccountId: string): string {
   const hex = sha256(`${provider}\u0000${providerAccountId}`, "hex")
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`
-}
-
-function defaultProfile(profile: Profile): User {
-  const id = profile.sub ?? profile.id
-  if (id === undefined || id === null) throw new TypeError("The profile has neither `sub` nor `id`.")
-  // as Auth.js' default profile: a claim the profile lacks is left out, not null
-  const user: User = { id: String(id) }
-  const name = profile.name ?? profile.nickname ?? profile.preferred_username
-  if (name !== undefined) user.name = name
-  if (profile.email !== undefined) user.email = profile.email
-  if (typeof profile.picture === "string") user.image = profile.picture
-  return user
 }
 
 /** The token fields an account keeps (Auth.js' default `account()`), those present, in this order; named, so every account has one shape per set of fields. */
