@@ -53,11 +53,24 @@ export async function decodeSessionToken(ctx: RequestContext, token: string, sal
     return { payload: JSON.parse(hit.plaintext) as JWT, plaintext: hit.plaintext }
   }
   cache.delete(token)
-  const payload = await decryptJwt(token, config.secrets, salt)
+  // requests that bring the same token at once share one decryption (and so reach what follows together)
+  const pending = decrypting(config, salt)
+  let decrypted = pending.get(token)
+  if (!decrypted) {
+    decrypted = verify(token, config.secrets, salt, cache).finally(() => pending.delete(token))
+    pending.set(token, decrypted)
+  }
+  const plaintext = await decrypted
+  return { payload: JSON.parse(plaintext) as JWT, plaintext }
+}
+
+/** Decrypts and authenticates `token`, keeps its plaintext in `cache` and answers it. */
+async function verify(token: string, secrets: readonly string[], salt: string, cache: Map<string, Verified>): Promise<string> {
+  const payload = await decryptJwt(token, secrets, salt)
   const plaintext = JSON.stringify(payload)
   if (cache.size >= VERIFIED_TOKENS_MAX) cache.delete(cache.keys().next().value as string)
   cache.set(token, { plaintext, exp: typeof payload.exp === "number" ? payload.exp : undefined })
-  return { payload: payload as JWT, plaintext }
+  return plaintext
 }
 
 /**
@@ -68,6 +81,17 @@ export async function decodeSessionToken(ctx: RequestContext, token: string, sal
  */
 const VERIFIED_TOKENS_MAX = 1024
 const verifiedByConfig = new WeakMap<object, Map<string, Map<string, Verified>>>()
+
+/** Decryptions in flight, by exact token string (per config and salt); each is removed once it settles. */
+const decryptingByConfig = new WeakMap<object, Map<string, Map<string, Promise<string>>>>()
+
+function decrypting(config: object, salt: string): Map<string, Promise<string>> {
+  let bySalt = decryptingByConfig.get(config)
+  if (!bySalt) decryptingByConfig.set(config, (bySalt = new Map()))
+  let pending = bySalt.get(salt)
+  if (!pending) bySalt.set(salt, (pending = new Map()))
+  return pending
+}
 
 function verifiedTokens(config: object, salt: string): Map<string, Verified> {
   let bySalt = verifiedByConfig.get(config)

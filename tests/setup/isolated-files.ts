@@ -18,5 +18,6 @@ export const ISOLATED: readonly string[] = [
   "tests/email-provider.test.ts",
   "tests/migration-inflight.test.ts",
   "tests/session-callback.test.ts",
+  "tests/session-decrypt-once.test.ts",
   "tests/webauthn-peer.test.ts",
 ]
