@@ -194,7 +194,7 @@ export interface AuthConfig {
   serverState?: ServerState
   /**
    * Brute-force and abuse limits, counted in `serverState`. Default: on when `NODE_ENV` is
-   * `production`, off otherwise; `false` turns them off, `{ enabled: true }` on (README "Limits").
+   * `production`, off otherwise; `false` turns them off, `{ enabled: true }` on (docs/security.md "Limits").
    */
   rateLimit?: boolean | RateLimitConfig
   /** Extra flows, or replacements of built-in ones, by `defineFlow`. */
@@ -209,10 +209,10 @@ export interface AuthConfig {
   /** Extra route rows served under the base path (for example the inspector page). */
   routes?: readonly Route[]
   /**
-   * Logging out at the identity provider too (README "Logout at the provider"): RP-initiated logout on
+   * Logging out at the identity provider too (docs/sessions.md "Logout at the provider"): RP-initiated logout on
    * `POST /signout` and the back-channel logout receiver `POST /backchannel-logout/<provider>`.
    */
   logout?: LogoutOptions
-  /** authchart: managing linked accounts (`unlinkAccount`, README "Sessions and accounts the user can manage"). */
+  /** authchart: managing linked accounts (`unlinkAccount`, docs/sessions.md "Sessions and accounts the user can manage"). */
   accounts?: AccountsOptions
 }

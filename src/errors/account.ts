@@ -1,4 +1,4 @@
-/** Errors of session and account management (README "Sessions and accounts the user can manage"). */
+/** Errors of session and account management (docs/sessions.md "Sessions and accounts the user can manage"). */
 import { AuthError } from "./auth-error.js"
 
 /** `POST /auth/unlink-account/<provider>`, `unlinkAccount`: the user has no linked account of that provider. */

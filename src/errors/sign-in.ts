@@ -72,7 +72,7 @@ export class AccountNotLinked extends SignInError {
 }
 
 /**
- * A rate limit refused the request (README "Limits"). Client-safe: the sign-in page says "Too many
+ * A rate limit refused the request (docs/security.md "Limits"). Client-safe: the sign-in page says "Too many
  * attempts. Try again in N minutes." and never whether the account exists.
  */
 export class RateLimited extends SignInError {

@@ -1,4 +1,4 @@
-/** Errors of `getAccessToken` (README "Provider tokens"). */
+/** Errors of `getAccessToken` (docs/sessions.md "Provider tokens"). */
 import { AuthError } from "./auth-error.js"
 
 /**

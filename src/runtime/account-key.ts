@@ -1,6 +1,6 @@
 /**
  * The account a sign-in names, as its flow resolves it: the one function the flow and the rate limiter
- * both call, so a limit counts exactly what the flow signs in with (README "Limits"). Credentials: the
+ * both call, so a limit counts exactly what the flow signs in with (docs/security.md "Limits"). Credentials: the
  * provider's identifying field (`accountField`, or the default below) in the submitted body, Unicode
  * NFKC, trimmed and lower-cased. Email (magic links and codes): the `email` field of the body,
  * normalised as the address that will be mailed (`normalizeIdentifier`, else {@link normalizeEmail}).

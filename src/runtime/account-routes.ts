@@ -1,5 +1,5 @@
 /**
- * The signed-in user's own sessions and accounts over HTTP (README "Sessions and accounts the user can
+ * The signed-in user's own sessions and accounts over HTTP (docs/sessions.md "Sessions and accounts the user can
  * manage"), one route row each:
  *
  * | request | answer |

@@ -116,7 +116,7 @@ export interface ResolvedConfig {
   readonly serverState: ServerState
   /** `session.providerTokens`: how provider tokens are kept and refreshed, or null when they are not. */
   readonly providerTokens: ResolvedProviderTokens | null
-  /** The rate limits in force, or null when they are off (README "Limits"). */
+  /** The rate limits in force, or null when they are off (docs/security.md "Limits"). */
   readonly rateLimit: ResolvedRateLimit | null
   /** Flows by id: the built-ins, replaced or extended by `config.flows`. */
   readonly flows: ReadonlyMap<string, FlowDefinition>
@@ -126,7 +126,7 @@ export interface ResolvedConfig {
   /** The inspection stream's receivers (none unless `inspect` is configured). */
   readonly inspectors: Readonly<ReturnType<typeof inspectorsOf>>
   readonly adapter: Adapter | undefined
-  /** Logout at the provider: RP-initiated and back-channel (README "Logout at the provider"). */
+  /** Logout at the provider: RP-initiated and back-channel (docs/sessions.md "Logout at the provider"). */
   readonly logout: ResolvedLogout
   /** Account management options (`unlinkAccount`'s guard). */
   readonly accounts: Readonly<NonNullable<AuthConfig["accounts"]>>

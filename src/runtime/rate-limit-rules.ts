@@ -1,5 +1,5 @@
 /**
- * The rate-limit rules and their defaults (README "Limits"), and the resolved `rateLimit` config.
+ * The rate-limit rules and their defaults (docs/security.md "Limits"), and the resolved `rateLimit` config.
  */
 import type { AuthConfig, RateLimitConfig, RateLimitRequest, RateLimitRule, RateLimitRuleName } from "../types.js"
 import type { Env } from "./env.js"

@@ -1,5 +1,5 @@
 /**
- * The limiter (README "Limits"): before a request is routed, the rules that apply to it are counted in
+ * The limiter (docs/security.md "Limits"): before a request is routed, the rules that apply to it are counted in
  * the server-state port (in parallel, one `count` each, one key each); a request over any rule does no
  * work and gets the refusal answer. The account a rule counts is the one the flow itself resolves
  * (`account-key.ts`). Password attempts are counted per (account, client), so a stranger's failures

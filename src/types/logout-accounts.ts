@@ -2,7 +2,7 @@
 import type { AdapterUser } from "../adapters/types.js"
 import type { Awaitable } from "../types.js"
 
-/** `logout` in the config (README "Logout at the provider"). */
+/** `logout` in the config (docs/sessions.md "Logout at the provider"). */
 export interface LogoutOptions {
   /**
    * The OIDC provider `POST /signout` logs out at when the request names none (`provider` field).

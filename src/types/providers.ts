@@ -36,7 +36,7 @@ export interface CredentialsConfig<Credentials extends Record<string, Credential
   credentials: Credentials
   /**
    * authchart: the field of `credentials` that names the account, the one `authorize` looks the user up
-   * by; the per-account limits count it (README "Limits"). Default: the only declared field that is not
+   * by; the per-account limits count it (docs/security.md "Limits"). Default: the only declared field that is not
    * a password, else the only one named `email`, `username`, `identifier`, `login` or `user`; several
    * candidates and no `accountField` is a start-up configuration error. `false`: no field names an
    * account (only the per-client limits apply).

@@ -1,6 +1,6 @@
 /** Abuse-limit (rate limit) options. Part of the public types, re-exported by `authchart`. */
 
-/** The limits authchart applies (README "Limits"); each can be tuned or turned off in `rateLimit.rules`. */
+/** The limits authchart applies (docs/security.md "Limits"); each can be tuned or turned off in `rateLimit.rules`. */
 export type RateLimitRuleName =
   | "passwordAccount"
   | "passwordAccountWide"
@@ -41,7 +41,7 @@ export interface RateLimitedEvent {
   readonly retryAfter: number
 }
 
-/** `rateLimit` in the config (README "Limits"). */
+/** `rateLimit` in the config (docs/security.md "Limits"). */
 export interface RateLimitConfig {
   /** Default: true when `NODE_ENV` is `production`. */
   enabled?: boolean

@@ -5,7 +5,7 @@
  */
 import type { LogoutOptions } from "../../types.js"
 
-/** `logout` resolved (README "Logout at the provider"). */
+/** `logout` resolved (docs/sessions.md "Logout at the provider"). */
 export interface ResolvedLogout {
   readonly provider: string | undefined
   readonly postLogoutRedirectUri: string | undefined

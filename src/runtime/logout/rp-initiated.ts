@@ -172,7 +172,7 @@ async function openState(ctx: RequestContext, state: string | null): Promise<str
 /**
  * `GET /signout-callback`: the provider's return after logout; lands on the callback URL. A missing,
  * forged, expired or replayed `state` ends on the error page with `error=InvalidCheck` (logged), as the
- * README states: a failed check, not a server problem.
+ * sessions guide states: a failed check, not a server problem.
  */
 export async function signOutCallback(ctx: RequestContext): Promise<Handled> {
   let callbackUrl: string
