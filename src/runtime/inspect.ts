@@ -52,7 +52,7 @@ const LIFECYCLE: ReadonlySet<string> = new Set(["xstate.init", "xstate.stop"])
 
 /**
  * What an event means in the flow's own words: its type, or for xstate's internal events the effect that
- * finished (`done: authorize`, `error: authorize`), the timer (`after 500ms`) or the region (`done`).
+ * finished (`done: authorize`, `error: authorize`), the timer (`after <delay>`) or the region (`done`).
  * `effect` names an invoked effect by its id (default: the id itself).
  */
 export function eventLabel(eventType: string, effect: (id: string) => string = (id) => id): string {
