@@ -6,13 +6,12 @@
  * provider has its own), with `userId`. The same sign-in runs against `@auth/core`'s `Auth` and
  * authchart's, with a loopback provider whose token endpoint adds the extra field.
  */
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { Auth as AuthJs } from "@auth/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MemoryAdapter } from "../src/adapters/memory.js"
 import { Auth, type AuthConfig } from "../src/index.js"
 import { ORIGIN, SECRET } from "./helpers.js"
+import { type LoopbackOAuth, startLoopbackOAuth } from "./support/loopback-oauth.js"
 
 const TOKENS = {
   access_token: "at-1",
@@ -23,20 +22,11 @@ const TOKENS = {
   scope: "read:user",
 }
 
-let provider: Server
-let base = ""
+let idp: LoopbackOAuth
 beforeAll(async () => {
-  provider = createServer((req, res) => {
-    res.setHeader("content-type", "application/json")
-    if (req.url?.startsWith("/token")) return void res.end(JSON.stringify(TOKENS))
-    if (req.url?.startsWith("/userinfo")) return void res.end(JSON.stringify({ id: "4242", name: "Ada", email: "ada@example.com" }))
-    res.statusCode = 404
-    res.end("{}")
-  })
-  await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve))
-  base = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`
+  idp = await startLoopbackOAuth({ tokens: TOKENS })
 })
-afterAll(() => new Promise<void>((resolve) => provider.close(() => resolve())))
+afterAll(() => idp.close())
 
 interface Seen {
   signIn: Record<string, unknown>[]
@@ -62,19 +52,7 @@ function configOf(account?: (tokens: Record<string, unknown>) => Record<string, 
         return linkAccount(a)
       },
     },
-    providers: [
-      {
-        id: "acme",
-        name: "Acme",
-        type: "oauth" as const,
-        clientId: "acme-client",
-        clientSecret: "acme-secret",
-        authorization: `${base}/authorize`,
-        token: `${base}/token`,
-        userinfo: `${base}/userinfo`,
-        ...(account ? { account } : {}),
-      },
-    ],
+    providers: [idp.provider(account ? { account } : {})],
     callbacks: {
       signIn: ({ account: a }: { account?: unknown }) => {
         seen.signIn.push({ ...(a as object) })
@@ -124,7 +102,7 @@ async function signIn(handle: Handler): Promise<Response> {
     body: new URLSearchParams({ csrfToken }),
   })
   const authorize = new URL(started.headers.get("location") ?? expect.unreachable())
-  expect(authorize.origin + authorize.pathname).toBe(`${base}/authorize`)
+  expect(authorize.origin + authorize.pathname).toBe(`${idp.base}/authorize`)
   const state = authorize.searchParams.get("state")
   const query = new URLSearchParams({ code: "code-1", ...(state ? { state } : {}) })
   return send(`/auth/callback/acme?${query}`)

@@ -6,8 +6,6 @@
  * - without an adapter, the JWT `sub` of an OAuth sign-in: authchart's is the same at every sign-in
  *   (derived from provider and account id), Auth.js' is random per sign-in.
  */
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { readFileSync } from "node:fs"
 import { Auth as AuthJs } from "@auth/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -15,40 +13,19 @@ import { Auth, type AuthConfig } from "../src/index.js"
 import { decode } from "../src/jwt.js"
 import { ORIGIN, SECRET } from "./helpers.js"
 import { repoRoot } from "./support/packed.js"
+import { ADA, type LoopbackOAuth, startLoopbackOAuth } from "./support/loopback-oauth.js"
 
-let provider: Server
-let base = ""
-/** What the provider's userinfo endpoint answers. */
-let userinfo: Record<string, unknown> = { id: "4242", name: "Ada", email: "ada@example.com" }
+let idp: LoopbackOAuth
 beforeAll(async () => {
-  provider = createServer((req, res) => {
-    res.setHeader("content-type", "application/json")
-    if (req.url?.startsWith("/token")) return void res.end(JSON.stringify({ access_token: "at", token_type: "bearer" }))
-    if (req.url?.startsWith("/userinfo")) return void res.end(JSON.stringify(userinfo))
-    res.statusCode = 404
-    res.end("{}")
-  })
-  await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve))
-  base = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`
+  idp = await startLoopbackOAuth()
 })
-afterAll(() => new Promise<void>((resolve) => provider.close(() => resolve())))
+afterAll(() => idp.close())
 
 const configOf = () => ({
   secret: SECRET,
   trustHost: true,
   basePath: "/auth",
-  providers: [
-    {
-      id: "acme",
-      name: "Acme",
-      type: "oauth" as const,
-      clientId: "acme-client",
-      clientSecret: "acme-secret",
-      authorization: `${base}/authorize`,
-      token: `${base}/token`,
-      userinfo: `${base}/userinfo`,
-    },
-  ],
+  providers: [idp.provider()],
 })
 type Handler = (request: Request) => Promise<Response>
 const sides: Record<string, () => Handler> = {
@@ -104,7 +81,7 @@ describe.each(Object.keys(sides))("%s", (name) => {
   })
 
   it("without an adapter, a profile without email or picture: a session JSON without those keys", async () => {
-    userinfo = { id: "4343", name: "Grace" }
+    idp.userinfo = { id: "4343", name: "Grace" }
     try {
       const handle = handler()
       const token = await signIn(handle)
@@ -113,7 +90,7 @@ describe.each(Object.keys(sides))("%s", (name) => {
       ).json()
       expect(session).toEqual({ user: { name: "Grace" }, expires: expect.any(String) })
     } finally {
-      userinfo = { id: "4242", name: "Ada", email: "ada@example.com" }
+      idp.userinfo = ADA
     }
   })
 

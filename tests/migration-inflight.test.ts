@@ -7,45 +7,23 @@
  *   the person to its error page with `error=Configuration` ("Server error"), Auth.js' own answer; the
  *   sign-in link there starts again. Asserted so docs/migrating-from-authjs.md stays true.
  */
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { Auth as AuthJs } from "@auth/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Auth, type AuthConfig } from "../src/index.js"
 import { ORIGIN, SECRET } from "./helpers.js"
+import { type LoopbackOAuth, startLoopbackOAuth } from "./support/loopback-oauth.js"
 
-let provider: Server
-let base = ""
+let idp: LoopbackOAuth
 beforeAll(async () => {
-  provider = createServer((req, res) => {
-    res.setHeader("content-type", "application/json")
-    if (req.url?.startsWith("/token")) return void res.end(JSON.stringify({ access_token: "at", token_type: "bearer" }))
-    if (req.url?.startsWith("/userinfo")) return void res.end(JSON.stringify({ id: "4242", name: "Ada", email: "ada@example.com" }))
-    res.statusCode = 404
-    res.end("{}")
-  })
-  await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve))
-  base = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`
+  idp = await startLoopbackOAuth()
 })
-afterAll(() => new Promise<void>((resolve) => provider.close(() => resolve())))
+afterAll(() => idp.close())
 
 const configOf = () => ({
   secret: SECRET,
   trustHost: true,
   basePath: "/auth",
-  providers: [
-    {
-      id: "acme",
-      name: "Acme",
-      type: "oauth" as const,
-      clientId: "acme-client",
-      clientSecret: "acme-secret",
-      checks: ["pkce" as const, "state" as const],
-      authorization: `${base}/authorize`,
-      token: `${base}/token`,
-      userinfo: `${base}/userinfo`,
-    },
-  ],
+  providers: [idp.provider({ checks: ["pkce" as const, "state" as const] })],
 })
 type Handler = (request: Request) => Promise<Response>
 const authjs = (): Handler => {
@@ -87,7 +65,7 @@ async function start(b: ReturnType<typeof browser>, handle: Handler): Promise<st
     body: new URLSearchParams({ csrfToken }),
   })
   const authorize = new URL(started.headers.get("location") ?? expect.unreachable())
-  expect(authorize.origin).toBe(base)
+  expect(authorize.origin).toBe(idp.base)
   return `/auth/callback/acme?${new URLSearchParams({ code: "code-1", state: authorize.searchParams.get("state") ?? "" })}`
 }
 
