@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MemoryAdapter } from "../src/adapters/memory.js"
 import { Auth, type AuthConfig } from "../src/index.js"
 import { ORIGIN, SECRET } from "./helpers.js"
-import { type LoopbackOAuth, startLoopbackOAuth } from "./support/loopback-oauth.js"
+import { type Handler, type LoopbackOAuth, signInAtLoopback, startLoopbackOAuth } from "./support/loopback-oauth.js"
 
 const TOKENS = {
   access_token: "at-1",
@@ -71,8 +71,6 @@ function configOf(account?: (tokens: Record<string, unknown>) => Record<string, 
   return { config, seen }
 }
 
-type Handler = (request: Request) => Promise<Response>
-
 const sides: Record<string, (config: ReturnType<typeof configOf>["config"]) => Handler> = {
   "Auth.js": (config) => (request) => AuthJs(request, config as unknown as Parameters<typeof AuthJs>[1]),
   authchart: (config) => (request) => Auth(request, config as unknown as AuthConfig),
@@ -80,32 +78,9 @@ const sides: Record<string, (config: ReturnType<typeof configOf>["config"]) => H
 
 /** A sign-in with the loopback provider: CSRF, POST /signin/acme, then the callback with a code. */
 async function signIn(handle: Handler): Promise<Response> {
-  const jar = new Map<string, string>()
-  const send = async (path: string, init: RequestInit = {}) => {
-    const headers = new Headers(init.headers)
-    headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "))
-    const response = await handle(new Request(`${ORIGIN}${path}`, { ...init, headers }))
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ""] = line.split(";")
-      const at = pair.indexOf("=")
-      const name = pair.slice(0, at)
-      const value = pair.slice(at + 1)
-      if (value === "" || /max-age=0\b/i.test(line)) jar.delete(name)
-      else jar.set(name, value)
-    }
-    return response
-  }
-  const { csrfToken } = (await (await send("/auth/csrf")).json()) as { csrfToken: string }
-  const started = await send("/auth/signin/acme", {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ csrfToken }),
-  })
-  const authorize = new URL(started.headers.get("location") ?? expect.unreachable())
+  const { authorize, response } = await signInAtLoopback(handle, ORIGIN)
   expect(authorize.origin + authorize.pathname).toBe(`${idp.base}/authorize`)
-  const state = authorize.searchParams.get("state")
-  const query = new URLSearchParams({ code: "code-1", ...(state ? { state } : {}) })
-  return send(`/auth/callback/acme?${query}`)
+  return response
 }
 
 /** The account as seen, with what differs by run (the user id, the clock) fixed. */

@@ -13,7 +13,7 @@ import { Auth, type AuthConfig } from "../src/index.js"
 import { decode } from "../src/jwt.js"
 import { ORIGIN, SECRET } from "./helpers.js"
 import { repoRoot } from "./support/packed.js"
-import { ADA, type LoopbackOAuth, startLoopbackOAuth } from "./support/loopback-oauth.js"
+import { ADA, type Handler, type LoopbackOAuth, signInAtLoopback, startLoopbackOAuth } from "./support/loopback-oauth.js"
 
 let idp: LoopbackOAuth
 beforeAll(async () => {
@@ -27,7 +27,6 @@ const configOf = () => ({
   basePath: "/auth",
   providers: [idp.provider()],
 })
-type Handler = (request: Request) => Promise<Response>
 const sides: Record<string, () => Handler> = {
   "Auth.js": () => {
     const config = configOf()
@@ -43,26 +42,7 @@ const cookieNames = (response: Response) => response.headers.getSetCookie().map(
 
 /** An OAuth sign-in with the loopback provider; the session token it sets. */
 async function signIn(handle: Handler): Promise<string> {
-  const jar = new Map<string, string>()
-  const send = async (path: string, init: RequestInit = {}) => {
-    const headers = new Headers(init.headers)
-    headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "))
-    const response = await handle(new Request(`${ORIGIN}${path}`, { ...init, headers }))
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ""] = line.split(";")
-      const at = pair.indexOf("=")
-      jar.set(pair.slice(0, at), pair.slice(at + 1))
-    }
-    return response
-  }
-  const { csrfToken } = (await (await send("/auth/csrf")).json()) as { csrfToken: string }
-  const started = await send("/auth/signin/acme", {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ csrfToken }),
-  })
-  const state = new URL(started.headers.get("location") ?? "").searchParams.get("state")
-  await send(`/auth/callback/acme?${new URLSearchParams({ code: "c", ...(state ? { state } : {}) })}`)
+  const { jar } = await signInAtLoopback(handle, ORIGIN)
   return jar.get("authjs.session-token") ?? expect.unreachable()
 }
 

@@ -76,3 +76,43 @@ export async function startLoopbackOAuth(
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }
+
+/** A handler of web requests: `@auth/core`'s `Auth` or authchart's, bound to a config. */
+export type Handler = (request: Request) => Promise<Response>
+
+/**
+ * A whole sign-in with the loopback provider on `handle`, as a browser makes it at `origin`: CSRF, POST
+ * `/auth/signin/acme`, then the callback with a code (the authorization step itself is skipped). Gives
+ * the authorization URL the library redirected to, the callback's response and the cookies kept after
+ * it (a cleared cookie is dropped).
+ */
+export async function signInAtLoopback(
+  handle: Handler,
+  origin: string,
+): Promise<{ authorize: URL; response: Response; jar: Map<string, string> }> {
+  const jar = new Map<string, string>()
+  const send = async (path: string, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers)
+    headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "))
+    const response = await handle(new Request(`${origin}${path}`, { ...init, headers }))
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ""] = line.split(";")
+      const at = pair.indexOf("=")
+      const name = pair.slice(0, at)
+      const value = pair.slice(at + 1)
+      if (value === "" || /max-age=0\b/i.test(line)) jar.delete(name)
+      else jar.set(name, value)
+    }
+    return response
+  }
+  const { csrfToken } = (await (await send("/auth/csrf")).json()) as { csrfToken: string }
+  const started = await send("/auth/signin/acme", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ csrfToken }),
+  })
+  const authorize = new URL(started.headers.get("location") ?? "about:blank")
+  const state = authorize.searchParams.get("state")
+  const response = await send(`/auth/callback/acme?${new URLSearchParams({ code: "code-1", ...(state ? { state } : {}) })}`)
+  return { authorize, response, jar }
+}
