@@ -39,10 +39,10 @@ async function floorParts(load: Load) {
     load("integration/body.js"),
     load("integration/express-request.js"),
     load("integration/express-write.js"),
-    load("runtime/auth.js"),
-    load("runtime/config.js"),
-    load("runtime/sealed.js"),
-    load("runtime/digest.js"),
+    load("runtime/http/auth.js"),
+    load("runtime/config/resolve.js"),
+    load("runtime/crypto/sealed.js"),
+    load("runtime/crypto/digest.js"),
   ])
   const resolved = resolvedFor({ secret: BENCH_SECRET, trustHost: true, providers: [] })
   const csrfChecked = new Map<string, string>()
@@ -146,7 +146,7 @@ export async function totpCodeRoute(load: Load): Promise<RequestHandler> {
 export async function passkeyAuthenticateRoute(load: Load, adapter: unknown): Promise<RequestHandler> {
   const [parts, support, lib] = await Promise.all([
     floorParts(load),
-    load("runtime/effects/webauthn-support.js"),
+    load("runtime/engine/effects/webauthn-support.js"),
     import("@simplewebauthn/server"),
   ])
   const store = adapter as PasskeyAdapter

@@ -21,7 +21,7 @@
  */
 import { generateKeyPairSync, randomBytes, sign, verify } from "node:crypto"
 import { loadavg } from "node:os"
-import { decryptJwt, encryptJwt } from "../src/runtime/sealed.js"
+import { decryptJwt, encryptJwt } from "../src/runtime/crypto/sealed.js"
 import { type App, freePort, runLoadgen, startApp, stopApp } from "./children.js"
 import type { LoadgenCpu, PhaseResult, StepFlow, StepsJob } from "./loadgen.js"
 import { BENCH_SECRET, ESSENTIAL_PASSKEY, ESSENTIAL_TOTP, IDP_ENV, SESSION_COOKIE } from "./shared.js"

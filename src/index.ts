@@ -9,13 +9,19 @@
  * ```
  * @packageDocumentation
  */
-export { Auth, type AuthOptions } from "./runtime/auth.js"
-export { raw, skipCSRFCheck } from "./runtime/config.js"
-export { customFetch } from "./runtime/custom-fetch.js"
-export { createActionURL, isAuthAction, setEnvDefaults, type AuthAction } from "./runtime/env.js"
-export { defineFlow, type FlowDefinition, type FlowDefinitionInput, type FlowRoute, type EffectContext } from "./runtime/flow.js"
-export type { FlowStore, FlowEnvelope, FlowStoreIO } from "./runtime/store.js"
-export { revokeSessions } from "./runtime/revoke-sessions.js"
+export { Auth, type AuthOptions } from "./runtime/http/auth.js"
+export { raw, skipCSRFCheck } from "./runtime/config/resolve.js"
+export { customFetch } from "./runtime/config/custom-fetch.js"
+export { createActionURL, isAuthAction, setEnvDefaults, type AuthAction } from "./runtime/config/env.js"
+export {
+  defineFlow,
+  type FlowDefinition,
+  type FlowDefinitionInput,
+  type FlowRoute,
+  type EffectContext,
+} from "./runtime/engine/define-flow.js"
+export type { FlowStore, FlowEnvelope, FlowStoreIO } from "./runtime/engine/store.js"
+export { revokeSessions } from "./runtime/sessions/revoke-sessions.js"
 export {
   listAccounts,
   listSessions,
@@ -26,12 +32,12 @@ export {
   type RevokeOthersResult,
   type SessionInfo,
   type SessionTarget,
-} from "./runtime/manage.js"
-export { getAccessToken } from "./runtime/tokens/request.js"
-export { resetRateLimit, type ResetRateLimitOptions } from "./runtime/rate-limit-reset.js"
-export { memoryServerState, type MemoryServerStateOptions } from "./runtime/server-state-memory.js"
-export { stateKey, type ServerState, type WindowCount } from "./runtime/server-state.js"
-export { credentialsFlow, emailFlow, oauthFlow, webauthnFlow } from "./runtime/flows.js"
+} from "./runtime/sessions/manage.js"
+export { getAccessToken } from "./runtime/sessions/tokens/request.js"
+export { resetRateLimit, type ResetRateLimitOptions } from "./runtime/limits/reset.js"
+export { memoryServerState, type MemoryServerStateOptions } from "./runtime/limits/server-state-memory.js"
+export { stateKey, type ServerState, type WindowCount } from "./runtime/limits/server-state.js"
+export { credentialsFlow, emailFlow, oauthFlow, webauthnFlow } from "./runtime/engine/built-in-flows.js"
 export {
   defineStep,
   extendFlow,
@@ -43,11 +49,11 @@ export {
   type StepPageContent,
   type StepPageProps,
   type StepVerdict,
-} from "./runtime/steps.js"
-export { escapeHtml, html, type HtmlValue, type SafeHtml } from "./runtime/pages/html.js"
-export type { ResponseInternal } from "./runtime/context.js"
-export type { Route } from "./runtime/routes.js"
-export type { InspectionEvent, Inspector, InspectOption } from "./runtime/inspect.js"
+} from "./runtime/engine/extend-flow.js"
+export { escapeHtml, html, type HtmlValue, type SafeHtml } from "./runtime/http/pages/html.js"
+export type { ResponseInternal } from "./runtime/http/context.js"
+export type { Route } from "./runtime/http/routes.js"
+export type { InspectionEvent, Inspector, InspectOption } from "./runtime/engine/inspection.js"
 export type {
   Adapter,
   AdapterAccount,

@@ -17,10 +17,10 @@
  * @module
  */
 import { MissingSecret } from "./errors.js"
-import { parseCookies, readChunked } from "./runtime/cookies.js"
-import { secretsFromEnv } from "./runtime/env.js"
-import { isPlainObject } from "./runtime/plain-object.js"
-import { decryptJwt, encryptJwt } from "./runtime/sealed.js"
+import { parseCookies, readChunked } from "./runtime/http/cookies.js"
+import { secretsFromEnv } from "./runtime/config/env.js"
+import { isPlainObject } from "./runtime/config/plain-object.js"
+import { decryptJwt, encryptJwt } from "./runtime/crypto/sealed.js"
 import type { Awaitable, JWT, JWTDecodeParams, JWTEncodeParams } from "./types.js"
 
 export type { JWT, JWTDecodeParams, JWTEncodeParams } from "./types.js"

@@ -18,7 +18,7 @@ import { MemoryAdapter } from "../src/adapters/memory.js"
 import GitHub from "../src/providers/github.js"
 import Nodemailer from "../src/providers/nodemailer.js"
 import { AuthError } from "../src/errors.js"
-import { configHint } from "../src/runtime/config-hints.js"
+import { configHint } from "../src/runtime/config/hints.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger } from "./helpers.js"
 
 const oauth = (extra: Record<string, unknown>) => ({ id: "acme", name: "Acme", type: "oauth" as const, clientId: "id", ...extra })

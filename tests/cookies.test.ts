@@ -4,7 +4,7 @@
 import { stringifySetCookie } from "cookie"
 import { describe, expect, it } from "vitest"
 import type { AuthConfig } from "../src/index.js"
-import type { OutCookie } from "../src/runtime/cookies.js"
+import type { OutCookie } from "../src/runtime/http/cookies.js"
 import Credentials from "../src/providers/credentials.js"
 import {
   CHUNK_SIZE,
@@ -14,7 +14,7 @@ import {
   readChunked,
   serializeCookie,
   writeChunked,
-} from "../src/runtime/cookies.js"
+} from "../src/runtime/http/cookies.js"
 import { AuthClient, SECRET, setCookies } from "./helpers.js"
 
 type CookieOptions = OutCookie["options"]

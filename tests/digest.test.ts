@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { constantTimeEqual, hmac, hmacKey } from "../src/runtime/digest.js"
+import { constantTimeEqual, hmac, hmacKey } from "../src/runtime/crypto/digest.js"
 
 describe("hmac", () => {
   it("gives createHmac's bytes for keys shorter than, equal to and longer than a block, and any split of the message", () => {

@@ -55,8 +55,8 @@ describe("src/providers/email-code imports only the public kit and public module
 
   it("the check refuses an internal module and an undeclared package", () => {
     const file = join(folder, "effects.ts")
-    expect(refusal(file, "../../runtime/effects/tail.js")).toBe(
-      "../../runtime/effects/tail.js (src/runtime/effects/tail.ts): an internal module",
+    expect(refusal(file, "../../runtime/engine/effects/tail.js")).toBe(
+      "../../runtime/engine/effects/tail.js (src/runtime/engine/effects/tail.ts): an internal module",
     )
     expect(refusal(file, "left-pad")).toBe("left-pad: not a dependency of the package")
     expect(refusal(file, "../../flow/index.js")).toBeNull()

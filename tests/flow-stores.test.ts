@@ -11,9 +11,9 @@ import { CompactEncrypt } from "jose"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import type { AuthConfig } from "../src/index.js"
 import Nodemailer from "../src/providers/nodemailer.js"
-import { decryptJwt, deriveKey } from "../src/runtime/sealed.js"
-import { cookieFlowStore } from "../src/runtime/store.js"
-import { memoryServerState } from "../src/runtime/server-state-memory.js"
+import { decryptJwt, deriveKey } from "../src/runtime/crypto/sealed.js"
+import { cookieFlowStore } from "../src/runtime/engine/store.js"
+import { memoryServerState } from "../src/runtime/limits/server-state-memory.js"
 import { RedisFlowStore, failFastRedisOptions } from "../src/stores/redis.js"
 import {
   FLOW_COOKIE,

@@ -9,9 +9,9 @@ import { spawnSync } from "node:child_process"
 import { expect, it } from "vitest"
 
 const script = `
-import { jsonWithCookies } from "./src/runtime/respond.ts"
-import { clearCookie } from "./src/runtime/cookies.ts"
-import { extended } from "./src/runtime/plain-object.ts"
+import { jsonWithCookies } from "./src/runtime/http/respond.ts"
+import { clearCookie } from "./src/runtime/http/cookies.ts"
+import { extended } from "./src/runtime/config/plain-object.ts"
 function same(make, ...inner) {
   // semicolons: a line starting with % would otherwise continue the one before as a modulo
   // (the maker and the library function it calls are both optimised: that is where maps split)

@@ -87,7 +87,7 @@ describe("import graph of src/", () => {
 
   it("is the real graph: the walk finds the package's modules and their imports", () => {
     expect(graph.size).toBeGreaterThan(100)
-    expect(graph.get(join(src, "runtime/session.ts"))).toContain(join(src, "runtime/session-database.ts"))
+    expect(graph.get(join(src, "runtime/sessions/session.ts"))).toContain(join(src, "runtime/sessions/database.ts"))
   })
 
   it("finds a cycle through run-time imports, and none through type-only ones", () => {

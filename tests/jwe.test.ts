@@ -1,12 +1,12 @@
 /**
- * Sealed values as jose reads and writes them (src/runtime/sealed.ts): every token is the standard
+ * Sealed values as jose reads and writes them (src/runtime/crypto/sealed.ts): every token is the standard
  * A256CBC-HS512 a fresh cipher gives (RFC 7518 §5.2.2), what a standard sealer made opens, and a changed
  * tag, ciphertext, header, key or padding is refused with jose's errors.
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto"
 import { errors } from "jose"
 import { describe, expect, it } from "vitest"
-import { decryptJwt, deriveKey, derivedKeysKept, encryptJson, encryptJwt } from "../src/runtime/sealed.js"
+import { decryptJwt, deriveKey, derivedKeysKept, encryptJson, encryptJwt } from "../src/runtime/crypto/sealed.js"
 
 const SECRET = "open-secret-0123456789abcdefghijklmnopq"
 const OTHER = "other-secret-0123456789abcdefghijklmnop"

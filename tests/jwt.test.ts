@@ -4,7 +4,7 @@ import { CompactEncrypt, EncryptJWT, calculateJwkThumbprint, errors } from "jose
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { MissingSecret } from "../src/errors.js"
 import { type GetTokenParams, decode, encode, getToken } from "../src/jwt.js"
-import { type ContentEncryption, decryptJwt } from "../src/runtime/sealed.js"
+import { type ContentEncryption, decryptJwt } from "../src/runtime/crypto/sealed.js"
 
 const S1 = "first-secret-0123456789abcdefghijklmnop"
 const S2 = "second-secret-0123456789abcdefghijklmno"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { KeptAnswers } from "../src/runtime/kept.js"
+import { KeptAnswers } from "../src/runtime/http/kept.js"
 
 describe("KeptAnswers", () => {
   it("answers what was kept for a key, and nothing for another", () => {

@@ -1,5 +1,5 @@
 /**
- * The built-in flows are written with the public kit: the flow table (src/runtime/flows.ts), their
+ * The built-in flows are written with the public kit: the flow table (src/runtime/engine/built-in-flows.ts), their
  * machines and the effects they use import nothing internal that `authchart/flow` does not export (or
  * another public module, or one another). So does the repository's own resting test flow.
  */
@@ -10,24 +10,24 @@ import { kitNames, refusal, refusedImports } from "./support/kit-imports.js"
 
 /** The built-in flows' own files: what they may import from one another. */
 const builtIn = [
-  "src/runtime/flows.ts",
+  "src/runtime/engine/built-in-flows.ts",
   "src/machines/credentials.ts",
   "src/machines/email.ts",
   "src/machines/oauth.ts",
   "src/machines/webauthn.ts",
-  "src/runtime/effects/credentials.ts",
-  "src/runtime/effects/email.ts",
-  "src/runtime/effects/oauth.ts",
-  "src/runtime/effects/oauth-authorize.ts",
-  "src/runtime/effects/oauth-profile.ts",
-  "src/runtime/effects/oauth-server.ts",
-  "src/runtime/effects/oauth-fetch.ts",
-  "src/runtime/effects/oauth-token.ts",
-  "src/runtime/effects/webauthn.ts",
-  "src/runtime/effects/webauthn-support.ts",
-  "src/runtime/effects/webauthn-response.ts",
-  "src/runtime/effects/webauthn-verify.ts",
-  "src/runtime/effects/redirect-proxy.ts",
+  "src/runtime/engine/effects/credentials.ts",
+  "src/runtime/engine/effects/email.ts",
+  "src/runtime/engine/effects/oauth.ts",
+  "src/runtime/engine/effects/oauth-authorize.ts",
+  "src/runtime/engine/effects/oauth-profile.ts",
+  "src/runtime/engine/effects/oauth-server.ts",
+  "src/runtime/engine/effects/oauth-fetch.ts",
+  "src/runtime/engine/effects/oauth-token.ts",
+  "src/runtime/engine/effects/webauthn.ts",
+  "src/runtime/engine/effects/webauthn-support.ts",
+  "src/runtime/engine/effects/webauthn-response.ts",
+  "src/runtime/engine/effects/webauthn-verify.ts",
+  "src/runtime/engine/effects/redirect-proxy.ts",
 ]
 const own = (target: string) => builtIn.includes(target)
 
@@ -44,11 +44,11 @@ describe("the built-in flows import only the kit, public modules and one another
     const file = join(repoRoot, "src/machines/oauth.ts")
     expect(kitNames.has("signInTail")).toBe(true)
     expect(refusal(file, { specifier: "./setup.js", names: ["signInTail", "flowBase"] }, own)).toBeNull()
-    expect(refusal(file, { specifier: "../runtime/session.js", names: ["sessionStrategy"] }, own)).toBe(
-      "../runtime/session.js (src/runtime/session.ts): sessionStrategy not in the kit",
+    expect(refusal(file, { specifier: "../runtime/sessions/session.js", names: ["sessionStrategy"] }, own)).toBe(
+      "../runtime/sessions/session.js (src/runtime/sessions/session.ts): sessionStrategy not in the kit",
     )
-    expect(refusal(file, { specifier: "../runtime/csrf.js", names: ["*"] }, own)).toBe(
-      "../runtime/csrf.js (src/runtime/csrf.ts): * not in the kit",
+    expect(refusal(file, { specifier: "../runtime/http/csrf.js", names: ["*"] }, own)).toBe(
+      "../runtime/http/csrf.js (src/runtime/http/csrf.ts): * not in the kit",
     )
   })
 })

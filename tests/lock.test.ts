@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { withKeyLock } from "../src/runtime/lock.js"
+import { withKeyLock } from "../src/runtime/engine/lock.js"
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 

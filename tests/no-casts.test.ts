@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest"
 import { castsIn } from "./support/casts.js"
 import { repoRoot } from "./support/packed.js"
 
-const folders = ["src/runtime/effects", "src/providers/email-code"]
+const folders = ["src/runtime/engine/effects", "src/providers/email-code"]
 
 const sources = [
   ...folders.flatMap((folder) =>
@@ -17,7 +17,7 @@ const sources = [
       .filter((name) => name.endsWith(".ts"))
       .map((name) => relative(repoRoot, join(repoRoot, folder, name))),
   ),
-  "src/runtime/step-effects.ts",
+  "src/runtime/engine/step-effects.ts",
 ]
 
 describe("no casts in the effects and the email-code flow", () => {

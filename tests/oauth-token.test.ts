@@ -1,5 +1,5 @@
 /**
- * The token answer as the sign-in reads it (src/runtime/effects/oauth-token.ts: oauth4webapi's
+ * The token answer as the sign-in reads it (src/runtime/engine/effects/oauth-token.ts: oauth4webapi's
  * `authorizationCodeGrantRequest` and `processAuthorizationCodeResponse`), served by a local token
  * endpoint: valid answers give their tokens and ID token claims, and every altered answer or ID token ends
  * in oauth4webapi's verdict, named here by the AuthError type the sign-in logs. Then the token request
@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net"
 import * as o from "oauth4webapi"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import type { OAuthConfig } from "../src/providers/oauth-types.js"
-import { asAuthError, redeemCode } from "../src/runtime/effects/oauth-token.js"
+import { asAuthError, redeemCode } from "../src/runtime/engine/effects/oauth-token.js"
 
 const ISSUER = "https://idp.example.test"
 const CLIENT = "client-1"

@@ -12,9 +12,9 @@ import {
   renderVerifyRequest,
   type PageProvider,
   type SignInPageProps,
-} from "../src/runtime/pages/index.js"
-import { contentSecurityPolicy, keptOrigins, originOf, pageNonce } from "../src/runtime/pages/csp.js"
-import { keptCardTemplates, renderStepCard } from "../src/runtime/pages/step.js"
+} from "../src/runtime/http/pages/index.js"
+import { contentSecurityPolicy, keptOrigins, originOf, pageNonce } from "../src/runtime/http/pages/csp.js"
+import { keptCardTemplates, renderStepCard } from "../src/runtime/http/pages/step.js"
 
 const XSS = `x"><img src=x onerror=alert(1)><script>alert(1)</script>'`
 const ESCAPED = "x&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&lt;script&gt;alert(1)&lt;/script&gt;&#39;"

@@ -15,7 +15,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { REFRESH_LOCK_MS } from "../src/runtime/tokens/access-token.js"
+import { REFRESH_LOCK_MS } from "../src/runtime/sessions/tokens/access-token.js"
 import { type AppProcess, HttpBrowser, startApp } from "./support/app-process.js"
 import { type OidcServer, startOidcProvider } from "./support/oidc-provider.js"
 import { type RedisClusterHandle, startRedisCluster } from "./support/redis-cluster.js"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { randomBytes, randomInto } from "../src/runtime/random.js"
+import { randomBytes, randomInto } from "../src/runtime/crypto/random.js"
 
 // The batched random pool every IV, nonce, challenge and token is cut from: no two draws may share
 // bytes (a repeated IV or challenge), across refills of the pool too.

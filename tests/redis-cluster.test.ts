@@ -14,8 +14,8 @@ import { randomUUID } from "node:crypto"
 import { createClient, createCluster } from "redis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { RedisAdapter } from "../src/adapters/redis.js"
-import { notBeforeKey, stateKey } from "../src/runtime/server-state.js"
-import { tokenKeys } from "../src/runtime/tokens/record.js"
+import { notBeforeKey, stateKey } from "../src/runtime/limits/server-state.js"
+import { tokenKeys } from "../src/runtime/sessions/tokens/record.js"
 import { RedisFlowStore, RedisServerState, failFastClusterOptions, followFailover } from "../src/stores/redis.js"
 import { inDays, newUser, runAdapterConformance } from "./adapters/conformance.js"
 import { runFlowStoreConformance } from "./flow-store-conformance.js"
@@ -78,8 +78,8 @@ describe("Redis Cluster: where the keys go", () => {
       stateKey("totp", user, 57_300_123),
       stateKey("attempts", user, "totp"),
       notBeforeKey(user),
-      stateKey("sessions", user), // the session index (src/runtime/session-index.ts)
-      stateKey("accounts", user), // the account index (src/runtime/accounts.ts)
+      stateKey("sessions", user), // the session index (src/runtime/sessions/user-index.ts)
+      stateKey("accounts", user), // the account index (src/runtime/sessions/accounts.ts)
       stateKey("unlink", user),
       tokens.record,
       tokens.lock, // setIfLocked writes the record under this lock: one Lua script on two keys of one slot

@@ -8,7 +8,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type ServerState, stateKey } from "../src/runtime/server-state.js"
+import { type ServerState, stateKey } from "../src/runtime/limits/server-state.js"
 
 export interface ServerStateUnderTest {
   name: string

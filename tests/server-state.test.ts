@@ -1,12 +1,12 @@
 /**
- * The server-state port (src/runtime/server-state.ts) through its conformance suite, on memory and on a
+ * The server-state port (src/runtime/limits/server-state.ts) through its conformance suite, on memory and on a
  * real redis-server; then what only each implementation does: the memory port's bound, and the Redis
  * port's key layout (prefix, Cluster hash tag, TTLs) and its bounded commands against a stalled server.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FlowStoreUnavailable } from "../src/errors.js"
-import { stateKey } from "../src/runtime/server-state.js"
-import { memoryServerState } from "../src/runtime/server-state-memory.js"
+import { stateKey } from "../src/runtime/limits/server-state.js"
+import { memoryServerState } from "../src/runtime/limits/server-state-memory.js"
 import { RedisServerState } from "../src/stores/redis.js"
 import { runServerStateConformance } from "./server-state-conformance.js"
 import { type RedisServer, type TestRedisClient, connectClient, startRedis } from "./support/redis-server.js"

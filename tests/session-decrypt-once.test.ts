@@ -5,12 +5,12 @@
  * concurrent `getAccessToken` calls could then start two refreshes.)
  */
 import { describe, expect, it, vi } from "vitest"
-import type * as Sealed from "../src/runtime/sealed.js"
+import type * as Sealed from "../src/runtime/crypto/sealed.js"
 import Credentials from "../src/providers/credentials.js"
 import { AuthClient, SECRET } from "./helpers.js"
 
 const calls = vi.hoisted(() => ({ decrypt: 0 }))
-vi.mock("../src/runtime/sealed.js", async (importOriginal) => {
+vi.mock("../src/runtime/crypto/sealed.js", async (importOriginal) => {
   const sealed = await importOriginal<typeof Sealed>()
   return {
     ...sealed,

@@ -17,7 +17,7 @@ import {
   revokeSession,
   unlinkAccount,
 } from "../src/index.js"
-import { memoryServerState } from "../src/runtime/server-state-memory.js"
+import { memoryServerState } from "../src/runtime/limits/server-state-memory.js"
 import { RedisServerState } from "../src/stores/redis.js"
 import express from "express"
 import { MemoryAdapter } from "../src/adapters/memory.js"

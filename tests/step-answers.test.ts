@@ -6,9 +6,9 @@
 import { describe, expect, it, vi } from "vitest"
 import { type AuthConfig, credentialsFlow, defineStep, escapeHtml, extendFlow } from "../src/index.js"
 import Credentials from "../src/providers/credentials.js"
-import { keptRedirects } from "../src/runtime/callback-url.js"
-import { memoryServerState } from "../src/runtime/server-state-memory.js"
-import type { StepDefinition } from "../src/runtime/steps.js"
+import { keptRedirects } from "../src/runtime/http/callback-url.js"
+import { memoryServerState } from "../src/runtime/limits/server-state-memory.js"
+import type { StepDefinition } from "../src/runtime/engine/extend-flow.js"
 import { memoryUsedCodes, totpCode, totpStep } from "../src/steps/totp.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger } from "./helpers.js"
 

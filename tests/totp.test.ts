@@ -22,7 +22,7 @@ import {
 import { appConfig, users } from "./fixtures/credentials-with-totp.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger, tamperJwe } from "./helpers.js"
 import { type OidcServer, startOidcProvider } from "./support/oidc-provider.js"
-import { unsealEnvelope } from "../src/runtime/store.js"
+import { unsealEnvelope } from "../src/runtime/engine/store.js"
 import { startSmtp } from "./support/smtp.js"
 
 const ADA_SECRET = users.get("ada")?.totpSecret as string

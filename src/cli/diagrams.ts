@@ -5,7 +5,7 @@
  */
 import { mkdir, readFile, readdir, writeFile } from "node:fs/promises"
 import { join } from "node:path"
-import { builtInFlows } from "../runtime/flows.js"
+import { builtInFlows } from "../runtime/engine/built-in-flows.js"
 import { flowDiagrams } from "../inspect/diagram.js"
 import { currentReadmeSection, diagramFiles, readmeSection, withReadmeSection } from "../inspect/export.js"
 import { parseOptions } from "./args.js"

@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { dirname, extname, join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import type { FlowDefinition } from "../runtime/flow.js"
+import type { FlowDefinition } from "../runtime/engine/define-flow.js"
 import { CliError } from "./errors.js"
 
 const TYPESCRIPT = new Set([".ts", ".mts", ".cts", ".tsx"])

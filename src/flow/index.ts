@@ -50,11 +50,11 @@ export {
   type FlowDefinition,
   type FlowDefinitionInput,
   type FlowRoute,
-} from "../runtime/flow.js"
-export { redirect, showSignInPage } from "../runtime/respond.js"
-export { newestSecret, openClaims, sealClaims } from "../runtime/sealed.js"
-export { effect } from "../runtime/effects/effect.js"
-export { askSignIn } from "../runtime/effects/tail.js"
+} from "../runtime/engine/define-flow.js"
+export { redirect, showSignInPage } from "../runtime/http/respond.js"
+export { newestSecret, openClaims, sealClaims } from "../runtime/crypto/sealed.js"
+export { effect } from "../runtime/engine/effects/effect.js"
+export { askSignIn } from "../runtime/engine/effects/tail.js"
 export {
   AWAITING_INPUT,
   type FlowAccount,
@@ -79,15 +79,15 @@ export {
   type FlowEvent,
   type StepState,
 } from "../machines/setup.js"
-export { renderStepPage, type FlowPageProps, type StepPageContent, type StepPageProps } from "../runtime/pages/step.js"
-export { escapeHtml, html, type HtmlValue, type SafeHtml } from "../runtime/pages/html.js"
-export { toUserRequest, userRequestFor, type Handled, type RequestContext } from "../runtime/context.js"
-export { flowProviderConfig, providerConfig, type ProviderConfigOf } from "../runtime/provider-config.js"
-export { currentUser } from "../runtime/session.js"
-export { adapterOf } from "../runtime/adapter.js"
-export { isPlainObject } from "../runtime/plain-object.js"
-export { randomBytes } from "../runtime/random.js"
-export { constantTimeEqual, type HmacKey, hmac, hmacKey, sha256 } from "../runtime/digest.js"
-export type { SafeAdapter } from "../runtime/adapter.js"
-export { credentialsAccount, emailAccount, normalizeAccount, normalizeEmail } from "../runtime/account-key.js"
-export { stableUserId } from "../runtime/effects/oauth-profile.js"
+export { renderStepPage, type FlowPageProps, type StepPageContent, type StepPageProps } from "../runtime/http/pages/step.js"
+export { escapeHtml, html, type HtmlValue, type SafeHtml } from "../runtime/http/pages/html.js"
+export { toUserRequest, userRequestFor, type Handled, type RequestContext } from "../runtime/http/context.js"
+export { flowProviderConfig, providerConfig, type ProviderConfigOf } from "../runtime/engine/provider-config.js"
+export { currentUser } from "../runtime/sessions/session.js"
+export { adapterOf } from "../runtime/sessions/adapter.js"
+export { isPlainObject } from "../runtime/config/plain-object.js"
+export { randomBytes } from "../runtime/crypto/random.js"
+export { constantTimeEqual, type HmacKey, hmac, hmacKey, sha256 } from "../runtime/crypto/digest.js"
+export type { SafeAdapter } from "../runtime/sessions/adapter.js"
+export { credentialsAccount, emailAccount, normalizeAccount, normalizeEmail } from "../runtime/limits/account-key.js"
+export { stableUserId } from "../runtime/engine/effects/oauth-profile.js"

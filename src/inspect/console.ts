@@ -7,7 +7,7 @@
  * 14:03:22.164 credentials  credentials 3f9c1a2e  end         done ✓
  * ```
  */
-import type { InspectionEvent, Inspector } from "../runtime/inspect.js"
+import type { InspectionEvent, Inspector } from "../runtime/engine/inspection.js"
 
 /** Options of `consoleInspector`. */
 export interface ConsoleInspectorOptions {

@@ -6,8 +6,8 @@
  * it can be committed and checked for staleness.
  */
 import type { AnyStateMachine, AnyStateNode } from "xstate"
-import type { FlowDefinition } from "../runtime/flow.js"
-import { eventLabel } from "../runtime/inspect.js"
+import type { FlowDefinition } from "../runtime/engine/define-flow.js"
+import { eventLabel } from "../runtime/engine/inspection.js"
 
 const AWAITING_INPUT = "awaiting-input"
 

@@ -2,7 +2,7 @@
  * Diagram export: the `.mmd` files and the README section `authchart diagrams` writes, and the check
  * that they are current.
  */
-import type { FlowDefinition } from "../runtime/flow.js"
+import type { FlowDefinition } from "../runtime/engine/define-flow.js"
 import { flowDiagrams } from "./diagram.js"
 
 export const README_START = "<!-- authchart:flow-diagrams:start -->"

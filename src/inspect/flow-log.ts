@@ -2,7 +2,7 @@
  * The inspector's memory: the most recent flows (by flow id) with their event timelines, bounded in
  * both directions, and the listeners that follow it live.
  */
-import type { InspectionEvent } from "../runtime/inspect.js"
+import type { InspectionEvent } from "../runtime/engine/inspection.js"
 
 /** Where a recorded flow is: handling a request, resting until the next one, or ended. */
 export type FlowStatus = "running" | "resting" | "done" | "failed"

@@ -14,13 +14,13 @@
  * ```
  * @packageDocumentation
  */
-import type { Handled, RequestContext, ResponseInternal } from "../runtime/context.js"
-import { isAuthAction } from "../runtime/env.js"
-import type { FlowDefinition } from "../runtime/flow.js"
-import type { Inspector } from "../runtime/inspect.js"
-import { pageHeaders, pageNonce } from "../runtime/pages/csp.js"
-import { json } from "../runtime/respond.js"
-import type { Route } from "../runtime/routes.js"
+import type { Handled, RequestContext, ResponseInternal } from "../runtime/http/context.js"
+import { isAuthAction } from "../runtime/config/env.js"
+import type { FlowDefinition } from "../runtime/engine/define-flow.js"
+import type { Inspector } from "../runtime/engine/inspection.js"
+import { pageHeaders, pageNonce } from "../runtime/http/pages/csp.js"
+import { json } from "../runtime/http/respond.js"
+import type { Route } from "../runtime/http/routes.js"
 import { type ConsoleInspectorOptions, consoleInspector } from "./console.js"
 import { type MachineDiagram, machineDiagram } from "./diagram.js"
 import { FlowLog, type FlowRecord } from "./flow-log.js"
@@ -31,7 +31,7 @@ import { eventStream } from "./sse.js"
 export { consoleInspector, formatEvent, type ConsoleInspectorOptions } from "./console.js"
 export { flowDiagrams, machineDiagram, toMermaid, type MachineDiagram } from "./diagram.js"
 export type { FlowRecord, FlowStatus, FlowSummary, FlowUpdate } from "./flow-log.js"
-export type { InspectionEvent, Inspector } from "../runtime/inspect.js"
+export type { InspectionEvent, Inspector } from "../runtime/engine/inspection.js"
 
 /** Options of `createInspector`. */
 export interface InspectorOptions {

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from "node:http"
 import { UnknownAction } from "../errors.js"
-import { bodyKind, parseBody } from "../runtime/body.js"
+import { bodyKind, parseBody } from "../runtime/http/body.js"
 
 /** Bodies larger than this are refused: auth forms are small. */
 export const MAX_BODY_BYTES = 1024 * 1024

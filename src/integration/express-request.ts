@@ -5,9 +5,9 @@
 import type { IncomingHttpHeaders } from "node:http"
 import type { Request as ExpressRequest } from "express"
 import { UnknownAction } from "../errors.js"
-import type { ResolvedConfig } from "../runtime/config.js"
-import type { HeaderReader, IncomingRequest } from "../runtime/context.js"
-import { type CookieJar, parseCookies } from "../runtime/cookies.js"
+import type { ResolvedConfig } from "../runtime/config/resolve.js"
+import type { HeaderReader, IncomingRequest } from "../runtime/http/context.js"
+import { type CookieJar, parseCookies } from "../runtime/http/cookies.js"
 
 /** Request headers read by lower-case name; repeated headers joined with ", " (as `Headers#get`). */
 class NodeHeaders implements HeaderReader {

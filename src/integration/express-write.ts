@@ -6,7 +6,7 @@ import type { ServerResponse } from "node:http"
 import { Readable } from "node:stream"
 import { pipeline } from "node:stream/promises"
 import type { ReadableStream as NodeReadableStream } from "node:stream/web"
-import type { Outgoing } from "../runtime/respond.js"
+import type { Outgoing } from "../runtime/http/respond.js"
 
 function cookieName(setCookie: string): string {
   const eq = setCookie.indexOf("=")

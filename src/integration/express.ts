@@ -16,18 +16,18 @@
 import type { IncomingMessage } from "node:http"
 import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from "express"
 import { UnknownAction } from "../errors.js"
-import { finish, handleRequest, isUnderBasePath } from "../runtime/auth.js"
-import { type ResolvedConfig, reportUntrustedHostOnce, resolvedFor } from "../runtime/config.js"
-import { serializeCookie } from "../runtime/cookies.js"
-import { json as jsonResponse, toOutgoing } from "../runtime/respond.js"
-import { revokeOtherSessionsFor } from "../runtime/manage.js"
+import { finish, handleRequest, isUnderBasePath } from "../runtime/http/auth.js"
+import { type ResolvedConfig, reportUntrustedHostOnce, resolvedFor } from "../runtime/config/resolve.js"
+import { serializeCookie } from "../runtime/http/cookies.js"
+import { json as jsonResponse, toOutgoing } from "../runtime/http/respond.js"
+import { revokeOtherSessionsFor } from "../runtime/sessions/manage.js"
 import type { AuthConfig, Session } from "../types.js"
-import { accessTokenForRequest } from "../runtime/tokens/request.js"
+import { accessTokenForRequest } from "../runtime/sessions/tokens/request.js"
 import { readBody } from "./body.js"
 import { ExpressIncoming, mountPath, requestUrl, warnIgnoredForwarding } from "./express-request.js"
 import { setCookies, write } from "./express-write.js"
 
-export { customFetch } from "../runtime/custom-fetch.js"
+export { customFetch } from "../runtime/config/custom-fetch.js"
 // what @auth/express re-exports, so its imports move over by changing the module name; the type
 // re-exports from the package's entry points also put them in an app's program, so that
 // `declare module "authchart"` / `"authchart/jwt"` augment with only this module imported

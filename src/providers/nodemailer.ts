@@ -24,7 +24,7 @@
  */
 import type { SendMailOptions, SentMessageInfo, Transporter } from "nodemailer"
 import { renderVerificationEmail } from "./email-message.js"
-import { isPlainObject } from "../runtime/plain-object.js"
+import { isPlainObject } from "../runtime/config/plain-object.js"
 import type { EmailConfig, EmailUserConfig, SendVerificationRequestParams } from "./email-types.js"
 
 export type { EmailConfig, EmailUserConfig, SendVerificationRequestParams }

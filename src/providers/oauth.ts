@@ -19,7 +19,7 @@
  */
 import type { Profile, User } from "../types.js"
 import type { OAuthConfig, OAuthUserConfig, OIDCConfig } from "./oauth-types.js"
-import { isPlainObject } from "../runtime/plain-object.js"
+import { isPlainObject } from "../runtime/config/plain-object.js"
 
 export type {
   EndpointSetting,

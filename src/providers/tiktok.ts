@@ -14,7 +14,7 @@
 import { presetWith } from "./oauth.js"
 import type { OAuthConfig, OAuthUserConfig } from "./oauth-types.js"
 import type { TiktokProfile } from "./profiles/tiktok.js"
-import { customFetch } from "../runtime/custom-fetch.js"
+import { customFetch } from "../runtime/config/custom-fetch.js"
 
 export type { TiktokProfile } from "./profiles/tiktok.js"
 

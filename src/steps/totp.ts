@@ -14,7 +14,7 @@
  */
 import { createHmac, randomBytes } from "node:crypto"
 import type { Awaitable, User } from "../types.js"
-import { stateKey } from "../runtime/server-state.js"
+import { stateKey } from "../runtime/limits/server-state.js"
 import {
   type StepArgs,
   type StepDefinition,
@@ -22,7 +22,7 @@ import {
   type StepPageProps,
   type StepVerdict,
   defineStep,
-} from "../runtime/steps.js"
+} from "../runtime/engine/extend-flow.js"
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 

@@ -31,7 +31,7 @@
  * const config = { ...authConfig, flowStore: RedisFlowStore(redis), serverState: RedisServerState(redis) }
  * ```
  */
-import { type ServerState, notBeforeKey, sameOwner } from "../runtime/server-state.js"
+import { type ServerState, notBeforeKey, sameOwner } from "../runtime/limits/server-state.js"
 import { bounded } from "./redis-bounded.js"
 import { adoptRedisClient } from "./redis-client.js"
 

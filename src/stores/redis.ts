@@ -28,11 +28,11 @@
  */
 import { randomBytes } from "node:crypto"
 import { FlowStateError } from "../errors.js"
-import { clearChunked, readChunked } from "../runtime/cookies.js"
-import { type FlowEnvelope, type FlowStore, type FlowStoreIO, sealEnvelope, unsealEnvelope } from "../runtime/store.js"
+import { clearChunked, readChunked } from "../runtime/http/cookies.js"
+import { type FlowEnvelope, type FlowStore, type FlowStoreIO, sealEnvelope, unsealEnvelope } from "../runtime/engine/store.js"
 import { bounded as boundedCommand } from "./redis-bounded.js"
 import { adoptRedisClient } from "./redis-client.js"
-import { extended } from "../runtime/plain-object.js"
+import { extended } from "../runtime/config/plain-object.js"
 
 export { RedisServerState, type RedisServerStateClient, type RedisServerStateOptions } from "./redis-server-state.js"
 export {

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import Credentials from "../../src/providers/credentials.js"
-import { parseCookies } from "../../src/runtime/cookies.js"
+import { parseCookies } from "../../src/runtime/http/cookies.js"
 import { setCookies } from "../helpers.js"
 import type { OidcServer } from "../support/oidc-provider.js"
 import { answerUrl, browser, errorTypes, oidcAt, sessionOf, startIdp } from "./support.js"

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest"
 import type { AuthConfig } from "../../src/index.js"
-import { unsealEnvelope } from "../../src/runtime/store.js"
+import { unsealEnvelope } from "../../src/runtime/engine/store.js"
 import { RedisFlowStore, RedisServerState } from "../../src/stores/redis.js"
 import { AuthClient, ORIGIN } from "../helpers.js"
 import { codeIn, emailCodeApp, usePeers } from "../support/email-code.js"

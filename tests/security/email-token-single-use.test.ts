@@ -2,7 +2,7 @@
  * Attack class: magic-link replay through a store that does not delete. A custom adapter whose
  * `useVerificationToken` returns the token but keeps it (a bug, or a read replica that has not seen the
  * delete yet) would let a used link in again; the first use is also claimed in the server-state port
- * (`verifyLink`, src/runtime/effects/email.ts), so the second opening is `Verification`, no session.
+ * (`verifyLink`, src/runtime/engine/effects/email.ts), so the second opening is `Verification`, no session.
  */
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

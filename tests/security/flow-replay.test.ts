@@ -1,7 +1,7 @@
 /**
  * Attack class: flow-snapshot replay, for both flow stores (the sealed cookie
  * store and Redis). Every persisted snapshot resumes once: resuming claims (flow id, per-save nonce) in
- * the server-state port. Guarded by `claimEnvelope` (src/runtime/store.ts), called from `runFlow`.
+ * the server-state port. Guarded by `claimEnvelope` (src/runtime/engine/store.ts), called from `runFlow`.
  *
  * - A flow cookie kept after the password step and replayed once the TOTP step failed does not resume:
  *   the attempt cap cannot be reset by replaying an earlier cookie.
@@ -10,8 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { AuthConfig, FlowStore, ServerState } from "../../src/index.js"
-import { memoryServerState } from "../../src/runtime/server-state-memory.js"
-import { cookieFlowStore } from "../../src/runtime/store.js"
+import { memoryServerState } from "../../src/runtime/limits/server-state-memory.js"
+import { cookieFlowStore } from "../../src/runtime/engine/store.js"
 import { totpCode } from "../../src/steps/totp.js"
 import { RedisFlowStore, RedisServerState } from "../../src/stores/redis.js"
 import { appConfig, users } from "../fixtures/credentials-with-totp.js"

@@ -25,7 +25,7 @@ import { type ExpressAuthConfig, ExpressAuth, getSession } from "../../src/integ
 import Credentials from "../../src/providers/credentials.js"
 import Nodemailer from "../../src/providers/nodemailer.js"
 import Passkey from "../../src/providers/passkey.js"
-import { unsealEnvelope } from "../../src/runtime/store.js"
+import { unsealEnvelope } from "../../src/runtime/engine/store.js"
 import { parseSetCookie } from "../helpers.js"
 import type { OidcServer } from "../support/oidc-provider.js"
 import { type SmtpCapture, startSmtp } from "../support/smtp.js"

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { Auth, AuthError, type AuthConfig } from "../../src/index.js"
 import Credentials from "../../src/providers/credentials.js"
-import { createLogger, escapeControls } from "../../src/runtime/logger.js"
+import { createLogger, escapeControls } from "../../src/runtime/config/logger.js"
 import { SECRET, captureLogger } from "../helpers.js"
 
 /** A provider id that tries to end the line, forge a red `[auth][error]` line and break with U+2028. */

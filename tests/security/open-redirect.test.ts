@@ -10,7 +10,7 @@ import { MemoryAdapter } from "../../src/adapters/memory.js"
 import Credentials from "../../src/providers/credentials.js"
 import Nodemailer from "../../src/providers/nodemailer.js"
 import Passkey from "../../src/providers/passkey.js"
-import { defaultRedirect } from "../../src/runtime/callback-url.js"
+import { defaultRedirect } from "../../src/runtime/http/callback-url.js"
 import { AuthClient } from "../helpers.js"
 import { ORIGIN, answerUrl, beginSignIn, browser, deliver, idpAndSmtp, oidcAt } from "./support.js"
 

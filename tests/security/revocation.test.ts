@@ -2,7 +2,7 @@
  * Attack class: a session that outlives its revocation (a stolen or forgotten JWT session; OWASP ASVS
  * V7.4 "session termination"). `revokeSessions(userId, config)` and `POST /signout` with
  * `everywhere=true` set the user's "not before" in the server-state port; every session read compares
- * the token's issue time with it (`isRevoked`, src/runtime/revocation.ts, called from the JWT and
+ * the token's issue time with it (`isRevoked`, src/runtime/sessions/revocation.ts, called from the JWT and
  * database strategies). Tokens without authchart's extras (Auth.js' own) are judged by `iat`.
  */
 import { encode as authjsEncode } from "@auth/core/jwt"
@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from "vitest"
 import { MemoryAdapter } from "../../src/adapters/memory.js"
 import type { Adapter } from "../../src/adapters/types.js"
 import { type AuthConfig, revokeSessions } from "../../src/index.js"
-import { memoryServerState } from "../../src/runtime/server-state-memory.js"
+import { memoryServerState } from "../../src/runtime/limits/server-state-memory.js"
 import { AuthClient } from "../helpers.js"
 import { SECRET, SESSION_COOKIE, browser, people, sessionOf, signInAs as signIn } from "./support.js"
 

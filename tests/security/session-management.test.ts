@@ -3,11 +3,11 @@
  * ASVS V7.4 "session termination", V4.2 "operation level access control"), forging those requests from
  * another site (CSRF), hammering them, and racing the unlink guard. Each defence has a scenario that
  * fails without it:
- * - a session id is looked up in the signed-in user's own index only (src/runtime/session-manage.ts,
+ * - a session id is looked up in the signed-in user's own index only (src/runtime/sessions/user-sessions.ts,
  *   `revokeSessionOf`), and an index entry whose session belongs to someone else is never acted on;
- * - the POST rows carry `csrf: true` (src/runtime/account-routes.ts);
- * - the `accountClient` rate limit (src/runtime/rate-limit.ts);
- * - the unlink guard and its per-user lock (src/runtime/accounts.ts, `unlinkFor`); the guard's ways in
+ * - the POST rows carry `csrf: true` (src/runtime/sessions/account-routes.ts);
+ * - the `accountClient` rate limit (src/runtime/limits/limiter.ts);
+ * - the unlink guard and its per-user lock (src/runtime/sessions/accounts.ts, `unlinkFor`); the guard's ways in
  *   (another account, an email sign-in, a passkey) each let the last account go.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -15,9 +15,9 @@ import { MemoryAdapter } from "../../src/adapters/memory.js"
 import type { AuthConfig } from "../../src/index.js"
 import Nodemailer from "../../src/providers/nodemailer.js"
 import Passkey from "../../src/providers/passkey.js"
-import { memoryServerState } from "../../src/runtime/server-state-memory.js"
-import { stateKey } from "../../src/runtime/server-state.js"
-import { sessionId } from "../../src/runtime/session-index.js"
+import { memoryServerState } from "../../src/runtime/limits/server-state-memory.js"
+import { stateKey } from "../../src/runtime/limits/server-state.js"
+import { sessionId } from "../../src/runtime/sessions/user-index.js"
 import { AuthClient } from "../helpers.js"
 import type { OidcServer } from "../support/oidc-provider.js"
 import {

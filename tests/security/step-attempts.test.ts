@@ -1,12 +1,12 @@
 /**
  * Attack class: TOTP brute force. A step's wrong answers are counted per user on the
- * server (`countAttempt` in src/runtime/steps.ts, the port's `count`), within `attemptWindow`, so
+ * server (`countAttempt` in src/runtime/engine/extend-flow.ts, the port's `count`), within `attemptWindow`, so
  * neither entering the password again (a new flow) nor replaying a flow cookie starts the count again:
  * the attempt after the last allowed one is refused even with the right code.
  */
 import { afterEach, describe, expect, it, vi } from "vitest"
 import type { AuthConfig } from "../../src/index.js"
-import { memoryServerState } from "../../src/runtime/server-state-memory.js"
+import { memoryServerState } from "../../src/runtime/limits/server-state-memory.js"
 import { totpCode } from "../../src/steps/totp.js"
 import { appConfig, users } from "../fixtures/credentials-with-totp.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger } from "../helpers.js"

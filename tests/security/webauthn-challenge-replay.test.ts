@@ -4,7 +4,7 @@
  * cookie and response) is then sent to instance B: another config of the same app (its own in-process
  * state), sharing the adapter and one `RedisServerState` on a real redis-server.
  *
- * To test the challenge claim on its own (`consumeChallenge`, src/runtime/effects/webauthn-support.ts),
+ * To test the challenge claim on its own (`consumeChallenge`, src/runtime/engine/effects/webauthn-support.ts),
  * the instances' port forgets flow-snapshot claims: the snapshot guard (tests/security/flow-replay.test.ts)
  * is out of the way, and only the challenge, claimed in the shared port on A, refuses the replay on B.
  */

@@ -36,7 +36,7 @@ import { type AuthConfig, revokeSessions } from "../../src/index.js"
 import { ExpressAuth, getAccessToken, getSession } from "../../src/integration/express.js"
 import Nodemailer from "../../src/providers/nodemailer.js"
 import Passkey from "../../src/providers/passkey.js"
-import { cookieFlowStore } from "../../src/runtime/store.js"
+import { cookieFlowStore } from "../../src/runtime/engine/store.js"
 import { RedisFlowStore, RedisServerState, failFastClusterOptions, failFastRedisOptions } from "../../src/stores/redis.js"
 import { appConfig } from "../fixtures/credentials-with-totp.js"
 

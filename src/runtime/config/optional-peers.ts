@@ -1,0 +1,56 @@
+/**
+ * The optional packages the configured providers need, checked once at config resolution: an email
+ * provider that sends through nodemailer without `nodemailer` installed, or a passkey provider without
+ * `@simplewebauthn/server` / `@simplewebauthn/browser`, is a configuration error naming the package and
+ * the command that installs it, instead of a failure at the first sign-in.
+ */
+import { createRequire } from "node:module"
+import { MissingDependency } from "../../errors.js"
+import type { ResolvedProvider } from "./resolve.js"
+
+/** True when the package can be loaded from authchart's own location (where `import()` looks). */
+export type PackageResolver = (name: string) => boolean
+
+const require = createRequire(import.meta.url)
+
+/** The default resolver: Node's resolution from this module. */
+export const resolvePackage: PackageResolver = (name) => {
+  try {
+    require.resolve(name)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The optional packages one provider needs, by what it will call. */
+function packagesFor(provider: ResolvedProvider): string[] {
+  const config = provider.config as { server?: unknown; options?: { sendVerificationRequest?: unknown } }
+  switch (provider.type) {
+    case "email":
+      // nodemailer sends when the provider has SMTP `server` settings and no sender of the app's own
+      return config.server !== undefined && config.options?.sendVerificationRequest === undefined ? ["nodemailer"] : []
+    case "webauthn":
+      return ["@simplewebauthn/server", "@simplewebauthn/browser"]
+    default:
+      return []
+  }
+}
+
+/** The first provider whose optional packages are not all installed, as a `MissingDependency`; else null. */
+export function missingOptionalPeers(
+  providers: Iterable<ResolvedProvider>,
+  resolve: PackageResolver = resolvePackage,
+): MissingDependency | null {
+  for (const provider of providers) {
+    const missing = packagesFor(provider).filter((name) => !resolve(name))
+    if (missing.length > 0) {
+      const names = missing.map((name) => `"${name}"`).join(" and ")
+      const what = missing.length === 1 ? `the package ${names}, which is not installed` : `the packages ${names}, which are not installed`
+      return new MissingDependency(`The ${provider.type} provider "${provider.id}" needs ${what}: npm install ${missing.join(" ")}`, {
+        packages: missing,
+      })
+    }
+  }
+  return null
+}

@@ -1,0 +1,273 @@
+/**
+ * Resolves an `AuthConfig` once into a frozen `ResolvedConfig`: env defaults, secrets, cookie sets,
+ * providers, callbacks with defaults, flows, and the configuration error (if any), logged once.
+ * Nothing here changes per request, and the user's object is never mutated.
+ */
+import { type AuthError, InvalidProvider, UntrustedHost } from "../../errors.js"
+import { defaultRedirect } from "../http/callback-url.js"
+import type { Adapter } from "../../adapters/types.js"
+import type {
+  AuthConfig,
+  Awaitable,
+  CallbacksOptions,
+  CookiesOptions,
+  EventCallbacks,
+  LoggerInstance,
+  PagesOptions,
+  JWT,
+  JwtCallbackParams,
+  ProviderConfig,
+  ProviderLike,
+  Session,
+  Theme,
+} from "../../types.js"
+import { assertConfig } from "./assert.js"
+
+export { MIN_SECRET_LENGTH } from "./assert.js"
+import { defaultCookies, mergeCookies } from "../http/cookies.js"
+import { mergeOptions } from "../../providers/oauth.js"
+import { type Env, withEnvDefaults } from "./env.js"
+import type { FlowDefinition } from "../engine/define-flow.js"
+import { builtInFlows } from "../engine/built-in-flows.js"
+import { inspectorsOf } from "../engine/inspection.js"
+import { routes as runtimeRoutes } from "../http/routes.js"
+import { buildRouteTable, type RouteTable } from "../http/route-table.js"
+import { createLogger } from "./logger.js"
+import { missingOptionalPeers } from "./optional-peers.js"
+import { canServe, type OriginPolicy, originPolicy } from "../http/origin.js"
+import { cookieFlowStore, type FlowStore } from "../engine/store.js"
+import type { ServerState } from "../limits/server-state.js"
+import { memoryServerState } from "../limits/server-state-memory.js"
+import { type ResolvedRateLimit, resolveRateLimit } from "../limits/rules.js"
+import { type ResolvedLogout, resolveLogout } from "../sessions/logout/options.js"
+import { type ResolvedProviderTokens, resolveProviderTokens } from "../sessions/tokens/options.js"
+
+/** Markers compared by identity, as in Auth.js (whose own markers, same descriptions, count too). */
+export const raw: unique symbol = Symbol("return-type-raw")
+/** Put in `config.skipCSRFCheck` to turn the CSRF checks off, only behind CSRF protection of your own (as in Auth.js). */
+export const skipCSRFCheck: unique symbol = Symbol("skip-csrf-check")
+
+/** `value` is `marker`, or the `@auth/core` export of the same name (a local symbol, same description). */
+function isMarker(value: unknown, marker: symbol): boolean {
+  return value === marker || (typeof value === "symbol" && value.description === marker.description && Symbol.keyFor(value) === undefined)
+}
+
+export interface ResolvedProvider {
+  readonly id: string
+  readonly name: string
+  readonly type: ProviderConfig["type"]
+  readonly style?: Readonly<Record<string, string | undefined>>
+  /** The provider object as configured (preset merged with user options, env applied). */
+  readonly config: ProviderConfig
+}
+
+export interface ResolvedCallbacks {
+  signIn: NonNullable<CallbacksOptions["signIn"]>
+  redirect: NonNullable<CallbacksOptions["redirect"]>
+  session: NonNullable<CallbacksOptions["session"]>
+  /**
+   * The `jwt` callback as it is called: `user` only at sign-in, although Auth.js' parameter type (the
+   * public one) promises it always. Method syntax: the app's callback is accepted for it as it is.
+   */
+  jwt(params: Omit<JwtCallbackParams, "user"> & { user?: JwtCallbackParams["user"] }): Awaitable<JWT | null>
+}
+
+export interface ResolvedConfig {
+  readonly basePath: string
+  readonly secrets: readonly string[]
+  readonly providers: ReadonlyMap<string, ResolvedProvider>
+  readonly session: {
+    readonly strategy: "jwt" | "database"
+    readonly maxAge: number
+    readonly updateAge: number
+    readonly generateSessionToken: () => string
+    /** Milliseconds a user's "not before" moment is cached. */
+    readonly revocationCacheMs: number
+    /** Milliseconds between two writes of a database session's "last seen" (per instance). */
+    readonly lastSeenMs: number
+  }
+  readonly jwt: {
+    readonly maxAge: number
+    readonly encode?: NonNullable<AuthConfig["jwt"]>["encode"]
+    readonly decode?: NonNullable<AuthConfig["jwt"]>["decode"]
+  }
+  readonly pages: Readonly<PagesOptions>
+  readonly callbacks: Readonly<ResolvedCallbacks>
+  readonly customRedirect: boolean
+  /** True when the app gave its own `session` callback. */
+  readonly customSession: boolean
+  /** Whether the app gave its own `jwt` callback (the built-in one hands the token back untouched). */
+  readonly customJwt: boolean
+  readonly events: Readonly<EventCallbacks>
+  readonly logger: LoggerInstance
+  readonly theme: Readonly<Required<Theme>>
+  readonly cookies: { readonly secure: CookiesOptions; readonly plain: CookiesOptions }
+  readonly useSecureCookies: boolean | undefined
+  /** True when some request can be served: a pinned URL, or hosts that may be trusted. */
+  readonly trustHost: boolean
+  /** How each request's origin is decided (`url`/`AUTH_URL`, `trustHost`). */
+  readonly origin: OriginPolicy
+  readonly skipCSRFCheck: boolean
+  readonly raw: boolean
+  readonly redirectProxyUrl: string | undefined
+  readonly experimental: Readonly<{ enableWebAuthn: boolean }>
+  readonly flowStore: FlowStore
+  /** Single-use claims, attempt counts and revocations (one memory port per config by default). */
+  readonly serverState: ServerState
+  /** `session.providerTokens`: how provider tokens are kept and refreshed, or null when they are not. */
+  readonly providerTokens: ResolvedProviderTokens | null
+  /** The rate limits in force, or null when they are off (docs/security.md "Limits"). */
+  readonly rateLimit: ResolvedRateLimit | null
+  /** Flows by id: the built-ins, replaced or extended by `config.flows`. */
+  readonly flows: ReadonlyMap<string, FlowDefinition>
+  readonly flowTimeout: number
+  /** The routing table: the runtime's rows, `config.routes`, and each provider's flow rows. */
+  readonly routing: RouteTable
+  /** The inspection stream's receivers (none unless `inspect` is configured). */
+  readonly inspectors: Readonly<ReturnType<typeof inspectorsOf>>
+  readonly adapter: Adapter | undefined
+  /** Logout at the provider: RP-initiated and back-channel (docs/sessions.md "Logout at the provider"). */
+  readonly logout: ResolvedLogout
+  /** Account management options (`unlinkAccount`'s guard). */
+  readonly accounts: Readonly<NonNullable<AuthConfig["accounts"]>>
+  /** The configuration error every request answers with, or null. Logged once at resolve time. */
+  readonly configError: AuthError | null
+}
+
+function normalizeBasePath(path: string | undefined): string {
+  const trimmed = (path ?? "/auth").replace(/\/+$/, "")
+  if (trimmed === "") return ""
+  return trimmed.startsWith("/") ? trimmed : `/${trimmed}`
+}
+
+function resolveProviders(entries: readonly (ProviderConfig | ProviderLike)[]): {
+  map: Map<string, ResolvedProvider>
+  error: AuthError | null
+} {
+  const map = new Map<string, ResolvedProvider>()
+  let error: AuthError | null = null
+  for (const provider of entries) {
+    const options = (provider as { options?: Record<string, unknown> }).options
+    const merged = mergeOptions(provider as object, (options ?? {}) as object) as ProviderConfig
+    if (map.has(merged.id)) error ??= new InvalidProvider(`Two providers share the id "${merged.id}".`)
+    map.set(merged.id, {
+      id: merged.id,
+      name: merged.name ?? merged.id,
+      type: merged.type,
+      style: (merged as { style?: Record<string, string> }).style,
+      config: merged,
+    })
+  }
+  return { map, error }
+}
+
+/**
+ * The config with its environment defaults. A preset function that throws when called (Auth.js'
+ * Nodemailer without a `server`, say) is a configuration error, not a crash: the rest still resolves.
+ */
+function loadConfig(env: Env, input: AuthConfig, logger: LoggerInstance) {
+  try {
+    return { config: withEnvDefaults(env, input, logger), presetError: null }
+  } catch (err) {
+    if (!(err instanceof InvalidProvider)) throw err
+    return { config: withEnvDefaults(env, { ...input, providers: [] }, logger), presetError: err }
+  }
+}
+
+/**
+ * Resolves a config against an environment. Call once; the result is frozen.
+ * The configuration error, if any, is logged here, once.
+ */
+export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
+  const logger = createLogger(input.logger, !!input.debug)
+  const { config, presetError } = loadConfig(env, input, logger)
+  if (config.debug) logger.warn("debug-enabled")
+  const resolvedProviders = resolveProviders(config.providers)
+  const { map: providers } = resolvedProviders
+  const providerError = presetError ?? resolvedProviders.error
+  const { policy: origin, error: originError } = originPolicy(config, input, env)
+  const secret = config.secret
+  const secrets = Object.freeze(secret === undefined ? [] : Array.isArray(secret) ? [...secret] : [secret])
+  const maxAge = config.session?.maxAge ?? 30 * 24 * 60 * 60
+  const callbacks = config.callbacks ?? {}
+  const flows = new Map(builtInFlows.map((f) => [f.id, f] as const))
+  for (const flow of config.flows ?? []) flows.set(flow.id, flow)
+  const cookiesFor = (secure: boolean) => Object.freeze(mergeCookies(defaultCookies(secure), config.cookies))
+  const base: Omit<ResolvedConfig, "configError"> = {
+    basePath: normalizeBasePath(config.basePath),
+    secrets,
+    providers,
+    session: Object.freeze({
+      strategy: config.session?.strategy ?? (config.adapter ? "database" : "jwt"),
+      maxAge,
+      updateAge: config.session?.updateAge ?? 24 * 60 * 60,
+      generateSessionToken: config.session?.generateSessionToken ?? (() => crypto.randomUUID()),
+      revocationCacheMs: Math.max(0, config.session?.revocationCacheTtl ?? 5) * 1000,
+      lastSeenMs: Math.max(0, config.session?.lastSeenInterval ?? 300) * 1000,
+    }),
+    jwt: Object.freeze({ maxAge: config.jwt?.maxAge ?? maxAge, encode: config.jwt?.encode, decode: config.jwt?.decode }),
+    pages: Object.freeze({ ...(config.pages ?? {}) }),
+    callbacks: Object.freeze({
+      signIn: callbacks.signIn ?? (() => true),
+      redirect: callbacks.redirect ?? defaultRedirect,
+      session: callbacks.session ?? (({ session }: { session: Session }) => session),
+      jwt: callbacks.jwt ?? (({ token }: { token: JWT }) => token),
+    }),
+    customRedirect: callbacks.redirect !== undefined,
+    customSession: callbacks.session !== undefined,
+    customJwt: callbacks.jwt !== undefined,
+    events: Object.freeze({ ...(config.events ?? {}) }),
+    logger,
+    theme: Object.freeze({ colorScheme: "auto", logo: "", brandColor: "", buttonText: "", ...(config.theme ?? {}) }),
+    cookies: Object.freeze({ secure: cookiesFor(true), plain: cookiesFor(false) }),
+    useSecureCookies: config.useSecureCookies,
+    trustHost: canServe(origin),
+    origin,
+    skipCSRFCheck: isMarker(config.skipCSRFCheck, skipCSRFCheck),
+    raw: isMarker(config.raw, raw),
+    redirectProxyUrl: config.redirectProxyUrl,
+    experimental: Object.freeze({ enableWebAuthn: !!config.experimental?.enableWebAuthn }),
+    flowStore: config.flowStore ?? cookieFlowStore(),
+    serverState: config.serverState ?? memoryServerState(),
+    providerTokens: resolveProviderTokens(config.session?.providerTokens),
+    rateLimit: resolveRateLimit(config.rateLimit, env),
+    flows,
+    flowTimeout: config.flowTimeout ?? 15_000,
+    inspectors: Object.freeze(inspectorsOf(config.inspect)),
+    routing: buildRouteTable(runtimeRoutes, config.routes ?? [], providers.values(), flows),
+    adapter: config.adapter,
+    logout: resolveLogout(config.logout),
+    accounts: Object.freeze({ ...(config.accounts ?? {}) }),
+  }
+  const configError = originError ?? providerError ?? assertConfig(config, base) ?? missingOptionalPeers(providers.values())
+  // no trusted origin at all: logged at the first request, with its URL, as Auth.js words it
+  const untrusted = configError instanceof UntrustedHost && !originError
+  if (configError && !untrusted) logger.error(configError)
+  if (base.skipCSRFCheck) logger.warn("csrf-disabled")
+  if (base.experimental.enableWebAuthn) logger.warn("experimental-webauthn")
+  const resolved: ResolvedConfig = Object.freeze({ ...base, configError })
+  if (untrusted) untrustedUnreported.add(resolved)
+  return resolved
+}
+
+const untrustedUnreported = new WeakSet<ResolvedConfig>()
+
+/**
+ * True once for a config that trusts no host and whose `UntrustedHost` is not logged yet: the first
+ * request logs it with its URL (Auth.js' message); every later one answers without a line.
+ */
+export function reportUntrustedHostOnce(config: ResolvedConfig): boolean {
+  return untrustedUnreported.delete(config)
+}
+
+const cache = new WeakMap<AuthConfig, ResolvedConfig>()
+
+/** The resolved config for `config`, computed on first use and reused after (keyed by identity). */
+export function resolvedFor(config: AuthConfig, env: Env = process.env): ResolvedConfig {
+  let resolved = cache.get(config)
+  if (!resolved) {
+    resolved = resolveConfig(config, env)
+    cache.set(config, resolved)
+  }
+  return resolved
+}

@@ -1,0 +1,81 @@
+/**
+ * The built-in flows, declared with the same `defineFlow` applications use.
+ */
+import { credentialsMachine } from "../../machines/credentials.js"
+import { emailMachine } from "../../machines/email.js"
+import { oauthMachine } from "../../machines/oauth.js"
+import { webauthnMachine } from "../../machines/webauthn.js"
+import type { OAuthConfig } from "../../providers/oauth-types.js"
+import { authorize } from "./effects/credentials.js"
+import { requestLink, verifyLink } from "./effects/email.js"
+import { finishAuthorization, startAuthorization } from "./effects/oauth.js"
+import { forwardFromProxy } from "./effects/redirect-proxy.js"
+import { webauthnOptions, webauthnVerify } from "./effects/webauthn.js"
+import { CHALLENGE_TTL_S } from "./effects/webauthn-support.js"
+import { type FlowDefinition, defineFlow, showSignInPage } from "../../flow/index.js"
+
+/** The built-in flow of `type: "credentials"` providers: `authorize`, then the sign-in tail; extend it with `extendFlow`. */
+export const credentialsFlow = defineFlow({
+  id: "credentials",
+  providerTypes: ["credentials"],
+  machine: credentialsMachine,
+  routes: [{ method: "POST", action: "callback", event: "SUBMIT", start: true, csrf: true, params: "body" }],
+  // Auth.js: POST /signin/<credentials> shows the sign-in page (the form posts to the callback)
+  answers: [{ method: "POST", action: "signin", csrf: true, answer: showSignInPage }],
+  actors: { authorize },
+})
+
+function usesFormPost(provider: OAuthConfig): boolean {
+  const authorization = provider.authorization
+  return typeof authorization === "object" && authorization.params?.response_mode === "form_post"
+}
+
+/** OAuth 2 and OIDC: one machine; `oidc` adds the nonce and the ID token checks. */
+export const oauthFlow = defineFlow({
+  id: "oauth",
+  providerTypes: ["oauth", "oidc"],
+  machine: oauthMachine,
+  routes: [
+    { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: "query" },
+    { method: "GET", action: "callback", event: "CALLBACK", params: "query" },
+    { method: "POST", action: "callback", event: "CALLBACK", params: "body" },
+  ],
+  actors: { startAuthorization, finishAuthorization },
+  intercept: forwardFromProxy,
+  // A form_post callback is a cross-site POST: the flow cookie must be SameSite=None; Secure to arrive.
+  cookieOptions: (ctx) => (usesFormPost(ctx.provider?.config as OAuthConfig) ? { sameSite: "none", secure: true } : {}),
+})
+
+/** Email magic links: the request and the callback each start a run; nothing rests in between. */
+export const emailFlow = defineFlow({
+  id: "email",
+  providerTypes: ["email"],
+  machine: emailMachine,
+  routes: [
+    // the address from the body only: an `email` in the query string is not read (as in Auth.js)
+    { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: "body" },
+    { method: "GET", action: "callback", event: "CALLBACK", start: true, params: ["token", "email"] },
+  ],
+  actors: { requestLink, verifyLink },
+})
+
+/**
+ * WebAuthn: the options request starts a run that rests with the challenge (5 minutes); the response
+ * resumes it. No CSRF token (as in Auth.js): the response must answer the challenge sealed in this
+ * browser's flow state, which a cross-site page cannot read.
+ */
+export const webauthnFlow = defineFlow({
+  id: "webauthn",
+  providerTypes: ["webauthn"],
+  machine: webauthnMachine,
+  routes: [
+    { method: "GET", action: "webauthn-options", event: "SUBMIT", start: true, params: "query" },
+    { method: "POST", action: "callback", event: "CALLBACK", params: ["action", "data"] },
+  ],
+  // Auth.js: POST /signin/<webauthn> shows the sign-in page (passkeys start from its button's script)
+  answers: [{ method: "POST", action: "signin", csrf: true, answer: showSignInPage }],
+  actors: { webauthnOptions, webauthnVerify },
+  ttl: CHALLENGE_TTL_S,
+})
+
+export const builtInFlows: readonly FlowDefinition[] = [credentialsFlow, oauthFlow, emailFlow, webauthnFlow]

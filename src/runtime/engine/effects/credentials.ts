@@ -1,0 +1,40 @@
+/**
+ * The credentials flow's one effect: the provider's `authorize`.
+ */
+import { effect } from "./effect.js"
+import { randomUUID } from "node:crypto"
+import { AuthError, CallbackRouteError, CredentialsSignin } from "../../../errors.js"
+import type { Identity } from "../../../machines/types.js"
+import type { CredentialsConfig } from "../../../types.js"
+import { userRequestFor } from "../../http/context.js"
+import { providerConfig } from "../provider-config.js"
+import { credentialsAccount } from "../../limits/account-key.js"
+
+/**
+ * Runs `authorize(credentials, request)`. `null` is a wrong login (`CredentialsSignin`); a thrown
+ * `AuthError` (such as a `CredentialsSignin` with its own `code`) is kept; any other throw is a server
+ * problem (`CallbackRouteError` → `error=Configuration`), logged with its cause.
+ */
+export const authorize = effect<Identity, { params: Record<string, unknown> }>(async (ctx, input) => {
+  const provider = providerConfig(ctx, "credentials")
+  // the account field as the limiter counted it: one that is not a string (a JSON array) is refused here
+  try {
+    credentialsAccount(provider, input.params)
+  } catch (err) {
+    throw new CredentialsSignin("The account field of the submission is not a string.", { err })
+  }
+  let user: Awaited<ReturnType<CredentialsConfig["authorize"]>>
+  try {
+    user = await provider.authorize(input.params, userRequestFor(provider.authorize, 1, ctx.req))
+  } catch (err) {
+    if (err instanceof AuthError) throw err
+    throw new CallbackRouteError("authorize threw an error.", { err, provider: provider.id })
+  }
+  if (!user) throw new CredentialsSignin()
+  const id = user.id === undefined || user.id === null ? randomUUID() : String(user.id)
+  return {
+    user: { ...user, id },
+    account: { providerAccountId: id, type: "credentials", provider: provider.id },
+    credentials: { ...input.params },
+  }
+})

@@ -1,0 +1,32 @@
+import type { Theme } from "../../../types.js"
+import { attr, html, layout } from "./html.js"
+
+/** Input of {@link renderSignOut}. */
+export interface SignOutPageProps {
+  csrfToken: string
+  /** Where the form posts: `{origin}{basePath}/signout`. */
+  action: string
+  theme: Theme
+  /** The response's CSP nonce. */
+  nonce: string
+  /** Providers the signed-in session can also be logged out at (a "Sign out of <name> too" button each). */
+  logoutProviders?: readonly { id: string; name: string }[]
+}
+
+/**
+ * The built-in sign-out confirmation page, as Auth.js': a form POST to `action` with the hidden
+ * `csrfToken` and a "Sign out" button.
+ *
+ * @example renderSignOut({ csrfToken, action: "https://app.example/auth/signout", theme: {}, nonce })
+ */
+export function renderSignOut({ csrfToken, action, theme, nonce, logoutProviders = [] }: SignOutPageProps): string {
+  const atProvider = logoutProviders.map(
+    (p) => html`<button type="submit" name="provider"${attr("value", p.id)}>Sign out of ${p.name} too</button>`,
+  )
+  return layout({
+    title: "Sign Out",
+    theme,
+    nonce,
+    body: html`<div class="signout"><div class="card"><h1>Sign out</h1><p>Are you sure you want to sign out?</p><form${attr("action", action)} method="POST"><input type="hidden" name="csrfToken"${attr("value", csrfToken)}><button id="submitButton" type="submit">Sign out</button>${atProvider}</form></div></div>`,
+  })
+}
