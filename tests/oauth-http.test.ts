@@ -1,6 +1,6 @@
 /**
  * Requests to a provider as the sign-in makes them (oauth4webapi's request functions with
- * src/runtime/engine/effects/oauth-server.ts' `httpOptions`: the global `fetch` with a bounded body,
+ * src/runtime/oauth/server.ts' `httpOptions`: the global `fetch` with a bounded body,
  * the provider's timeout as the deadline) against real local servers: redirects are not followed,
  * compressed answers are decoded, and every way a provider can misbehave (closed port, no answer, an
  * answer that stops halfway, a body too large, a certificate nobody vouches for) ends in a rejection
@@ -18,8 +18,8 @@ import { gzipSync } from "node:zlib"
 import * as o from "oauth4webapi"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { OAuthConfig } from "../src/providers/oauth-types.js"
-import { MAX_BODY_BYTES, ProviderHttpError } from "../src/runtime/engine/effects/oauth-fetch.js"
-import { httpOptions } from "../src/runtime/engine/effects/oauth-server.js"
+import { MAX_BODY_BYTES, ProviderHttpError } from "../src/runtime/oauth/fetch.js"
+import { httpOptions } from "../src/runtime/oauth/server.js"
 import { closedPort } from "./support/oidc-provider.js"
 import { repoRoot } from "./support/packed.js"
 
@@ -253,7 +253,7 @@ describe("a provider request rejects", () => {
         expect(err.cause?.code).toBe("DEPTH_ZERO_SELF_SIGNED_CERT")
         expect(hits["/echo"] ?? 0).toBe(echoed) // the request never reached the handler
         // trusted (NODE_EXTRA_CA_CERTS, read at start, so in a process of its own), the same server answers
-        const script = `import("${join(repoRoot, "src/runtime/engine/effects/oauth-fetch.ts")}").then((m) => m.providerFetch("${url}", { method: "GET", headers: {} })).then((a) => console.log(a.status))`
+        const script = `import("${join(repoRoot, "src/runtime/oauth/fetch.ts")}").then((m) => m.providerFetch("${url}", { method: "GET", headers: {} })).then((a) => console.log(a.status))`
         const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
           cwd: repoRoot,
           env: { ...process.env, NODE_EXTRA_CA_CERTS: cert },

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AccessTokenUnavailable, type AuthConfig, getAccessToken, type ServerState, stateKey } from "../src/index.js"
-import { stableUserId } from "../src/runtime/engine/effects/oauth-profile.js"
+import { stableUserId } from "../src/runtime/sessions/user-id.js"
 import { RedisServerState } from "../src/stores/redis.js"
 import { AuthClient, SECRET, captureLogger } from "./helpers.js"
 import { type RedisServer, type TestRedisClient, connectClient, startRedis } from "./support/redis-server.js"

@@ -22,7 +22,7 @@ import {
   stateKey,
 } from "../src/index.js"
 import { ExpressAuth, getAccessToken as getAccessTokenExpress } from "../src/integration/express.js"
-import { stableUserId } from "../src/runtime/engine/effects/oauth-profile.js"
+import { stableUserId } from "../src/runtime/sessions/user-id.js"
 import { AuthClient, SECRET, captureLogger } from "./helpers.js"
 import { servesApps } from "./support/express-apps.js"
 import { signWithProviderKey } from "./support/oidc-provider.js"

@@ -8,7 +8,7 @@
  */
 import type * as o from "oauth4webapi"
 import type { OAuthConfig } from "../../../providers/oauth-types.js"
-import { endpoint } from "./oauth-server.js"
+import { endpoint } from "../../oauth/server.js"
 
 /** Authorization parameters a sign-in request may add (RFC 9700: never redirect_uri, client_id, …). */
 const ALLOWED_PARAMS = new Set(["prompt", "login_hint", "ui_locales", "acr_values", "max_age", "scope", "display", "hd"])

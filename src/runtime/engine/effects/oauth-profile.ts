@@ -11,8 +11,8 @@ import type { FlowAccount, Identity } from "../../../flow/index.js"
 import { defaultProfile } from "../../../providers/oauth.js"
 import type { OAuthConfig } from "../../../providers/oauth-types.js"
 import type { Account, Profile, TokenSet, User } from "../../../types.js"
-import { clientOf, endpoint, httpOptions } from "./oauth-server.js"
-import { sha256 } from "../../crypto/digest.js"
+import { clientOf, endpoint, httpOptions } from "../../oauth/server.js"
+import { stableUserId } from "../../sessions/user-id.js"
 
 /** The profile: the ID token's claims when they are it (at once), else the userinfo answer. */
 export function readProfile(
@@ -49,15 +49,6 @@ async function fetchedProfile(
   const body: unknown = await response.json()
   if (typeof body !== "object" || body === null) throw new CallbackRouteError("The userinfo endpoint answered no JSON object.")
   return { ...body }
-}
-
-/**
- * A stable user id without an adapter: derived from provider and account id, UUID-shaped.
- * @example stableUserId("email-code", "ada@example.com") // the same id at every sign-in
- */
-export function stableUserId(provider: string, providerAccountId: string): string {
-  const hex = sha256(`${provider}\u0000${providerAccountId}`, "hex")
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`
 }
 
 /** The token fields an account keeps (Auth.js' default `account()`), those present, in this order; named, so every account has one shape per set of fields. */

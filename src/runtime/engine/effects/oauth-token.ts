@@ -7,7 +7,7 @@
 import * as o from "oauth4webapi"
 import { AuthError, CallbackRouteError, InvalidCheck, OAuthCallbackError } from "../../../errors.js"
 import type { OAuthConfig } from "../../../providers/oauth-types.js"
-import { clientOf, httpOptions } from "./oauth-server.js"
+import { clientOf, httpOptions } from "../../oauth/server.js"
 
 /** One sign-in's code exchange: the provider, its server, the validated callback and the kept checks. */
 export interface CodeExchange {

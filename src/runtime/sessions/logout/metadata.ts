@@ -6,7 +6,7 @@
 import * as o from "oauth4webapi"
 import type { OAuthConfig } from "../../../providers/oauth-types.js"
 import type { RequestContext } from "../../http/context.js"
-import { discover, discoveryCache, httpOptions } from "../../engine/effects/oauth-server.js"
+import { discover, discoveryCache, httpOptions } from "../../oauth/server.js"
 
 /** The discovered URL named `field`, or undefined when the provider has no issuer or no such entry. */
 export async function discoveredUrl(

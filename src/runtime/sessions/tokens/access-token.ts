@@ -15,7 +15,7 @@ import { setTimeout as sleep } from "node:timers/promises"
 import { AccessTokenUnavailable, RefreshTokenError } from "../../../errors.js"
 import type { OAuthConfig } from "../../../providers/oauth-types.js"
 import type { ResolvedConfig } from "../../config/resolve.js"
-import { DEFAULT_TIMEOUT_MS } from "../../engine/effects/oauth-server.js"
+import { DEFAULT_TIMEOUT_MS } from "../../oauth/server.js"
 import { keepMs, markRefreshFailed, parseRecord, type TokenRecord, tokenKeys } from "./record.js"
 import { refreshAtProvider } from "./refresh.js"
 

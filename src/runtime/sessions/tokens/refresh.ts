@@ -8,7 +8,7 @@ import * as o from "oauth4webapi"
 import { AccessTokenUnavailable, AuthError, RefreshTokenError } from "../../../errors.js"
 import type { OAuthConfig } from "../../../providers/oauth-types.js"
 import type { ResolvedConfig } from "../../config/resolve.js"
-import { authorizationServer, clientOf, discoveryCache, httpOptions } from "../../engine/effects/oauth-server.js"
+import { authorizationServer, clientOf, discoveryCache, httpOptions } from "../../oauth/server.js"
 import { type TokenRecord, withoutUndefined } from "./record.js"
 
 /** Refreshes `record` at `provider`; the new record keeps the refresh token when the provider sends none. */

@@ -6,10 +6,10 @@
  * opt-in only).
  */
 import * as o from "oauth4webapi"
-import { InvalidEndpoints } from "../../../errors.js"
-import type { OAuthConfig } from "../../../providers/oauth-types.js"
-import { customFetch } from "../../config/custom-fetch.js"
-import { type ProviderFetch, providerFetch } from "./oauth-fetch.js"
+import { InvalidEndpoints } from "../../errors.js"
+import type { OAuthConfig } from "../../providers/oauth-types.js"
+import { customFetch } from "../config/custom-fetch.js"
+import { type ProviderFetch, providerFetch } from "./fetch.js"
 
 export const DEFAULT_TIMEOUT_MS = 10_000
 const DISCOVERY_TTL_MS = 60 * 60 * 1000
