@@ -46,6 +46,7 @@ export {
   type FlowPageProps,
   type StepArgs,
   type StepDefinition,
+  type StepFactors,
   type StepPageContent,
   type StepPageProps,
   type StepVerdict,

@@ -7,6 +7,8 @@
  * import { totpStep } from "authchart/steps/totp"
  * const flows = [extendFlow(credentialsFlow, [totpStep({ secretFor: (user) => db.totpSecret(user.id) })])]
  * ```
+ * Without `secretFor`, the step asks for the secret the user enrolled on the account pages
+ * (`<basePath>/factors`, docs/second-factors.md): `extendFlow(credentialsFlow, [totpStep()])`.
  * Verification accepts the current 30-second step and one on either side, counts wrong codes per user
  * on the server (`maxAttempts` within `attemptWindow`, across flows and instances), and refuses a code
  * whose time step was already used by the same user (RFC 6238 §5.2): a claim in the config's
@@ -222,8 +224,11 @@ function forgetStale(used: Map<string, number>, step: number): void {
 
 /** Options of `totpStep`. */
 export interface TotpStepOptions {
-  /** The user's base32 TOTP secret, or null when they have none (the step is then skipped). */
-  secretFor: (user: User) => Awaitable<string | null | undefined>
+  /**
+   * The user's base32 TOTP secret, or null when they have none (the step is then skipped). Default: the
+   * secret the user enrolled on the account pages (`<basePath>/factors`), kept sealed in the server-state port.
+   */
+  secretFor?: (user: User) => Awaitable<string | null | undefined>
   /** Wrong codes allowed per user within `attemptWindow` before the step refuses. Default 5. */
   maxAttempts?: number
   /** Seconds the wrong codes of a user are counted for. Default 900 (15 minutes). */
@@ -261,7 +266,8 @@ const USED: StepVerdict = Object.freeze({ result: "retry", message: "That code w
 const claimed = (fresh: boolean): StepVerdict => fresh || USED
 
 /** The TOTP step: after sign-in identifies the user, before the session is issued. */
-export function totpStep(options: TotpStepOptions): StepDefinition {
+export function totpStep(options: TotpStepOptions = {}): StepDefinition {
+  const secretOf = (args: StepArgs) => (options.secretFor ? options.secretFor(args.user) : args.factors.activeTotpSecret())
   const now = options.now ?? (() => Date.now())
   const window = options.window ?? 1
   /** The code against the user's secret; a matching code's time step is then claimed once. */
@@ -284,8 +290,8 @@ export function totpStep(options: TotpStepOptions): StepDefinition {
     id: "totp",
     maxAttempts: options.maxAttempts ?? 5,
     ...(options.attemptWindow !== undefined ? { attemptWindow: options.attemptWindow } : {}),
-    when: async ({ user }) => Boolean(await options.secretFor(user)),
+    when: async (args) => Boolean(await secretOf(args)),
     page: options.page ?? defaultTotpPage,
-    submit: async (args) => checkCode(args, await options.secretFor(args.user)),
+    submit: async (args) => checkCode(args, await secretOf(args)),
   })
 }

@@ -22,6 +22,17 @@ export interface StepArgs {
    * that need single use or counts across instances, e.g. a one-time code.
    */
   readonly serverState: ServerState
+  /** The second factors authchart keeps for this user (src/runtime/factors), for steps that check them. */
+  readonly factors: StepFactors
+}
+
+/**
+ * The user's second factors as a step sees them: kept in the config's server-state port, sealed with its secret.
+ * @example const secret = await args.factors.activeTotpSecret() // null when the user has not enrolled TOTP
+ */
+export interface StepFactors {
+  /** The user's active TOTP secret (base32), or null when they have none (or the user has no id). */
+  activeTotpSecret(): Promise<string | null>
 }
 
 /** What `submit` answers: pass, stay on the page (with a message), or fail the flow. */

@@ -33,7 +33,7 @@ import { extended } from "../config/plain-object.js"
 
 export { renderStepPage }
 export type { FlowPageProps, StepPageContent, StepPageProps } from "../http/pages/step.js"
-export { defineStep, StepFailed, type StepArgs, type StepDefinition, type StepVerdict } from "./define-step.js"
+export { defineStep, StepFailed, type StepArgs, type StepDefinition, type StepFactors, type StepVerdict } from "./define-step.js"
 
 /** `assign` for the untyped state configs built here: the event shape is known per transition. */
 function update<E>(fn: (args: { context: FlowContext; event: E }) => Partial<FlowContext>) {

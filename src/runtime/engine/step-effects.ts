@@ -7,7 +7,15 @@ import type { StepState } from "../../machines/setup.js"
 import { effect } from "./effects/effect.js"
 import { stateKey } from "../limits/server-state.js"
 import type { EffectContext } from "./define-flow.js"
-import { type StepArgs, type StepDefinition, StepFailed } from "./define-step.js"
+import { type StepArgs, type StepDefinition, type StepFactors, StepFailed } from "./define-step.js"
+import { activeTotpSecret } from "../factors/totp-secrets.js"
+
+/** The user's factors for a step; a user without an id has none. */
+function factorsOf(ctx: EffectContext, userId: string | undefined): StepFactors {
+  return {
+    activeTotpSecret: async () => (userId ? activeTotpSecret(ctx.config, userId) : null),
+  }
+}
 
 function argsOf(ctx: EffectContext, identity: Identity, state: StepState | undefined): StepArgs {
   return {
@@ -18,6 +26,7 @@ function argsOf(ctx: EffectContext, identity: Identity, state: StepState | undef
     data: state?.data ?? {},
     request: { url: ctx.req.url, method: ctx.req.method },
     serverState: ctx.config.serverState,
+    factors: factorsOf(ctx, identity.user.id),
   }
 }
 
