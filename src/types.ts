@@ -11,11 +11,11 @@
  * ```
  */
 import type { Adapter } from "./adapters/types.js"
-import type { FlowDefinition } from "./runtime/engine/define-flow.js"
-import type { InspectOption } from "./runtime/engine/inspection.js"
-import type { Route } from "./runtime/http/routes.js"
-import type { ServerState } from "./runtime/limits/server-state.js"
-import type { FlowStore } from "./runtime/engine/store.js"
+import type { FlowDefinition } from "./types/flow.js"
+import type { InspectOption } from "./types/inspection.js"
+import type { Route } from "./types/route.js"
+import type { ServerState } from "./types/server-state.js"
+import type { FlowStore } from "./types/flow-store.js"
 import type { CallbacksOptions, EventCallbacks } from "./types/callbacks.js"
 import type { CookieKey, CookieOption, PagesOptions, Theme } from "./types/cookies.js"
 import type { LoggerInstance } from "./types/logger.js"

@@ -38,3 +38,13 @@ export interface PagesOptions {
   verifyRequest?: string
   newUser?: string
 }
+
+/** A cookie a response wants set (or cleared, with `maxAge: 0`). Plain data, serialised once. */
+export interface OutCookie {
+  readonly name: string
+  readonly value: string
+  readonly options: CookieOption["options"]
+}
+
+/** Request cookies by name. The first occurrence of a name wins (RFC 6265 §5.4 order). */
+export type CookieJar = Readonly<Record<string, string | undefined>>

@@ -2,7 +2,7 @@
 import type { EmailConfig } from "../providers/email-types.js"
 import type { OAuthConfig } from "../providers/oauth-types.js"
 import type { WebAuthnConfig } from "../providers/webauthn-types.js"
-import type { FlowDefinition } from "../runtime/engine/define-flow.js"
+import type { FlowDefinition } from "./flow.js"
 import type { Awaitable, ProviderType, User } from "../types.js"
 
 /** Options common to every provider. */

@@ -4,6 +4,8 @@
  */
 import { InvalidProvider } from "../../errors.js"
 import type { AuthConfig, LoggerInstance, Provider, ProviderConfig, ProviderLike } from "../../types.js"
+import type { AuthAction } from "../../types/request.js"
+export type { AuthAction }
 import { createLogger } from "./logger.js"
 import { trustFromEnv } from "../http/origin.js"
 
@@ -20,10 +22,7 @@ export const authActions = [
   "verify-request",
   "error",
   "webauthn-options",
-] as const
-
-/** An action under the base path, the first path segment after it (`signin`, `callback`, `session`, …). */
-export type AuthAction = (typeof authActions)[number]
+] as const satisfies readonly AuthAction[]
 
 const actionSet: ReadonlySet<string> = new Set(authActions)
 

@@ -5,42 +5,27 @@
  */
 import { type AuthError, InvalidProvider, UntrustedHost } from "../../errors.js"
 import { defaultRedirect } from "../http/callback-url.js"
-import type { Adapter } from "../../adapters/types.js"
-import type {
-  AuthConfig,
-  Awaitable,
-  CallbacksOptions,
-  CookiesOptions,
-  EventCallbacks,
-  LoggerInstance,
-  PagesOptions,
-  JWT,
-  JwtCallbackParams,
-  ProviderConfig,
-  ProviderLike,
-  Session,
-  Theme,
-} from "../../types.js"
+import type { AuthConfig, LoggerInstance, JWT, ProviderConfig, ProviderLike, Session } from "../../types.js"
 import { assertConfig } from "./assert.js"
 
 export { MIN_SECRET_LENGTH } from "./assert.js"
 import { defaultCookies, mergeCookies } from "../http/cookies.js"
 import { mergeOptions } from "../../providers/oauth.js"
 import { type Env, withEnvDefaults } from "./env.js"
-import type { FlowDefinition } from "../engine/define-flow.js"
 import { builtInFlows } from "../engine/built-in-flows.js"
 import { inspectorsOf } from "../engine/inspection.js"
 import { routes as runtimeRoutes } from "../http/routes.js"
-import { buildRouteTable, type RouteTable } from "../http/route-table.js"
+import { buildRouteTable } from "../http/route-table.js"
 import { createLogger } from "./logger.js"
 import { missingOptionalPeers } from "./optional-peers.js"
-import { canServe, type OriginPolicy, originPolicy } from "../http/origin.js"
-import { cookieFlowStore, type FlowStore } from "../engine/store.js"
-import type { ServerState } from "../limits/server-state.js"
+import { canServe, originPolicy } from "../http/origin.js"
+import { cookieFlowStore } from "../engine/store.js"
 import { memoryServerState } from "../limits/server-state-memory.js"
-import { type ResolvedRateLimit, resolveRateLimit } from "../limits/rules.js"
-import { type ResolvedLogout, resolveLogout } from "../sessions/logout/options.js"
-import { type ResolvedProviderTokens, resolveProviderTokens } from "../sessions/tokens/options.js"
+import { resolveRateLimit } from "../limits/rules.js"
+import { resolveLogout } from "../sessions/logout/options.js"
+import { resolveProviderTokens } from "../sessions/tokens/options.js"
+import type { ResolvedProvider, ResolvedCallbacks, ResolvedConfig } from "../../types/resolved.js"
+export type { ResolvedProvider, ResolvedCallbacks, ResolvedConfig }
 
 /** Markers compared by identity, as in Auth.js (whose own markers, same descriptions, count too). */
 export const raw: unique symbol = Symbol("return-type-raw")
@@ -50,88 +35,6 @@ export const skipCSRFCheck: unique symbol = Symbol("skip-csrf-check")
 /** `value` is `marker`, or the `@auth/core` export of the same name (a local symbol, same description). */
 function isMarker(value: unknown, marker: symbol): boolean {
   return value === marker || (typeof value === "symbol" && value.description === marker.description && Symbol.keyFor(value) === undefined)
-}
-
-export interface ResolvedProvider {
-  readonly id: string
-  readonly name: string
-  readonly type: ProviderConfig["type"]
-  readonly style?: Readonly<Record<string, string | undefined>>
-  /** The provider object as configured (preset merged with user options, env applied). */
-  readonly config: ProviderConfig
-}
-
-export interface ResolvedCallbacks {
-  signIn: NonNullable<CallbacksOptions["signIn"]>
-  redirect: NonNullable<CallbacksOptions["redirect"]>
-  session: NonNullable<CallbacksOptions["session"]>
-  /**
-   * The `jwt` callback as it is called: `user` only at sign-in, although Auth.js' parameter type (the
-   * public one) promises it always. Method syntax: the app's callback is accepted for it as it is.
-   */
-  jwt(params: Omit<JwtCallbackParams, "user"> & { user?: JwtCallbackParams["user"] }): Awaitable<JWT | null>
-}
-
-export interface ResolvedConfig {
-  readonly basePath: string
-  readonly secrets: readonly string[]
-  readonly providers: ReadonlyMap<string, ResolvedProvider>
-  readonly session: {
-    readonly strategy: "jwt" | "database"
-    readonly maxAge: number
-    readonly updateAge: number
-    readonly generateSessionToken: () => string
-    /** Milliseconds a user's "not before" moment is cached. */
-    readonly revocationCacheMs: number
-    /** Milliseconds between two writes of a database session's "last seen" (per instance). */
-    readonly lastSeenMs: number
-  }
-  readonly jwt: {
-    readonly maxAge: number
-    readonly encode?: NonNullable<AuthConfig["jwt"]>["encode"]
-    readonly decode?: NonNullable<AuthConfig["jwt"]>["decode"]
-  }
-  readonly pages: Readonly<PagesOptions>
-  readonly callbacks: Readonly<ResolvedCallbacks>
-  readonly customRedirect: boolean
-  /** True when the app gave its own `session` callback. */
-  readonly customSession: boolean
-  /** Whether the app gave its own `jwt` callback (the built-in one hands the token back untouched). */
-  readonly customJwt: boolean
-  readonly events: Readonly<EventCallbacks>
-  readonly logger: LoggerInstance
-  readonly theme: Readonly<Required<Theme>>
-  readonly cookies: { readonly secure: CookiesOptions; readonly plain: CookiesOptions }
-  readonly useSecureCookies: boolean | undefined
-  /** True when some request can be served: a pinned URL, or hosts that may be trusted. */
-  readonly trustHost: boolean
-  /** How each request's origin is decided (`url`/`AUTH_URL`, `trustHost`). */
-  readonly origin: OriginPolicy
-  readonly skipCSRFCheck: boolean
-  readonly raw: boolean
-  readonly redirectProxyUrl: string | undefined
-  readonly experimental: Readonly<{ enableWebAuthn: boolean }>
-  readonly flowStore: FlowStore
-  /** Single-use claims, attempt counts and revocations (one memory port per config by default). */
-  readonly serverState: ServerState
-  /** `session.providerTokens`: how provider tokens are kept and refreshed, or null when they are not. */
-  readonly providerTokens: ResolvedProviderTokens | null
-  /** The rate limits in force, or null when they are off (docs/security.md "Limits"). */
-  readonly rateLimit: ResolvedRateLimit | null
-  /** Flows by id: the built-ins, replaced or extended by `config.flows`. */
-  readonly flows: ReadonlyMap<string, FlowDefinition>
-  readonly flowTimeout: number
-  /** The routing table: the runtime's rows, `config.routes`, and each provider's flow rows. */
-  readonly routing: RouteTable
-  /** The inspection stream's receivers (none unless `inspect` is configured). */
-  readonly inspectors: Readonly<ReturnType<typeof inspectorsOf>>
-  readonly adapter: Adapter | undefined
-  /** Logout at the provider: RP-initiated and back-channel (docs/sessions.md "Logout at the provider"). */
-  readonly logout: ResolvedLogout
-  /** Account management options (`unlinkAccount`'s guard). */
-  readonly accounts: Readonly<NonNullable<AuthConfig["accounts"]>>
-  /** The configuration error every request answers with, or null. Logged once at resolve time. */
-  readonly configError: AuthError | null
 }
 
 function normalizeBasePath(path: string | undefined): string {

@@ -3,55 +3,9 @@
  * config, and what follows from both (origin, base path, cookie set). Built once per request.
  */
 import { formValue } from "./body.js"
-import type { CookiesOptions } from "../../types.js"
-import type { ResolvedConfig, ResolvedProvider } from "../config/resolve.js"
-import type { CookieJar, OutCookie } from "./cookies.js"
-import type { AuthAction } from "../config/env.js"
 import type { EffectContext } from "../engine/define-flow.js"
-
-/** Reads request headers by lower-case name. */
-export interface HeaderReader {
-  get(name: string): string | null
-}
-
-/** A request as the runtime sees it, whichever integration it came from. */
-export interface IncomingRequest {
-  readonly method: string
-  /** Absolute URL; its origin is the one the app is served on. */
-  readonly url: URL
-  readonly headers: HeaderReader
-  readonly cookies: CookieJar
-  /** The parsed urlencoded or JSON body of a POST, else undefined. */
-  readonly body: Readonly<Record<string, unknown>> | undefined
-  /** All request headers, for building a web `Request` when user code asks for one. */
-  headerEntries(): Iterable<[string, string]>
-  /**
-   * The client's IP as the integration determined it (Express: `req.ip`, so `trust proxy` decides), for
-   * rate limits. Never read from `X-Forwarded-For` here.
-   */
-  readonly clientIp?: string
-}
-
-/**
- * The request being served, with the resolved config and what follows from both (origin, base path,
- * cookie names, clock): what a route handler and (as `EffectContext`) an effect receive.
- * @example const providerId = ctx.providerId // "email-code" on /callback/email-code
- */
-export interface RequestContext {
-  readonly config: ResolvedConfig
-  readonly req: IncomingRequest
-  readonly action: AuthAction
-  readonly providerId: string | undefined
-  readonly provider: ResolvedProvider | undefined
-  readonly origin: string
-  readonly basePath: string
-  /** `origin + basePath`: where the auth routes live. */
-  readonly authUrl: string
-  readonly secure: boolean
-  readonly cookies: CookiesOptions
-  /** Milliseconds since the epoch, read once per request. */
-  readonly now: number
-}
+import type { HeaderReader, IncomingRequest, RequestContext, ResponseInternal, Handled } from "../../types/request.js"
+export type { HeaderReader, IncomingRequest, RequestContext, ResponseInternal, Handled }
 
 /**
  * The context a flow's effects get: the request's, with the callback URL the flow will end on. Built as one
@@ -74,24 +28,6 @@ export function withCallbackUrl(ctx: RequestContext, callbackUrl: string): Effec
     now: ctx.now,
     callbackUrl,
   }
-}
-
-/** What a route handler returns: the internal response, and the error it ended with (for `raw`). */
-export interface ResponseInternal {
-  status?: number
-  headers?: Record<string, string>
-  body?: unknown
-  redirect?: string
-  cookies?: OutCookie[]
-}
-
-/**
- * A handled request: the response to write, and the error it ended with (for `raw`).
- * @example const answer = async (ctx: RequestContext): Promise<Handled> => ({ response: { status: 204 } })
- */
-export interface Handled {
-  readonly response: ResponseInternal
-  readonly error?: unknown
 }
 
 /** A string field of the body, else of the query. */

@@ -1,16 +1,8 @@
 import { parseCookie, stringifySetCookie } from "cookie"
 import type { CookieKey, CookieOption, CookiesOptions } from "../../types.js"
 import { extended } from "../config/plain-object.js"
-
-/** A cookie a response wants set (or cleared, with `maxAge: 0`). Plain data, serialised once. */
-export interface OutCookie {
-  readonly name: string
-  readonly value: string
-  readonly options: CookieOption["options"]
-}
-
-/** Request cookies by name. The first occurrence of a name wins (RFC 6265 §5.4 order). */
-export type CookieJar = Readonly<Record<string, string | undefined>>
+import type { OutCookie, CookieJar } from "../../types/cookies.js"
+export type { OutCookie, CookieJar }
 
 const EMPTY_JAR: CookieJar = Object.freeze({})
 

@@ -10,14 +10,8 @@ import { UnknownAction, UntrustedHost } from "../../errors.js"
 import { configMessages } from "../config/assert.js"
 import type { AuthConfig } from "../../types.js"
 import type { Env } from "../config/env.js"
-
-/** How a config decides the origin of a request; resolved once with the config. */
-export interface OriginPolicy {
-  /** The pinned public URL: its origin, and its path when that is the base path of the generated URLs. */
-  readonly pinned: { readonly origin: string; readonly path: string | undefined } | undefined
-  /** `true`: any host; a list: only these hosts (or `*.domain` patterns, or origins); `false`: none. */
-  readonly trust: boolean | readonly string[]
-}
+import type { OriginPolicy } from "../../types/resolved.js"
+export type { OriginPolicy }
 
 /** The origin a request is answered from, or the reason it is refused. */
 export type RequestOrigin =

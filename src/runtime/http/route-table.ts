@@ -9,44 +9,14 @@ import { type Handled, type RequestContext, param } from "./context.js"
 import { runFlow } from "../engine/engine.js"
 import { isAuthAction } from "../config/env.js"
 import type { FlowDefinition } from "../engine/define-flow.js"
-
-/**
- * A row of the routing table, and the shape of `config.routes` entries: one endpoint
- * `<method> <basePath>/<action>[/<provider>]`.
- *
- * @example
- * ```ts
- * const row: Route = { method: "GET", action: "inspect", provider: false, handle: async (ctx) => ({ response: { body: "…" } }) }
- * ```
- */
-export interface Route {
-  readonly method: "GET" | "POST"
-  readonly action: string
-  /** Whether the path carries a provider id (any id: the handler reads `ctx.provider`). */
-  readonly provider: boolean
-  /** Double-submit CSRF check before the handler runs. */
-  readonly csrf?: boolean
-  readonly handle: (ctx: RequestContext) => Promise<Handled>
-}
+import type { Route, Match, RouteTable } from "../../types/route.js"
+export type { Route, Match, RouteTable }
 
 /** A flow's row bound to one provider: matched on the request's `step` too. */
 interface ProviderRow {
   readonly csrf?: boolean
   readonly step?: string
   readonly handle: (ctx: RequestContext) => Promise<Handled>
-}
-
-/** What serves a request: a row, or nothing (`UnknownAction`). */
-export type Match = { readonly csrf?: boolean; readonly handle: (ctx: RequestContext) => Promise<Handled> } | undefined
-
-/** The routing table of one config. */
-export interface RouteTable {
-  /** Every action served besides Auth.js' nine (runtime, `config.routes` and flow rows). */
-  readonly extraActions: ReadonlySet<string>
-  /** Actions whose path may carry a provider id. */
-  readonly providerActions: ReadonlySet<string>
-  /** The row for a request, or undefined. */
-  find(ctx: RequestContext): Match
 }
 
 const key = (method: string, action: string, provider?: string) => `${method} ${action}${provider === undefined ? "" : ` ${provider}`}`

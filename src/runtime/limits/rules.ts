@@ -1,8 +1,10 @@
 /**
  * The rate-limit rules and their defaults (docs/security.md "Limits"), and the resolved `rateLimit` config.
  */
-import type { AuthConfig, RateLimitConfig, RateLimitRequest, RateLimitRule, RateLimitRuleName } from "../../types.js"
+import type { AuthConfig, RateLimitConfig, RateLimitRule, RateLimitRuleName } from "../../types.js"
 import type { Env } from "../config/env.js"
+import type { ResolvedRateLimit } from "../../types/resolved.js"
+export type { ResolvedRateLimit }
 
 /** The default of every rule: window in seconds, max hits in the window. */
 export const DEFAULT_RULES: Readonly<Record<RateLimitRuleName, RateLimitRule>> = Object.freeze({
@@ -25,14 +27,6 @@ const PASSWORD_RULES: readonly RateLimitRuleName[] = ["passwordAccount", "passwo
  * stranger keep its owner out, so it is the app's choice (NIST SP 800-63B §5.2.2 prefers throttling).
  */
 const OFF_BY_DEFAULT: ReadonlySet<RateLimitRuleName> = new Set(["passwordAccountWide"])
-
-/** `rateLimit` resolved: the rules in force (off ones left out), the hooks, the fail-closed set. */
-export interface ResolvedRateLimit {
-  readonly rules: ReadonlyMap<RateLimitRuleName, RateLimitRule>
-  readonly key: ((request: RateLimitRequest) => string | undefined) | undefined
-  readonly skip: ((request: RateLimitRequest) => boolean) | undefined
-  readonly failClosed: ReadonlySet<RateLimitRuleName>
-}
 
 function validRule(name: string, rule: RateLimitRule): RateLimitRule {
   if (!(Number.isFinite(rule.window) && rule.window > 0 && Number.isInteger(rule.max) && rule.max >= 0)) {

@@ -5,36 +5,8 @@
  */
 import type { Theme } from "../../../types.js"
 import { escapeHtml, html, layoutParts, type SafeHtml } from "./html.js"
-
-/**
- * What the runtime tells the renderer of a page a flow rests on (see `FlowDefinition.pages`).
- * @example
- * ```ts
- * const pages = {
- *   code: (props: FlowPageProps) => renderStepPage(props, { title: "Check your email", fields: `<input name="code" autocomplete="one-time-code">` }),
- * }
- * ```
- */
-export interface FlowPageProps {
-  /** The step's id (the page's name); a form sends it back as the hidden `step` field. */
-  readonly step: string
-  /** Where the form posts (`/callback/<provider>`); include hidden `step` and `csrfToken` fields. */
-  readonly action: string
-  readonly csrfToken: string
-  /** The message of the last `retry` verdict. */
-  readonly message?: string
-  /** Wrong answers so far. */
-  readonly attempt: number
-  readonly data: Record<string, unknown>
-  readonly theme: Theme
-  /**
-   * The response's Content-Security-Policy nonce. A whole page of your own puts it on its `<style>` and
-   * `<script>` elements (`<style nonce="…">`); the policy allows no other inline style or script.
-   */
-  readonly nonce: string
-  /** The sign-in page (with the flow's `callbackUrl`): where "cancel and start over" leads. */
-  readonly cancelUrl: string
-}
+import type { FlowPageProps } from "../../../types/flow.js"
+export type { FlowPageProps }
 
 /**
  * What a step's `page` is told: the {@link FlowPageProps} and the step's attempt cap.

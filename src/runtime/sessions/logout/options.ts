@@ -4,17 +4,8 @@
  * whether the sign-out page offers logout at the provider.
  */
 import type { LogoutOptions } from "../../../types.js"
-
-/** `logout` resolved (docs/sessions.md "Logout at the provider"). */
-export interface ResolvedLogout {
-  readonly provider: string | undefined
-  readonly postLogoutRedirectUri: string | undefined
-  readonly keepIdToken: boolean
-  /** Milliseconds a logout token's `iat` may lie in the past. */
-  readonly maxTokenAgeMs: number
-  /** Whether the built-in sign-out page offers "Sign out of <provider> too". */
-  readonly offerOnSignOutPage: boolean
-}
+import type { ResolvedLogout } from "../../../types/resolved.js"
+export type { ResolvedLogout }
 
 const DEFAULT_MAX_TOKEN_AGE_S = 300
 

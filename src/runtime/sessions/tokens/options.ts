@@ -3,13 +3,8 @@
  * refresh another instance runs.
  */
 import type { SessionOptions } from "../../../types.js"
-
-export interface ResolvedProviderTokens {
-  /** Milliseconds before `expires_at` from which an access token is refreshed. */
-  readonly refreshMarginMs: number
-  /** Milliseconds a request waits for another instance's refresh; undefined: the provider's timeout + 5 s. */
-  readonly refreshWaitMs: number | undefined
-}
+import type { ResolvedProviderTokens } from "../../../types/resolved.js"
+export type { ResolvedProviderTokens }
 
 const DEFAULT_MARGIN_S = 60
 
