@@ -63,6 +63,11 @@ export interface DefaultSession {
    * user must sign in with it again (with `session.providerTokens`; see `getAccessToken`).
    */
   error?: "RefreshTokenError"
+  /**
+   * When the user last proved who they are (seconds since the epoch): the sign-in, or a later
+   * re-authentication (`requireRecentAuth`). Absent on a session authchart did not issue (an Auth.js one).
+   */
+  authTime?: number
 }
 
 /** The active session as `GET /session` and `getSession` return it. Extend by module augmentation. */
@@ -77,6 +82,8 @@ export interface DefaultJWT extends Record<string, unknown> {
   iat?: number
   exp?: number
   jti?: string
+  /** When the user last proved who they are (seconds since the epoch): the sign-in or a re-authentication. */
+  authTime?: number
 }
 
 /** The decoded session token. Extend by module augmentation. */

@@ -37,3 +37,9 @@ export function clearSession(ctx: RequestContext): OutCookie[] {
   const { name, options } = ctx.cookies.sessionToken
   return clearChunked(ctx.req.cookies, name, options)
 }
+
+/** The session JSON: `authTime` only when known, one literal per shape (a spread into a literal copies key by key). */
+export function sessionBody(user: Session["user"], expires: string, error: Session["error"], authTime: number | undefined): Session {
+  if (authTime === undefined) return error ? { user, expires, error } : { user, expires }
+  return error ? { user, expires, error, authTime } : { user, expires, authTime }
+}

@@ -11,12 +11,13 @@ import type { RequestContext } from "../http/context.js"
 import type { OutCookie } from "../http/cookies.js"
 import { adapterOf } from "./adapter.js"
 import { fireEvent } from "../config/events.js"
-import { type SessionStrategy, clearSession } from "./cookie.js"
+import { type SessionStrategy, clearSession, sessionBody } from "./cookie.js"
 import { isRevoked } from "./revocation.js"
 import { forgetSession, recordSession, sessionId, touchSession } from "./user-index.js"
 import { sessionEnded, sessionIssued, sessionRecordFields } from "./lifecycle.js"
 import { sessionTokenError } from "./tokens/record.js"
 import { extended } from "../config/plain-object.js"
+import { databaseAuthTime, forgetDatabaseAuthTime, noteDatabaseAuthTime } from "./auth-time.js"
 
 function tokenOf(ctx: RequestContext): string | undefined {
   return ctx.req.cookies[ctx.cookies.sessionToken.name] || undefined
@@ -28,8 +29,8 @@ export function databaseSessionCookie(ctx: RequestContext, token: string, expire
   return { name, value: token, options: extended(options, { expires }) }
 }
 
-function publicSession(user: AdapterUser, expires: Date, error: Session["error"]): Session {
-  return { user: { name: user.name, email: user.email, image: user.image }, expires: expires.toISOString(), ...(error ? { error } : {}) }
+function publicSession(user: AdapterUser, expires: Date, error: Session["error"], authTime: number | undefined): Session {
+  return sessionBody({ name: user.name, email: user.email, image: user.image }, expires.toISOString(), error, authTime)
 }
 
 /**
@@ -63,6 +64,7 @@ async function replaced(ctx: RequestContext, token: string | undefined): Promise
     if (!found) return
     await adapter.deleteSession(token)
     await forgetSession(ctx.config, String(found.user.id), sessionId(token))
+    await forgetDatabaseAuthTime(ctx.config, token)
     await sessionEnded(ctx.config, String(found.user.id), sessionId(token), ctx.now)
   } catch (err) {
     ctx.config.logger.error(new SessionTokenError("The session this sign-in replaced could not be deleted.", { err }))
@@ -103,15 +105,16 @@ export const databaseStrategy: SessionStrategy = {
     }
     // Auth.js' arguments for this strategy: the adapter's session (expires a Date) plus user, and no token.
     const error = await sessionTokenError(ctx.config, user.id)
+    const authTime = await databaseAuthTime(ctx.config, token)
     const params = {
-      session: { ...session, expires, user, ...(error ? { error } : {}) },
+      session: { ...session, expires, user, ...(error ? { error } : {}), ...(authTime !== undefined ? { authTime } : {}) },
       user,
       newSession: update?.data,
       ...(update !== undefined ? { trigger: "update" as const } : {}),
     }
     const body = ctx.config.customSession
       ? ((await ctx.config.callbacks.session(params as SessionCallbackParams)) as Session)
-      : publicSession(user, expires, error)
+      : publicSession(user, expires, error, authTime)
     await fireEvent(ctx, "session", { session: body })
     return { body, cookies, userId: user.id }
   },
@@ -123,6 +126,10 @@ export const databaseStrategy: SessionStrategy = {
     const sessionToken = ctx.config.session.generateSessionToken()
     const expires = new Date(ctx.now + ctx.config.session.maxAge * 1000)
     await adapter.createSession({ sessionToken, userId, expires })
+    // every sign-in is a proof of who the user is; unnoted (the port down), the session is simply not recent
+    await noteDatabaseAuthTime(ctx.config, sessionToken, ctx.now).catch((err: unknown) => {
+      ctx.config.logger.error(new SessionTokenError("The new session's sign-in time could not be kept (it reads as not recent).", { err }))
+    })
     await recordSession(ctx, String(userId), sessionToken, ctx.now, sessionRecordFields(subject)).catch((err: unknown) => {
       ctx.config.logger.error(new SessionTokenError("The new session could not be indexed (listing it may lag).", { err }))
     })
@@ -139,6 +146,7 @@ export const databaseStrategy: SessionStrategy = {
       // Some adapters (@auth/pg-adapter) return nothing from deleteSession: read the session first.
       const found = adapter ? await adapter.getSessionAndUser(token) : null
       const deleted = adapter ? await adapter.deleteSession(token) : null
+      await forgetDatabaseAuthTime(ctx.config, token)
       if (found) {
         await forgetSession(ctx.config, String(found.user.id), sessionId(token))
         await sessionEnded(ctx.config, String(found.user.id), sessionId(token), ctx.now)

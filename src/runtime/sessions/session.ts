@@ -13,7 +13,7 @@ import { type OutCookie, readChunked, writeChunked } from "../http/cookies.js"
 import { fireEvent } from "../config/events.js"
 import { CLOCK_TOLERANCE, decryptJwt, encryptJwt, newestSecret } from "../crypto/sealed.js"
 import { databaseStrategy } from "./database.js"
-import { type SessionRead, type SessionStrategy, type SignInSubject, clearSession } from "./cookie.js"
+import { type SessionRead, type SessionStrategy, type SignInSubject, clearSession, sessionBody } from "./cookie.js"
 import type { SafeAdapter } from "./adapter.js"
 import type { AdapterUser } from "../../adapters/types.js"
 import { extended } from "../config/plain-object.js"
@@ -22,6 +22,7 @@ import { carryIdToken, keepIdToken } from "./logout/id-token.js"
 import { carrySessionId, jwtSessionId, withNewSessionId } from "./session-ref.js"
 import { sessionIssued, sessionEnded } from "./lifecycle.js"
 import { sessionTokenError } from "./tokens/record.js"
+import { carryAuthTime, jwtAuthTime, withAuthTime } from "./auth-time.js"
 
 interface Encoded {
   readonly value: string
@@ -126,7 +127,8 @@ async function encodeToken(ctx: RequestContext, token: JWT, salt: string): Promi
 /** The session cookies for the `jwt` callback's token (cleared when it gave none), the session noted for its user. */
 async function issueToken(ctx: RequestContext, subject: SignInSubject, token: JWT | null): Promise<OutCookie[]> {
   if (!token) return clearSession(ctx)
-  const kept = withNewSessionId(keepIdToken(ctx, token, subject.account))
+  // every sign-in is a proof of who the user is: its time goes with the new session
+  const kept = withAuthTime(withNewSessionId(keepIdToken(ctx, token, subject.account)), ctx.now)
   const encoded = await encodeToken(ctx, kept, ctx.cookies.sessionToken.name)
   if (typeof kept.sub === "string" && kept.sub !== "") await sessionIssued(ctx, kept.sub, jwtSessionId(kept) as string, subject)
   return sessionCookies(ctx, encoded.value, encoded.exp)
@@ -184,7 +186,7 @@ export const jwtStrategy: SessionStrategy = {
       update ? { token: decoded.payload, trigger: "update", session: update.data } : { token: decoded.payload },
     )
     if (!returned) return { body: null, cookies: clearSession(ctx) }
-    const token = carrySessionId(decoded.payload, carryIdToken(decoded.payload, returned))
+    const token = carryAuthTime(decoded.payload, carrySessionId(decoded.payload, carryIdToken(decoded.payload, returned)))
     const iat = typeof token.iat === "number" ? token.iat : 0
     // re-issued by halfway through its life at the latest: with maxAge at or below updateAge an active
     // user's session would otherwise never slide (Auth.js re-issues a JWT session on every read)
@@ -206,8 +208,7 @@ export const jwtStrategy: SessionStrategy = {
     // earlier (authchart re-issues at most once per updateAge) at its `exp`, whole seconds
     const issuedNow = changed && exp === Math.floor(ctx.now / 1000) + config.jwt.maxAge
     const expires = new Date(issuedNow ? ctx.now + config.jwt.maxAge * 1000 : exp * 1000).toISOString()
-    // one literal each: a spread into a literal copies key by key
-    const session: Session = error ? { user, expires, error } : { user, expires }
+    const session = sessionBody(user, expires, error, jwtAuthTime(token))
     // Auth.js' parameter type merges both strategies' arguments; this strategy passes its own half.
     const params = update ? { session, token, trigger: "update" as const, newSession: update.data } : { session, token }
     const body = (await config.callbacks.session(params as SessionCallbackParams)) as Session

@@ -23,6 +23,7 @@ import {
 } from "./user-index.js"
 import type { SignedIn } from "./signed-in.js"
 import { sessionEnded, sessionReissued } from "./lifecycle.js"
+import { transferDatabaseAuthTime } from "./auth-time.js"
 import { databaseSessionCookie } from "./database.js"
 
 /** The JWT session of a request, described as far as its token tells. */
@@ -97,5 +98,6 @@ export async function revokeOthers(ctx: RequestContext, who: SignedIn): Promise<
   const extras = mine ? extrasOf(mine) : {}
   await recordSession(ctx, who.userId, sessionToken, Number.isFinite(createdAt) ? createdAt : ctx.now, extras)
   await sessionReissued(ctx, who.userId, current, sessionId(sessionToken), extras)
+  await transferDatabaseAuthTime(config, who.token, sessionToken)
   return [databaseSessionCookie(ctx, sessionToken, expires)]
 }
