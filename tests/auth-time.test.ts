@@ -75,7 +75,7 @@ describe("JWT sessions", () => {
       callbacks: {
         // an app that copies whatever the client sends on update (a common, careless idiom)
         jwt: ({ token, trigger, session }) =>
-          trigger === "update" ? { ...token, ...(session as JWT) } : { sub: token.sub, name: token.name, role: "reader" },
+          trigger === "update" ? { ...token, ...(session as JWT) } : { sub: token.sub, name: token.name, label: "reader" },
       },
     })
     const client = new AuthClient(cfg)
