@@ -389,6 +389,28 @@ describe("the runner runs the flow machine on xstate", () => {
     expect(passed).toMatchObject({ status: "done", output: { ok: true } })
   })
 
+  it("extendFlow inserts steps at the tail's extension point (linking → first step → issuing) and refuses a flow without the shared tail", () => {
+    const terms = defineStep({ id: "terms", run: () => true })
+    const machine = extendFlow(flow, [terms]).machine
+    const targets = (state: string) => machine.root.states[state]?.transitions.values()
+    const linking = [...(targets("linking") ?? [])].flat().map((t) => t.target?.map((node) => node.key))
+    expect(linking).toEqual([["terms"], ["failed"]])
+    expect(machine.root.states.terms?.states.entering?.config.invoke).toMatchObject({ src: "terms.enter" })
+    // the original machine keeps its own tail: linking still goes on to issuing
+    expect([...(flow.machine.root.states.linking?.transitions.values() ?? [])].flat().map((t) => t.target?.[0]?.key)).toEqual([
+      "issuing",
+      "failed",
+    ])
+    const ownTail = setup({ types: flowTypes() }).createMachine({
+      id: "own-tail",
+      ...flowBase,
+      states: { idle: { tags: [AWAITING_INPUT], on: { SUBMIT: "linking" } }, linking: { always: "issuing" }, issuing: { type: "final" } },
+    })
+    expect(() => extendFlow(defineFlow({ id: "own-tail", machine: ownTail, routes: flow.routes }), [terms])).toThrow(
+      "extendFlow(own-tail): the flow does not end in the shared sign-in tail (signInTail) to extend",
+    )
+  })
+
   it("a start rests at the machine's initial state (value, tags, context), also when a state entered at the start runs an action", async () => {
     const entering = setup({ types: flowTypes() }).createMachine({
       id: "entering",

@@ -171,10 +171,74 @@ export const flowBase = {
 }
 
 /**
+ * The sign-in tail's states with `afterLinking` as the state entered once the identity is linked: the
+ * tail's one extension point. `signInTail` is it with `issuing` there; `extendFlow` builds it with its
+ * first step there (its steps end in `issuing`), so no one edits the tail's transitions by hand.
+ */
+export function tailStates(afterLinking: string) {
+  return {
+    gate: tailSetup.createStateConfig({
+      invoke: {
+        id: "signInGate",
+        src: "signInGate",
+        input: ({ context }) => context.identity as Identity,
+        onDone: [
+          {
+            guard: { type: "signInAllowed", params: ({ event }) => ({ gate: event.output }) },
+            target: "linking",
+            // the submitted credentials served the callback; they never rest in a snapshot
+            actions: assign({ identity: ({ context }) => withoutCredentials(context.identity) }),
+          },
+          {
+            target: "denied",
+            actions: assign({
+              output: ({ event }): FlowOutput => ({
+                ok: true,
+                reply: { type: "redirect", url: event.output.allow ? "" : event.output.redirect },
+              }),
+            }),
+          },
+        ],
+        onError: { target: "failed", actions: "fail" },
+      },
+    }),
+    linking: tailSetup.createStateConfig({
+      invoke: {
+        id: "linkIdentity",
+        src: "linkIdentity",
+        input: ({ context }) => context.identity as Identity,
+        onDone: { target: afterLinking, actions: assign({ identity: ({ event }) => event.output }) },
+        onError: { target: "failed", actions: "fail" },
+      },
+    }),
+    issuing: tailSetup.createStateConfig({
+      invoke: {
+        id: "issueSession",
+        src: "issueSession",
+        input: ({ context }) => context.identity as Identity,
+        onDone: {
+          target: "done",
+          actions: assign({
+            output: ({ event }): FlowOutput => ({
+              ok: true,
+              reply: { type: "redirect", url: event.output.redirect, cookies: event.output.cookies },
+            }),
+          }),
+        },
+        onError: { target: "failed", actions: "fail" },
+      },
+    }),
+    done: tailSetup.createStateConfig({ type: "final" }),
+    denied: tailSetup.createStateConfig({ type: "final" }),
+    failed: tailSetup.createStateConfig({ type: "final" }),
+  }
+}
+
+/**
  * The tail every sign-in flow ends in, entered (`target: "gate"`) once `context.identity` is set:
  * `gate` (signIn callback) → `linking` (adapter users and accounts) → `issuing` (session, events,
  * redirect) → `done`; or `denied` (the callback redirected elsewhere) / `failed`. Spread it into your
- * machine's `states`; `extendFlow` inserts extra steps between `linking` and `issuing`.
+ * machine's `states`; `extendFlow` inserts extra steps between `linking` and `issuing` (see {@link tailStates}).
  *
  * @example
  * ```ts
@@ -182,61 +246,12 @@ export const flowBase = {
  * ...signInTail,
  * ```
  */
-export const signInTail = {
-  gate: tailSetup.createStateConfig({
-    invoke: {
-      id: "signInGate",
-      src: "signInGate",
-      input: ({ context }) => context.identity as Identity,
-      onDone: [
-        {
-          guard: { type: "signInAllowed", params: ({ event }) => ({ gate: event.output }) },
-          target: "linking",
-          // the submitted credentials served the callback; they never rest in a snapshot
-          actions: assign({ identity: ({ context }) => withoutCredentials(context.identity) }),
-        },
-        {
-          target: "denied",
-          actions: assign({
-            output: ({ event }): FlowOutput => ({
-              ok: true,
-              reply: { type: "redirect", url: event.output.allow ? "" : event.output.redirect },
-            }),
-          }),
-        },
-      ],
-      onError: { target: "failed", actions: "fail" },
-    },
-  }),
-  linking: tailSetup.createStateConfig({
-    invoke: {
-      id: "linkIdentity",
-      src: "linkIdentity",
-      input: ({ context }) => context.identity as Identity,
-      onDone: { target: "issuing", actions: assign({ identity: ({ event }) => event.output }) },
-      onError: { target: "failed", actions: "fail" },
-    },
-  }),
-  issuing: tailSetup.createStateConfig({
-    invoke: {
-      id: "issueSession",
-      src: "issueSession",
-      input: ({ context }) => context.identity as Identity,
-      onDone: {
-        target: "done",
-        actions: assign({
-          output: ({ event }): FlowOutput => ({
-            ok: true,
-            reply: { type: "redirect", url: event.output.redirect, cookies: event.output.cookies },
-          }),
-        }),
-      },
-      onError: { target: "failed", actions: "fail" },
-    },
-  }),
-  done: tailSetup.createStateConfig({ type: "final" }),
-  denied: tailSetup.createStateConfig({ type: "final" }),
-  failed: tailSetup.createStateConfig({ type: "final" }),
+export const signInTail = tailStates("issuing")
+
+/** Whether a machine's states end in the shared tail as declared (each tail state the very one `signInTail` holds). */
+export function endsInSignInTail(states: Readonly<Record<string, unknown>> | undefined): boolean {
+  if (!states) return false
+  return Object.entries(signInTail).every(([name, state]) => states[name] === state)
 }
 
 function withoutCredentials(identity: Identity | null): Identity | null {

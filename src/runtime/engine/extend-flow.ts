@@ -24,7 +24,7 @@
 import { type AnyStateMachine, assign, createMachine } from "xstate"
 import type { FlowUser } from "../../machines/types.js"
 import { AWAITING_INPUT } from "../../machines/types.js"
-import type { FlowContext } from "../../machines/setup.js"
+import { type FlowContext, endsInSignInTail, tailStates } from "../../machines/setup.js"
 import { type FlowDefinition, type FlowRoute, defineFlow } from "./define-flow.js"
 import { type StepPageProps, renderStepPage } from "../http/pages/step.js"
 import type { StepDefinition } from "./define-step.js"
@@ -39,8 +39,6 @@ export { defineStep, StepFailed, type StepArgs, type StepDefinition, type StepFa
 function update<E>(fn: (args: { context: FlowContext; event: E }) => Partial<FlowContext>) {
   return assign(fn as never)
 }
-
-type Config = Record<string, unknown> & { id: string; states: Record<string, Record<string, unknown>> }
 
 const failed = (machineId: string) => ({
   target: `#${machineId}.failed`,
@@ -124,22 +122,21 @@ function stepState(step: StepDefinition, machineId: string, next: string): Recor
  */
 export function extendFlow(flow: FlowDefinition, steps: readonly StepDefinition[]): FlowDefinition {
   if (steps.length === 0) return flow
-  const machine = flow.machine as AnyStateMachine
-  const config = structuredCloneConfig(machine.config as Config)
-  const linking = config.states.linking as { invoke?: { onDone?: { target?: string } } } | undefined
-  if (!linking?.invoke?.onDone || !config.states.issuing) {
-    throw new TypeError(`extendFlow(${flow.id}): the flow has no linking → issuing tail to extend`)
+  const machine = flow.machine
+  const { states } = machine.config
+  if (!states || !endsInSignInTail(states)) {
+    throw new TypeError(`extendFlow(${flow.id}): the flow does not end in the shared sign-in tail (signInTail) to extend`)
   }
   const ids = steps.map((s) => s.id)
-  if (new Set(ids).size !== ids.length || ids.some((id) => id in config.states)) {
+  const [first] = ids
+  if (first === undefined || new Set(ids).size !== ids.length || ids.some((id) => id in states)) {
     throw new TypeError(`extendFlow(${flow.id}): step ids must be unique and not clash with states`)
   }
-  linking.invoke.onDone = { ...linking.invoke.onDone, target: ids[0] as string }
-  steps.forEach((step, i) => {
-    config.states[step.id] = stepState(step, config.id, ids[i + 1] ?? "issuing")
-  })
+  const stepStates = Object.fromEntries(steps.map((step, i) => [step.id, stepState(step, machine.id, ids[i + 1] ?? "issuing")]))
+  // the tail's extension point: linking continues to the first step, and the last step to `issuing`
+  const config = { ...machine.config, states: { ...states, ...tailStates(first), ...stepStates } }
   const implementations = { ...machine.implementations, guards: { ...machine.implementations.guards, ...stepGuards } }
-  const extended = createMachine(config as never, implementations as never) as AnyStateMachine
+  const extended: AnyStateMachine = createMachine(config, implementations)
   const routes: FlowRoute[] = [
     ...flow.routes,
     ...steps
@@ -186,19 +183,6 @@ export function extendFlow(flow: FlowDefinition, steps: readonly StepDefinition[
     pages,
     actors: { ...(flow.actors ?? {}), ...Object.assign({}, ...steps.map(stepActors)) },
   })
-}
-
-/** A copy of a machine config deep enough to edit its top-level states without touching the original. */
-function structuredCloneConfig(config: Config): Config {
-  const states: Record<string, Record<string, unknown>> = {}
-  for (const [name, state] of Object.entries(config.states)) {
-    const copy: Record<string, unknown> = { ...state }
-    if (state.invoke && typeof state.invoke === "object" && !Array.isArray(state.invoke)) {
-      copy.invoke = { ...(state.invoke as object) }
-    }
-    states[name] = copy
-  }
-  return { ...config, states }
 }
 
 export type { FlowUser }
