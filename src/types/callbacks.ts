@@ -88,4 +88,10 @@ export interface EventCallbacks {
   rateLimited?: (message: RateLimitedEvent) => Awaitable<void>
   /** authchart: an account was unlinked from its user (`unlinkAccount`, `POST /auth/unlink-account/<provider>`). */
   unlinkAccount?: (message: { user: User; account: Account }) => Awaitable<void>
+  /**
+   * authchart: a recovery code signed the user in (`recoveryCodeStep`, docs/security.md "Recovery
+   * codes"); `remaining` is how many unused codes the user has left. Tell the user (someone else may
+   * hold their codes) and offer new codes when few are left.
+   */
+  recoveryCodeUsed?: (message: { user: User; remaining: number }) => Awaitable<void>
 }

@@ -33,6 +33,12 @@ export interface StepArgs {
 export interface StepFactors {
   /** The user's active TOTP secret (base32), or null when they have none (or the user has no id). */
   activeTotpSecret(): Promise<string | null>
+  /**
+   * Spends one of the user's recovery codes (src/runtime/factors/recovery-codes.ts): true once per code,
+   * across instances sharing the port, and then `events.recoveryCodeUsed` fires; false for a wrong, used
+   * or voided code (or a user without an id).
+   */
+  redeemRecoveryCode(code: string): Promise<boolean>
 }
 
 /** What `submit` answers: pass, stay on the page (with a message), or fail the flow. */

@@ -6,14 +6,23 @@ import type { Identity } from "../../machines/types.js"
 import type { StepState } from "../../machines/setup.js"
 import { effect } from "./effects/effect.js"
 import { stateKey } from "../limits/server-state.js"
+import { fireEvent } from "../config/events.js"
 import type { EffectContext } from "./define-flow.js"
 import { type StepArgs, type StepDefinition, type StepFactors, StepFailed } from "./define-step.js"
 import { activeTotpSecret } from "../factors/totp-secrets.js"
+import { recoveryCodesLeft, redeemRecoveryCode } from "../factors/recovery-codes.js"
+import type { User } from "../../types.js"
 
 /** The user's factors for a step; a user without an id has none. */
-function factorsOf(ctx: EffectContext, userId: string | undefined): StepFactors {
+function factorsOf(ctx: EffectContext, user: User): StepFactors {
+  const userId = user.id
   return {
     activeTotpSecret: async () => (userId ? activeTotpSecret(ctx.config, userId) : null),
+    redeemRecoveryCode: async (code) => {
+      if (!userId || !(await redeemRecoveryCode(ctx.config, userId, code))) return false
+      await fireEvent(ctx, "recoveryCodeUsed", { user, remaining: await recoveryCodesLeft(ctx.config, userId) })
+      return true
+    },
   }
 }
 
@@ -26,7 +35,7 @@ function argsOf(ctx: EffectContext, identity: Identity, state: StepState | undef
     data: state?.data ?? {},
     request: { url: ctx.req.url, method: ctx.req.method },
     serverState: ctx.config.serverState,
-    factors: factorsOf(ctx, identity.user.id),
+    factors: factorsOf(ctx, identity.user),
   }
 }
 
