@@ -20,6 +20,7 @@ import type { CallbacksOptions, EventCallbacks } from "./types/callbacks.js"
 import type { CookieKey, CookieOption, PagesOptions, Theme } from "./types/cookies.js"
 import type { LoggerInstance } from "./types/logger.js"
 import type { AccountsOptions, LogoutOptions } from "./types/logout-accounts.js"
+import type { FactorsOptions } from "./types/factors.js"
 import type { Provider } from "./types/providers.js"
 import type { RateLimitConfig } from "./types/rate-limit.js"
 import type { JWTOptions, SessionOptions } from "./types/session-options.js"
@@ -39,6 +40,7 @@ export type { SessionCallbackParams, JwtCallbackParams, CallbacksOptions, EventC
 export type { RateLimitRuleName, RateLimitRule, RateLimitRequest, RateLimitedEvent, RateLimitConfig } from "./types/rate-limit.js"
 export type { WarningCode, LoggerInstance } from "./types/logger.js"
 export type { LogoutOptions, AccountsOptions } from "./types/logout-accounts.js"
+export type { FactorsOptions } from "./types/factors.js"
 
 /** A value, or a promise of it. */
 export type Awaitable<T> = T | PromiseLike<T>
@@ -222,4 +224,6 @@ export interface AuthConfig {
   logout?: LogoutOptions
   /** authchart: managing linked accounts (`unlinkAccount`, docs/sessions.md "Sessions and accounts the user can manage"). */
   accounts?: AccountsOptions
+  /** authchart: the second-factor pages (`<basePath>/factors`, docs/second-factors.md). */
+  factors?: FactorsOptions
 }

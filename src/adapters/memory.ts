@@ -270,5 +270,13 @@ export function MemoryAdapter(): CompleteAdapter {
       authenticators.set(credentialID, updated)
       return copy(updated)
     },
+
+    async deleteAuthenticator(credentialID) {
+      const current = authenticators.get(credentialID)
+      if (!current) return null
+      authenticators.delete(credentialID)
+      credentialIdsByUser.get(current.userId)?.delete(credentialID)
+      return copy(current)
+    },
   }
 }

@@ -244,5 +244,11 @@ export function RedisAdapter(redis: RedisAdapterClient, options: RedisAdapterOpt
       if ((await client.set(key, json, { XX: true })) === null) fail("the authenticator was deleted meanwhile.")
       return parsePlain<AdapterAuthenticator>(json) as AdapterAuthenticator
     },
+
+    async deleteAuthenticator(credentialID) {
+      const deleted = parsePlain<AdapterAuthenticator>(text(await client.getDel(keys.authenticator(credentialID))))
+      if (deleted) await client.sRem(keys.userAuthenticators(deleted.userId), credentialID)
+      return deleted
+    },
   }
 }

@@ -139,6 +139,12 @@ export interface Adapter {
     credentialID: AdapterAuthenticator["credentialID"],
     newCounter: AdapterAuthenticator["counter"],
   ): Awaitable<AdapterAuthenticator>
+  /**
+   * authchart (not in Auth.js): deletes the authenticator with this credential id, so it can no longer
+   * sign in; resolves to it, or `null` when there was none. Called when a user deletes a passkey on the
+   * account pages (docs/second-factors.md); without it, deleting unlinks the passkey's account only.
+   */
+  deleteAuthenticator?(credentialID: AdapterAuthenticator["credentialID"]): Awaitable<AdapterAuthenticator | null>
 }
 
 /**
@@ -176,6 +182,7 @@ export interface CompleteAdapter extends Adapter {
   createAuthenticator(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>
   listAuthenticatorsByUserId(userId: string): Promise<AdapterAuthenticator[]>
   updateAuthenticatorCounter(credentialID: string, newCounter: number): Promise<AdapterAuthenticator>
+  deleteAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>
   /**
    * Deletes every database session of the user ("sign out everywhere") and resolves to how many there
    * were. Browsers still holding one of those session cookies are signed out at their next request.

@@ -159,9 +159,9 @@ export interface TotpEnrollment {
   qrSvg(): Promise<string>
 }
 
-/** A new TOTP secret for a user, its `otpauth://` URI and a QR code. */
-export function createTotpEnrollment(options: { accountName: string; issuer: string }): TotpEnrollment {
-  const secret = base32Encode(randomBytes(20))
+/** A new TOTP secret for a user (or `secret`, an enrolment shown again), its `otpauth://` URI and a QR code. */
+export function createTotpEnrollment(options: { accountName: string; issuer: string; secret?: string }): TotpEnrollment {
+  const secret = options.secret ?? base32Encode(randomBytes(20))
   const label = `${encodeURIComponent(options.issuer)}:${encodeURIComponent(options.accountName)}`
   const params = new URLSearchParams({ secret, issuer: options.issuer, algorithm: "SHA1", digits: "6", period: "30" })
   const uri = `otpauth://totp/${label}?${params}`

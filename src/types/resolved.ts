@@ -93,6 +93,8 @@ export interface ResolvedConfig {
   readonly logout: ResolvedLogout
   /** Account management options (`unlinkAccount`'s guard). */
   readonly accounts: Readonly<NonNullable<AuthConfig["accounts"]>>
+  /** The second-factor pages' options, defaults applied. */
+  readonly factors: { readonly freshFor: number; readonly issuer: string | undefined }
   /** The configuration error every request answers with, or null. Logged once at resolve time. */
   readonly configError: AuthError | null
 }

@@ -485,6 +485,18 @@ export function runAdapterConformance(name: string, setup: () => Promise<Conform
       it("updateAuthenticatorCounter throws for an unknown credential id", async () => {
         await expect(Promise.resolve().then(() => adapter().updateAuthenticatorCounter(randomUUID(), 1))).rejects.toThrow()
       })
+
+      it("deleteAuthenticator (where the adapter has it) removes it from lookups and the user's list, null for an unknown id", async (test) => {
+        const remove = adapter().deleteAuthenticator?.bind(adapter())
+        if (!remove) return test.skip()
+        const user = await createUser()
+        const [gone, kept] = [newAuthenticator(user.id), newAuthenticator(user.id)]
+        for (const a of [gone, kept]) await adapter().createAuthenticator(a)
+        expectRecord(await remove(gone.credentialID), gone)
+        expect(await adapter().getAuthenticator(gone.credentialID)).toBeNull()
+        expect((await adapter().listAuthenticatorsByUserId(user.id)).map((a) => a.credentialID)).toEqual([kept.credentialID])
+        expect(await remove(gone.credentialID)).toBeNull()
+      })
     })
   })
 }

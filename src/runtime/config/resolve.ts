@@ -141,6 +141,7 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
     adapter: config.adapter,
     logout: resolveLogout(config.logout),
     accounts: Object.freeze({ ...(config.accounts ?? {}) }),
+    factors: Object.freeze({ freshFor: config.factors?.freshFor ?? 300, issuer: config.factors?.issuer }),
   }
   const configError = originError ?? providerError ?? assertConfig(config, base) ?? missingOptionalPeers(providers.values())
   // no trusted origin at all: logged at the first request, with its URL, as Auth.js words it

@@ -18,6 +18,7 @@ import { rateLimitGate } from "../limits/limiter.js"
 import { backchannelLogout } from "../sessions/logout/backchannel.js"
 import { providerLogoutOf, providerLogoutUrl, signOutCallback } from "../sessions/logout/rp-initiated.js"
 import { accountRoutes } from "../sessions/account-routes.js"
+import { factorRoutes } from "../factors/factor-routes.js"
 
 export type { Route }
 
@@ -82,6 +83,7 @@ export const routes: readonly Route[] = [
   { method: "GET", action: "signout-callback", provider: false, handle: signOutCallback },
   { method: "POST", action: "backchannel-logout", provider: true, handle: backchannelLogout },
   ...accountRoutes,
+  ...factorRoutes,
 ]
 
 /** Runs the row for a request; a valid action with no row is `UnknownAction` (→ error page). */

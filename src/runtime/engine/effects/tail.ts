@@ -11,6 +11,7 @@ import { fireEvent } from "../../config/events.js"
 import { adapterOf } from "../../sessions/adapter.js"
 import { sessionStrategy } from "../../sessions/session.js"
 import { keepProviderTokens } from "../../sessions/tokens/record.js"
+import { notePasskeyUse } from "../../factors/passkeys.js"
 import { storedAccount } from "./oauth-profile.js"
 
 type SignInParams = Parameters<EffectContext["config"]["callbacks"]["signIn"]>[0]
@@ -71,6 +72,8 @@ export const issueSession = effect<Issued, Identity>(async (ctx, input) => {
   if (input.isNewUser !== undefined) subject.isNewUser = input.isNewUser
   if (ctx.config.providerTokens) await keepProviderTokens(ctx.config, subject.user.id, keptAccount(ctx, input.account))
   const cookies = await sessionStrategy(ctx).issue(ctx, sessionSubject(input, subject))
+  const passkey = input.account?.type === "webauthn" ? input.account.providerAccountId : undefined
+  if (passkey !== undefined && subject.user.id) await notePasskeyUse(ctx.config, String(subject.user.id), passkey, ctx.now)
   if (ctx.config.events.signIn) await fireEvent(ctx, "signIn", subject)
   return issued(ctx, input, cookies)
 })
