@@ -3,7 +3,7 @@
  * (MemoryAdapter, the memory server-state port): listing, TOTP enrolment, passkey rename and delete,
  * recovery codes, and the attacks: signed out, no CSRF token, another user's passkey id, no fresh proof.
  */
-import { beforeEach, describe, expect, it } from "vitest"
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { type AuthConfig, credentialsFlow, extendFlow } from "../src/index.js"
 import { MemoryAdapter } from "../src/adapters/memory.js"
 import type { AdapterAuthenticator, CompleteAdapter } from "../src/adapters/types.js"
@@ -18,13 +18,10 @@ const JSON_ACCEPT = { accept: "application/json" }
 interface World {
   adapter: CompleteAdapter
   config: AuthConfig
-  /** Seconds since the last proof the next sign-in's session claims. */
-  proofAge: { seconds: number }
 }
 
 async function world(): Promise<World> {
   const adapter = MemoryAdapter()
-  const proofAge = { seconds: 0 }
   for (const [id, email] of [
     ["u-ada", "ada@example.test"],
     ["u-bob", "bob@example.test"],
@@ -44,12 +41,8 @@ async function world(): Promise<World> {
       WebAuthn({}),
     ],
     flows: [extendFlow(credentialsFlow, [totpStep()])],
-    callbacks: {
-      // the moment of the last proof, as step-up records it at every sign-in (here: chosen by the test)
-      jwt: ({ token, user }) => (user ? { ...token, authTime: Math.floor(Date.now() / 1000) - proofAge.seconds } : token),
-    },
   }
-  return { adapter, config, proofAge }
+  return { adapter, config }
 }
 
 async function passkey(adapter: CompleteAdapter, userId: string, credentialID: string): Promise<AdapterAuthenticator> {
@@ -79,6 +72,9 @@ const post = (client: AuthClient, action: string, form: Record<string, string>) 
 
 describe("factor routes", () => {
   let w: World
+  afterEach(() => {
+    vi.useRealTimers()
+  })
   beforeEach(async () => {
     w = await world()
     await passkey(w.adapter, "u-ada", "ada-key-1")
@@ -148,8 +144,10 @@ describe("factor routes", () => {
   })
 
   it("without a fresh proof, deleting a passkey, turning TOTP off and new recovery codes are refused", async () => {
-    w.proofAge.seconds = 301
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() })
     const { client, csrfToken } = await signIn(w, "ada")
+    // the sign-in's proof (the session's authTime) is now older than factors.freshFor (300 s)
+    vi.setSystemTime(Date.now() + 301_000)
     const remove = await post(client, "passkey-delete", { csrfToken, id: "ada-key-1" })
     expect(remove.status).toBe(403)
     const body = (await remove.json()) as { error: string; reauthUrl: string }

@@ -224,7 +224,7 @@ async function removeTotp(ctx: RequestContext): Promise<Handled> {
   const who = await requireUser(ctx)
   if ("response" in who) return who
   if ((await activeTotpSecret(ctx.config, who.userId)) === null) return refuse(ctx, who, "FactorNotFound")
-  if (!hasFreshProof(ctx, who)) return refuse(ctx, who, "ProofTooOld")
+  if (!(await hasFreshProof(ctx, who))) return refuse(ctx, who, "ProofTooOld")
   await removeTotpSecret(ctx.config, who.userId)
   return done(ctx, who, { totp: false }, "totp-removed")
 }
@@ -258,7 +258,7 @@ async function removePasskey(ctx: RequestContext): Promise<Handled> {
   const id = param(ctx.req, "id") ?? ""
   const row = await ownPasskey(ctx.config, who.userId, id)
   if (!row) return refuse(ctx, who, "FactorNotFound")
-  if (!hasFreshProof(ctx, who)) return refuse(ctx, who, "ProofTooOld")
+  if (!(await hasFreshProof(ctx, who))) return refuse(ctx, who, "ProofTooOld")
   const lock = stateKey("unlink", who.userId)
   if (!(await ctx.config.serverState.claim(lock, CHANGE_LOCK_MS))) return refuse(ctx, who, "Busy")
   try {
@@ -275,7 +275,7 @@ async function removePasskey(ctx: RequestContext): Promise<Handled> {
 async function regenerateRecoveryCodes(ctx: RequestContext): Promise<Handled> {
   const who = await requireUser(ctx)
   if ("response" in who) return who
-  if (!hasFreshProof(ctx, who)) return refuse(ctx, who, "ProofTooOld")
+  if (!(await hasFreshProof(ctx, who))) return refuse(ctx, who, "ProofTooOld")
   const recoveryCodes = await issueRecoveryCodes(ctx.config, who.userId)
   if (wantsJson(ctx)) return { response: jsonWithCookies({ recoveryCodes }, [...who.cookies], 200, NO_CACHE) }
   const nonce = pageNonce()

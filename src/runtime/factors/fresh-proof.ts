@@ -1,26 +1,15 @@
 /**
  * Whether the signed-in user proved who they are recently enough to remove a factor: the session's
- * `authTime` (seconds since the epoch, the moment of the last proof, set at every sign-in and
- * re-authentication) within `factors.freshFor`. A session without one is not fresh.
+ * `authTime` (recent-auth.ts: set at every sign-in and re-authentication) within `factors.freshFor`.
+ * A session without one is not fresh.
  */
 import type { RequestContext } from "../http/context.js"
 import type { SignedIn } from "../sessions/signed-in.js"
+import { isRecent, proofOf } from "./recent-auth.js"
 
-/** Seconds a proof may lie ahead of the clock (another instance's clock). */
-const CLOCK_SKEW = 60
-
-/** The moment of the session's last proof (seconds since the epoch), or null when it carries none. */
-export function lastProof(who: SignedIn): number | null {
-  const at = who.payload?.authTime
-  return typeof at === "number" && Number.isFinite(at) ? at : null
-}
-
-/** Whether the session's last proof is within `factors.freshFor` of now. */
-export function hasFreshProof(ctx: RequestContext, who: SignedIn): boolean {
-  const at = lastProof(who)
-  if (at === null) return false
-  const age = ctx.now / 1000 - at
-  return age >= -CLOCK_SKEW && age <= ctx.config.factors.freshFor
+/** Whether the session's last proof is within `factors.freshFor` seconds of now. */
+export async function hasFreshProof(ctx: RequestContext, who: SignedIn): Promise<boolean> {
+  return isRecent(await proofOf(ctx, who), ctx.config.factors.freshFor, ctx.now)
 }
 
 /**
