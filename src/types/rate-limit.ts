@@ -9,6 +9,7 @@ export type RateLimitRuleName =
   | "emailAddress"
   | "emailClient"
   | "webauthnClient"
+  | "stepClient"
   | "oauthClient"
   | "backchannelClient"
   | "accountClient"

@@ -64,6 +64,7 @@ const EMAIL = names("emailClient")
 const EMAIL_ADDRESS = names("emailClient", "emailAddress")
 const WEBAUTHN = names("webauthnClient")
 const OAUTH = names("oauthClient")
+const STEP = names("stepClient")
 
 /** The account key the flow will use, or undefined when the submission names none it would accept. */
 function resolved(resolve: () => string | undefined): string | undefined {
@@ -86,10 +87,12 @@ function rulesFor(ctx: RequestContext): Rules {
   })
   const route: string = action // authchart's own actions are not Auth.js' AuthAction
   if (route === "backchannel-logout") return set(BACKCHANNEL)
+  // an answer to an extra step (a TOTP or recovery code), whatever the flow
+  if (action === "callback" && method === "POST" && param(ctx.req, "step") !== undefined) return set(STEP)
   const config = ctx.provider?.config
   switch (config?.type) {
     case "credentials": {
-      if (action !== "callback" || method !== "POST" || param(ctx.req, "step") !== undefined) break
+      if (action !== "callback" || method !== "POST") break
       const account = resolved(() => credentialsAccount(config, ctx.req.body))
       return account ? set(PASSWORD_ACCOUNT, account) : set(PASSWORD)
     }

@@ -15,6 +15,7 @@ export const DEFAULT_RULES: Readonly<Record<RateLimitRuleName, RateLimitRule>> =
   emailAddress: { window: 15 * 60, max: 3 },
   emailClient: { window: 60 * 60, max: 10 },
   webauthnClient: { window: 60, max: 30 },
+  stepClient: { window: 60, max: 30 },
   oauthClient: { window: 60, max: 30 },
   backchannelClient: { window: 60, max: 120 },
   accountClient: { window: 60, max: 20 },
