@@ -206,6 +206,19 @@ describe("factor routes", () => {
     expect(listed.totp).toBe(false)
   })
 
+  it("the 21st factor POST from one client within a minute is refused with 429 (accountClient), another client is not", async () => {
+    w.config = { ...w.config, rateLimit: { enabled: true } }
+    const { client, csrfToken } = await signIn(w, "ada")
+    const rename = (ip: string) =>
+      client.send("/auth/passkey-rename", { form: { csrfToken, id: "bob-key-1", name: "x" }, headers: JSON_ACCEPT, clientIp: ip })
+    for (let i = 0; i < 20; i++) expect((await rename("198.51.100.9")).status).toBe(404)
+    const refused = await rename("198.51.100.9")
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get("ratelimit-policy")).toBe('"accountClient";q=20;w=60')
+    expect(await refused.json()).toMatchObject({ error: "RateLimited" })
+    expect((await rename("198.51.100.10")).status).toBe(404)
+  })
+
   it("the page: a themed HTML list with the user's passkeys and forms carrying the CSRF token", async () => {
     const { client, csrfToken } = await signIn(w, "ada")
     await post(client, "passkey-rename", { csrfToken, id: "ada-key-1", name: "<b>Phone</b>" })

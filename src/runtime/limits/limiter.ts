@@ -39,8 +39,18 @@ export interface Gate {
 
 /** The gate of a request no rule counts, or one let through with nothing to do afterwards. */
 export const OPEN: Gate = {}
-/** The session and account management endpoints a client may POST to only so often. */
-const ACCOUNT_ACTIONS: ReadonlySet<string> = new Set(["revoke-session", "revoke-other-sessions", "unlink-account"])
+/** The session, account and second-factor management endpoints a client may POST to only so often. */
+const ACCOUNT_ACTIONS: ReadonlySet<string> = new Set([
+  "revoke-session",
+  "revoke-other-sessions",
+  "unlink-account",
+  "totp-enrol",
+  "totp-confirm",
+  "totp-remove",
+  "passkey-rename",
+  "passkey-delete",
+  "recovery-codes",
+])
 
 /** The rules a request falls under (names), and the account its per-account rules count. */
 interface Rules {

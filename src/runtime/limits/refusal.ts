@@ -25,6 +25,20 @@ const API_ACTIONS: ReadonlySet<string> = new Set([
   "backchannel-logout",
 ])
 
+/** Routes that answer JSON to `Accept: application/json` and pages otherwise (the second-factor routes). */
+const NEGOTIATED_ACTIONS: ReadonlySet<string> = new Set([
+  "factors",
+  "totp-enrol",
+  "totp-confirm",
+  "totp-remove",
+  "passkey-rename",
+  "passkey-delete",
+  "recovery-codes",
+])
+
+const wantsJson = (ctx: RequestContext) =>
+  NEGOTIATED_ACTIONS.has(ctx.action) && (ctx.req.headers.get("accept") ?? "").includes("application/json")
+
 /** The rate-limit header fields of a refusal under `rule`. */
 export function rateLimitHeaders(name: RateLimitRuleName, rule: RateLimitRule, retryAfter: number): Record<string, string> {
   return {
@@ -39,7 +53,7 @@ export function refusal(ctx: RequestContext, name: RateLimitRuleName, rule: Rate
   const message = rateLimitMessage(retryAfter)
   const error = new RateLimited(`Refused by the ${name} rate limit for ${retryAfter} s.`)
   const headers = rateLimitHeaders(name, rule, retryAfter)
-  if (name === "client" || API_ACTIONS.has(ctx.action)) {
+  if (name === "client" || API_ACTIONS.has(ctx.action) || wantsJson(ctx)) {
     return { response: json({ error: "RateLimited", message }, 429, { ...NO_CACHE, ...headers }), error }
   }
   const url = pageUrl(ctx, "signIn")
