@@ -10,6 +10,8 @@ import type { AdapterAuthenticator, CompleteAdapter } from "../src/adapters/type
 import Credentials from "../src/providers/credentials.js"
 import WebAuthn from "../src/providers/webauthn.js"
 import { memoryServerState } from "../src/runtime/limits/server-state-memory.js"
+import { stateKey } from "../src/runtime/limits/server-state.js"
+import { sessionId } from "../src/runtime/sessions/user-index.js"
 import { totpCode, totpStep } from "../src/steps/totp.js"
 import { AuthClient, SECRET, captureLogger } from "./helpers.js"
 
@@ -230,5 +232,33 @@ describe("factor routes", () => {
     expect(page).not.toContain("bob-key-1")
     expect(page).toContain('id="totp-enrol"')
     expect(page).toContain(`value="${csrfToken}"`)
+  })
+})
+
+describe("factor routes with database sessions", () => {
+  it("the fresh proof is the session's recorded authTime: none refuses the delete, a recent one allows it; another user's passkey stays unknown", async () => {
+    const w = await world()
+    await passkey(w.adapter, "u-ada", "ada-key-1")
+    await passkey(w.adapter, "u-ada", "ada-key-2")
+    await passkey(w.adapter, "u-bob", "bob-key-1")
+    const serverState = memoryServerState()
+    const config: AuthConfig = { ...w.config, serverState, session: { strategy: "database" } }
+    const sessionToken = "ada-database-session-token"
+    await w.adapter.createSession({ sessionToken, userId: "u-ada", expires: new Date(Date.now() + 3600_000) })
+    const client = new AuthClient(config)
+    client.jar.cookies.set("authjs.session-token", sessionToken)
+    const csrfToken = await client.csrf()
+
+    const listed = (await (await client.send("/auth/factors", { headers: JSON_ACCEPT })).json()) as { passkeys: { id: string }[] }
+    expect(listed.passkeys.map((p) => p.id).sort()).toEqual(["ada-key-1", "ada-key-2"])
+    expect((await post(client, "passkey-delete", { csrfToken, id: "ada-key-1" })).status).toBe(403)
+    expect(await w.adapter.getAuthenticator("ada-key-1")).not.toBeNull()
+
+    // the proof a sign-in or re-authentication records for this session (src/runtime/sessions/auth-time.ts)
+    await serverState.set(stateKey("authtime", sessionId(sessionToken)), String(Math.floor(Date.now() / 1000)), 3600_000)
+    expect((await post(client, "passkey-delete", { csrfToken, id: "bob-key-1" })).status).toBe(404)
+    expect((await post(client, "passkey-delete", { csrfToken, id: "ada-key-1" })).status).toBe(200)
+    expect(await w.adapter.getAuthenticator("ada-key-1")).toBeNull()
+    expect(await w.adapter.getAuthenticator("bob-key-1")).not.toBeNull()
   })
 })
