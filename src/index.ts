@@ -34,6 +34,8 @@ export {
   type SessionTarget,
 } from "./runtime/sessions/manage.js"
 export { getAccessToken } from "./runtime/sessions/tokens/request.js"
+export { requireRecentAuth, type RecentAuth, type RecentAuthOptions } from "./runtime/factors/require-recent-auth.js"
+export { stepUpFlow, type StepUpOptions } from "./runtime/factors/step-up.js"
 export { resetRateLimit, type ResetRateLimitOptions } from "./runtime/limits/reset.js"
 export { memoryServerState, type MemoryServerStateOptions } from "./runtime/limits/server-state-memory.js"
 export { stateKey, type ServerState, type WindowCount } from "./runtime/limits/server-state.js"

@@ -23,6 +23,7 @@ import { json as jsonResponse, toOutgoing } from "../runtime/http/respond.js"
 import { revokeOtherSessionsFor } from "../runtime/sessions/manage.js"
 import type { AuthConfig, Session } from "../types.js"
 import { accessTokenForRequest } from "../runtime/sessions/tokens/request.js"
+import { type RecentAuth, type RecentAuthOptions, recentAuthFor } from "../runtime/factors/require-recent-auth.js"
 import { readBody } from "./body.js"
 import { ExpressIncoming, mountPath, requestUrl, warnIgnoredForwarding } from "./express-request.js"
 import { setCookies, write } from "./express-write.js"
@@ -34,6 +35,7 @@ export { customFetch } from "../runtime/config/custom-fetch.js"
 export { AuthError, CredentialsSignin } from "../errors.js"
 export type { Account, DefaultSession, Profile, Session, User } from "../index.js"
 export type { JWT } from "../jwt.js"
+export type { RecentAuth, RecentAuthOptions } from "../runtime/factors/require-recent-auth.js"
 /** The config `ExpressAuth` and `getSession` take: `AuthConfig` without `raw`. */
 export type ExpressAuthConfig = Omit<AuthConfig, "raw">
 
@@ -221,4 +223,33 @@ export async function getAccessToken(req: ExpressRequest, providerId: string, co
     return null
   }
   return accessTokenForRequest(new ExpressIncoming(req, "GET", url, undefined), resolved, providerId)
+}
+
+/**
+ * Requires a recent proof of who the user is before a sensitive action: `ok` when the request's session
+ * was signed in or re-authenticated at most `maxAge` seconds ago; otherwise `redirect` is where to send
+ * the user: the re-authentication page (`<basePath>/reauth`: password or TOTP code of the same user)
+ * for an older session or one without a proof time, the sign-in page when nobody is signed in. Either
+ * brings the user back to this request's URL. With `res`, a refreshed or cleared session cookie is set on it.
+ *
+ * @example
+ * ```ts
+ * app.post("/account/delete", async (req, res) => {
+ *   const check = await requireRecentAuth(req, authConfig, { maxAge: 5 * 60 }, res)
+ *   if (!check.ok) return res.redirect(303, check.redirect)
+ *   // check.session: the signed-in user, who proved who they are within five minutes
+ * })
+ * ```
+ */
+export async function requireRecentAuth(
+  req: ExpressRequest,
+  config: ExpressAuthConfig,
+  options: RecentAuthOptions,
+  res?: ExpressResponse,
+): Promise<RecentAuth> {
+  const resolved = resolvedFor(config)
+  const url = requestUrl(req, resolved)
+  const { cookies, ...result } = await recentAuthFor(new ExpressIncoming(req, "GET", url, undefined), resolved, options)
+  if (res && !res.headersSent && cookies.length > 0) setCookies(res, cookies.map(serializeCookie))
+  return result
 }

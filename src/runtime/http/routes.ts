@@ -19,6 +19,7 @@ import { backchannelLogout } from "../sessions/logout/backchannel.js"
 import { providerLogoutOf, providerLogoutUrl, signOutCallback } from "../sessions/logout/rp-initiated.js"
 import { accountRoutes } from "../sessions/account-routes.js"
 import { factorRoutes } from "../factors/factor-routes.js"
+import { stepUpRoutes } from "../factors/step-up-routes.js"
 
 export type { Route }
 
@@ -84,6 +85,7 @@ export const routes: readonly Route[] = [
   { method: "POST", action: "backchannel-logout", provider: true, handle: backchannelLogout },
   ...accountRoutes,
   ...factorRoutes,
+  ...stepUpRoutes,
 ]
 
 /** Runs the row for a request; a valid action with no row is `UnknownAction` (→ error page). */

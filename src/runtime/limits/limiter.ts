@@ -99,6 +99,8 @@ function rulesFor(ctx: RequestContext): Rules {
   if (route === "backchannel-logout") return set(BACKCHANNEL)
   // an answer to an extra step (a TOTP or recovery code), whatever the flow
   if (action === "callback" && method === "POST" && param(ctx.req, "step") !== undefined) return set(STEP)
+  // a re-authentication's answer is a password or a code: counted per client like a password sign-in
+  if (route === "reauth" && method === "POST") return set(PASSWORD)
   const config = ctx.provider?.config
   switch (config?.type) {
     case "credentials": {

@@ -1,0 +1,222 @@
+/**
+ * The step-up flow (src/machines/step-up.ts) as the runtime runs it: its effects, its page, and
+ * `stepUpFlow(options)`, declared with `defineFlow` like every other flow. Its requests are
+ * `GET|POST <basePath>/reauth` (./step-up-routes.ts); an app changes it by passing its own
+ * `stepUpFlow({ … })` in `config.flows` (the same id replaces the built-in one).
+ *
+ * A proof counts only for the user signed in on the request, who must still be the user the run started
+ * for: another user's password, TOTP code or passkey is a wrong answer. Wrong answers are counted per
+ * user in the server-state port (`maxAttempts` within `attemptWindow`, across runs and instances).
+ */
+import { AccessDenied, AuthError, CallbackRouteError } from "../../errors.js"
+import { type StepUpMethod, type StepUpPending, type StepUpPrepared, type StepUpVerdict, stepUpMachine } from "../../machines/step-up.js"
+import type { Issued } from "../../machines/types.js"
+import { verifyTotp } from "../../steps/totp.js"
+import type { Awaitable, CredentialInput, CredentialsConfig } from "../../types.js"
+import { type EffectContext, type FlowDefinition, defineFlow } from "../engine/define-flow.js"
+import { effect } from "../engine/effects/effect.js"
+import type { FlowPageProps } from "../engine/extend-flow.js"
+import { userRequestFor } from "../http/context.js"
+import { escapeHtml } from "../http/pages/html.js"
+import { renderStepPage } from "../http/pages/step.js"
+import { signInHref } from "../http/respond.js"
+import { stateKey } from "../limits/server-state.js"
+import { noteDatabaseAuthTime, withAuthTime } from "../sessions/auth-time.js"
+import { reissueJwt } from "../sessions/session.js"
+import { signedIn } from "../sessions/signed-in.js"
+import { activeTotpSecret } from "./totp-secrets.js"
+
+/** The flow id of step-up (pass your own `stepUpFlow(...)` in `config.flows` to replace the built-in one). */
+export const STEP_UP_FLOW = "step-up"
+/** The action of its requests: `<basePath>/reauth`. */
+export const STEP_UP_ACTION = "reauth"
+
+/**
+ * Options of {@link stepUpFlow}.
+ * @example const flows = [stepUpFlow({ totpSecretFor: (user) => db.totpSecret(user.id), maxAttempts: 3 })]
+ */
+export interface StepUpOptions {
+  /**
+   * The user's TOTP secret (base32), as your `totpStep({ secretFor })` reads it; null when they have
+   * none. Default: the secret the user enrolled on the account pages (the server-state port).
+   */
+  totpSecretFor?: (user: { id: string }) => Awaitable<string | null | undefined>
+  /** Wrong answers allowed per user within `attemptWindow`; the next one ends the run. Default 5. */
+  maxAttempts?: number
+  /** Seconds a user's wrong answers are counted for. Default 900. */
+  attemptWindow?: number
+}
+
+const WRONG_PASSWORD = "That password is not right. Try again."
+const WRONG_CODE = "That code is not valid. Try again."
+const USED_CODE = "That code was already used. Wait for the next one."
+const NO_METHOD = "Choose a way to confirm it is you."
+
+interface PasswordProvider {
+  readonly id: string
+  readonly config: CredentialsConfig
+}
+
+/** The credentials provider a password is checked with: the first configured one. */
+function passwordProvider(ctx: EffectContext): PasswordProvider | undefined {
+  for (const provider of ctx.config.providers.values()) {
+    if (provider.config.type === "credentials") return { id: provider.id, config: provider.config }
+  }
+  return undefined
+}
+
+function totpSecret(ctx: EffectContext, options: StepUpOptions, userId: string): Promise<string | null | undefined> {
+  return Promise.resolve(options.totpSecretFor ? options.totpSecretFor({ id: userId }) : activeTotpSecret(ctx.config, userId))
+}
+
+/** The ways the user can prove again who they are: a password when a credentials provider is configured, TOTP when they have a secret. */
+async function methodsOf(ctx: EffectContext, options: StepUpOptions, userId: string): Promise<StepUpMethod[]> {
+  const methods: StepUpMethod[] = []
+  if (passwordProvider(ctx)) methods.push("password")
+  if (await totpSecret(ctx, options, userId)) methods.push("totp")
+  return methods
+}
+
+/** The credentials provider's fields as the page draws them. */
+function passwordFields(provider: PasswordProvider | undefined): Array<{ name: string; label: string; type: string }> {
+  const inputs: Record<string, CredentialInput> = provider?.config.credentials ?? {}
+  return Object.entries(inputs).map(([name, input]) => ({ name, label: String(input.label ?? name), type: String(input.type ?? "text") }))
+}
+
+function prepare(options: StepUpOptions) {
+  return effect<StepUpPrepared, { params: Record<string, unknown> }>(async (ctx) => {
+    const who = await signedIn(ctx)
+    // nobody signed in, or no proof to ask: a sign-in (which is a proof) brings the user back
+    if (who.userId === undefined) return { ask: false, redirect: signInHref(ctx, ctx.callbackUrl) }
+    const methods = await methodsOf(ctx, options, who.userId)
+    if (methods.length === 0) return { ask: false, redirect: signInHref(ctx, ctx.callbackUrl) }
+    const pending: StepUpPending = { userId: who.userId, methods, challenge: null }
+    const page = { methods, action: `${ctx.authUrl}/${STEP_UP_ACTION}`, password: passwordFields(passwordProvider(ctx)) }
+    return { ask: true, pending, page }
+  })
+}
+
+async function checkPassword(ctx: EffectContext, userId: string, params: Record<string, unknown>): Promise<StepUpVerdict> {
+  const provider = passwordProvider(ctx)
+  if (!provider) return { pass: false, message: NO_METHOD }
+  const { method: _, csrfToken: __, ...fields } = params
+  let user: Awaited<ReturnType<CredentialsConfig["authorize"]>>
+  try {
+    user = await provider.config.authorize(fields, userRequestFor(provider.config.authorize, 1, ctx.req))
+  } catch (err) {
+    if (err instanceof AuthError) return { pass: false, message: WRONG_PASSWORD }
+    throw new CallbackRouteError("authorize threw an error.", { err, provider: provider.id })
+  }
+  // only the signed-in user's own password: another account's right password is a wrong answer here
+  return user && user.id !== undefined && user.id !== null && String(user.id) === userId
+    ? { pass: true }
+    : { pass: false, message: WRONG_PASSWORD }
+}
+
+async function checkTotp(ctx: EffectContext, options: StepUpOptions, userId: string, code: unknown): Promise<StepUpVerdict> {
+  const secret = await totpSecret(ctx, options, userId)
+  const step = secret && typeof code === "string" ? verifyTotp(secret, code.trim(), ctx.now) : null
+  if (step === null) return { pass: false, message: WRONG_CODE }
+  // the same claim as the TOTP sign-in step: a code used once (to sign in or to step up) is not taken again
+  const validFor = (step + 2) * 30_000 - ctx.now
+  return (await ctx.config.serverState.claim(stateKey("totp", userId, step), validFor))
+    ? { pass: true }
+    : { pass: false, message: USED_CODE }
+}
+
+function verify(options: StepUpOptions) {
+  const max = options.maxAttempts ?? 5
+  const windowMs = (options.attemptWindow ?? 900) * 1000
+  return effect<StepUpVerdict, { params: Record<string, unknown>; pending: StepUpPending | null }>(async (ctx, input) => {
+    const pending = input.pending
+    const who = await signedIn(ctx)
+    if (!pending || who.userId === undefined || who.userId !== pending.userId) {
+      throw new AccessDenied("The re-authentication is not for the user signed in on this request.")
+    }
+    const attempts = stateKey("attempts", pending.userId, STEP_UP_FLOW)
+    const { count } = await ctx.config.serverState.count(attempts, windowMs)
+    if (count > max) throw new AccessDenied(`Re-authentication refused attempt ${count} (at most ${max}).`)
+    const method = input.params.method
+    const verdict: StepUpVerdict =
+      typeof method !== "string" || !pending.methods.includes(method as StepUpMethod)
+        ? { pass: false, message: NO_METHOD }
+        : method === "password"
+          ? await checkPassword(ctx, pending.userId, input.params)
+          : await checkTotp(ctx, options, pending.userId, input.params.code)
+    if (verdict.pass) await ctx.config.serverState.reset(attempts)
+    else if (count >= max) throw new AccessDenied(`Re-authentication failed after ${count} attempt(s).`)
+    return verdict
+  })
+}
+
+/** The session's proof time set to now: the same user, the same session (a JWT re-issued with it, a database session's record). */
+const refreshProof = effect<Issued, { userId: string }>(async (ctx, input) => {
+  const who = await signedIn(ctx)
+  if (who.userId === undefined || who.userId !== input.userId) {
+    throw new AccessDenied("The session changed during the re-authentication.")
+  }
+  if (who.token !== undefined) {
+    await noteDatabaseAuthTime(ctx.config, who.token, ctx.now)
+    return { redirect: ctx.callbackUrl, cookies: [...who.cookies] }
+  }
+  if (!who.payload) throw new AccessDenied("The session cannot carry a proof time.")
+  return { redirect: ctx.callbackUrl, cookies: await reissueJwt(ctx, withAuthTime(who.payload, ctx.now)) }
+})
+
+const METHOD_LABELS: Record<StepUpMethod, string> = { password: "Password", passkey: "Passkey", totp: "Authenticator app code" }
+
+/** The `reauth` page: the ways the user has, in the sign-in page's themed card. */
+function reauthPage(props: FlowPageProps): string {
+  const data = props.data as { methods?: StepUpMethod[]; action?: string; password?: Array<{ name: string; label: string; type: string }> }
+  const methods = data.methods ?? []
+  const choose =
+    methods.length === 1
+      ? `<input type="hidden" name="method" value="${escapeHtml(methods[0] ?? "")}">`
+      : `<label for="reauth-method">Confirm with</label><select id="reauth-method" name="method">${methods
+          .map((m) => `<option value="${escapeHtml(m)}">${escapeHtml(METHOD_LABELS[m])}</option>`)
+          .join("")}</select>`
+  const password = methods.includes("password")
+    ? (data.password ?? [])
+        .map(
+          (f) =>
+            `<label for="reauth-${escapeHtml(f.name)}">${escapeHtml(f.label)}</label><input id="reauth-${escapeHtml(f.name)}" name="${escapeHtml(f.name)}" type="${escapeHtml(f.type)}"${f.type === "password" ? ' autocomplete="current-password"' : ""}>`,
+        )
+        .join("")
+    : ""
+  const totp = methods.includes("totp")
+    ? `<label for="reauth-code">Code from your authenticator app</label><input id="reauth-code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="6">`
+    : ""
+  const fields = `<p class="hint">For your security, confirm it is you before you go on.</p>${choose}${password}${totp}`
+  return renderStepPage(
+    { ...props, action: typeof data.action === "string" ? data.action : props.action },
+    { title: "Confirm it's you", fields, submitLabel: "Confirm" },
+  )
+}
+
+/**
+ * The step-up (re-authentication) flow: `GET <basePath>/reauth?callbackUrl=…` asks the signed-in user
+ * for a fresh proof (their password through the credentials provider's `authorize`, or a TOTP code),
+ * and a right one sets the session's `authTime` to now and redirects back to the callback URL (same
+ * origin only). The built-in one is `stepUpFlow()`; pass your own in `config.flows` to change it.
+ *
+ * @example
+ * ```ts
+ * import { stepUpFlow } from "authchart"
+ * const config = { flows: [stepUpFlow({ totpSecretFor: (user) => db.totpSecret(user.id) })], providers, secret }
+ * ```
+ */
+export function stepUpFlow(options: StepUpOptions = {}): FlowDefinition {
+  return defineFlow({
+    id: STEP_UP_FLOW,
+    machine: stepUpMachine,
+    routes: [
+      { method: "GET", action: STEP_UP_ACTION, event: "START", start: true },
+      { method: "POST", action: STEP_UP_ACTION, event: "PROVE", csrf: true, params: "body" },
+    ],
+    actors: { stepUpPrepare: prepare(options), stepUpVerify: verify(options), refreshProof },
+    pages: { reauth: reauthPage },
+  })
+}
+
+/** The built-in step-up flow (no options). */
+export const defaultStepUpFlow: FlowDefinition = stepUpFlow()
