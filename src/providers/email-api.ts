@@ -13,8 +13,12 @@ export const EMAIL_API_TIMEOUT = 10_000
 export const EMAIL_MAX_AGE = 24 * 60 * 60
 
 /** The sign-in message for `params`: subject, text and HTML, for the host of its link. */
-export function signInMessage({ url, theme }: Pick<SendVerificationRequestParams, "url" | "theme">): VerificationEmail {
-  return renderVerificationEmail({ url, host: new URL(url).host, theme })
+export function signInMessage({
+  url,
+  theme,
+  language,
+}: Pick<SendVerificationRequestParams, "url" | "theme" | "language">): VerificationEmail {
+  return renderVerificationEmail({ url, host: new URL(url).host, theme, ...(language ? { language } : {}) })
 }
 
 /** POSTs to an email API; an error status throws `<service> error: <the API's answer>`. */

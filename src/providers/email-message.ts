@@ -11,12 +11,14 @@
  * })
  * // subject === "Sign in to app.example"
  * ```
- * Every value is HTML-escaped. The link appears only as the button's `href` and in the text part.
+ * With `language` (e.g. `de` from `authchart/messages`, or the `language` a `sendVerificationRequest` is
+ * given) the message is written in it; English by default. Every value is HTML-escaped. The link appears only as the button's `href` and in the text part.
  * A zero-width space goes before each `.` of the host shown in the HTML, so mail clients do not turn
  * it into a second, confusing link. Theme colours must be CSS hex, `rgb()`/`rgba()`, `hsl()`/`hsla()`
  * or a named colour; anything else falls back to the default (`#346df1` button, `#fff` label).
  */
 import type { Theme } from "../types.js"
+import { english, type Language, text } from "../messages/text.js"
 
 /** What the message is about: the sign-in link, the host it signs into, and the page theme. */
 export interface VerificationEmailParams {
@@ -25,6 +27,8 @@ export interface VerificationEmailParams {
   /** The host shown to the reader, usually `new URL(url).host`. */
   host: string
   theme?: Theme
+  /** The language it is written in. Default English. */
+  language?: Language
 }
 
 /** A message ready for any mail API. */
@@ -39,7 +43,7 @@ const DEFAULT_BUTTON_TEXT = "#fff"
 const ZERO_WIDTH_SPACE = "&#8203;"
 
 /** Renders the verification (magic link) email; throws a `TypeError` for a link that is not http(s). */
-export function renderVerificationEmail({ url, host, theme = {} }: VerificationEmailParams): VerificationEmail {
+export function renderVerificationEmail({ url, host, theme = {}, language = english }: VerificationEmailParams): VerificationEmail {
   if (!isHttpUrl(url)) throw new TypeError("The verification link must be an absolute http(s) URL.")
   const brandColor = escapeHtml(safeColor(theme.brandColor, DEFAULT_BRAND_COLOR))
   const buttonText = escapeHtml(safeColor(theme.buttonText, DEFAULT_BUTTON_TEXT))
@@ -47,13 +51,16 @@ export function renderVerificationEmail({ url, host, theme = {} }: VerificationE
   const href = escapeHtml(url)
   const textColor = "#444"
   const font = "font-family: Helvetica, Arial, sans-serif;"
+  // the host in <strong> inside the escaped heading: split the text at its placeholder
+  const [before = "", after = ""] = (language.messages["magicLink.heading"] ?? "Sign in to {host}").split("{host}")
+  const heading = `${escapeHtml(before)}<strong>${shownHost}</strong>${escapeHtml(after)}`
 
   const html = `<body style="background: #f9f9f9;">
   <table width="100%" border="0" cellspacing="20" cellpadding="0"
     style="background: #fff; max-width: 600px; margin: auto; border-radius: 10px;">
     <tr>
       <td align="center" style="padding: 10px 0px; font-size: 22px; ${font} color: ${textColor};">
-        Sign in to <strong>${shownHost}</strong>
+        ${heading}
       </td>
     </tr>
     <tr>
@@ -62,21 +69,21 @@ export function renderVerificationEmail({ url, host, theme = {} }: VerificationE
           <tr>
             <td align="center" style="border-radius: 5px;" bgcolor="${brandColor}"><a href="${href}"
                 target="_blank"
-                style="font-size: 18px; ${font} color: ${buttonText}; text-decoration: none; border-radius: 5px; padding: 10px 20px; border: 1px solid ${brandColor}; display: inline-block; font-weight: bold;">Sign
-                in</a></td>
+                style="font-size: 18px; ${font} color: ${buttonText}; text-decoration: none; border-radius: 5px; padding: 10px 20px; border: 1px solid ${brandColor}; display: inline-block; font-weight: bold;">${escapeHtml(text(language, "magicLink.button"))}</a></td>
           </tr>
         </table>
       </td>
     </tr>
     <tr>
       <td align="center" style="padding: 0px 0px 10px 0px; font-size: 16px; line-height: 22px; ${font} color: ${textColor};">
-        If you did not request this email you can safely ignore it.
+        ${escapeHtml(text(language, "magicLink.ignore"))}
       </td>
     </tr>
   </table>
 </body>
 `
-  return { subject: `Sign in to ${host}`, text: `Sign in to ${host}\n${url}\n\n`, html }
+  const subject = text(language, "magicLink.subject", { host })
+  return { subject, text: `${subject}\n${url}\n\n`, html }
 }
 
 function isHttpUrl(url: string): boolean {

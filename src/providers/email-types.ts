@@ -2,6 +2,7 @@
  * The shape of an email (magic link) provider: Auth.js' `EmailConfig`.
  */
 import type { Awaitable, CommonProviderOptions, Theme } from "../types.js"
+import type { Language } from "../messages/text.js"
 
 /** What an email provider's `sendVerificationRequest` is given to mail a sign-in link. */
 export interface SendVerificationRequestParams {
@@ -19,6 +20,11 @@ export interface SendVerificationRequestParams {
   token: string
   theme: Theme
   request: Request
+  /**
+   * The language of the request that asked for the link (`pages.locale` or `Accept-Language`; an
+   * authchart addition): the built-in message is written in it. Absent means English.
+   */
+  language?: Language
 }
 
 /** The options of an email (magic link) provider. */

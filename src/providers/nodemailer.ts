@@ -47,8 +47,8 @@ export default function Nodemailer(options: EmailUserConfig): EmailConfig {
 
   const send = smtpSender(server)
   async function sendVerificationRequest(params: SendVerificationRequestParams): Promise<void> {
-    const { identifier, url, theme } = params
-    const message = renderVerificationEmail({ url, host: new URL(url).host, theme })
+    const { identifier, url, theme, language } = params
+    const message = renderVerificationEmail({ url, host: new URL(url).host, theme, ...(language ? { language } : {}) })
     await send({ to: identifier, from: params.provider.from ?? options.from ?? DEFAULT_FROM, ...message })
   }
 

@@ -17,6 +17,8 @@
 import { createHmac, randomBytes } from "node:crypto"
 import type { Awaitable, User } from "../types.js"
 import { stateKey } from "../runtime/limits/server-state.js"
+import { escapeHtml } from "../runtime/http/pages/html.js"
+import { english, type Language, text } from "../messages/text.js"
 import {
   type StepArgs,
   type StepDefinition,
@@ -250,20 +252,26 @@ export interface TotpStepOptions {
  * The default TOTP page: in the sign-in page's themed card (with the message of a wrong code, the
  * attempts left and a cancel link), one 6-digit field named `code`.
  */
-export function defaultTotpPage(_props: StepPageProps): StepPageContent {
-  return DEFAULT_TOTP_PAGE
+export function defaultTotpPage(props: StepPageProps): StepPageContent {
+  const language = props.language ?? english
+  let page = totpPages.get(language)
+  if (!page) {
+    page = Object.freeze({
+      title: text(language, "totp.title"),
+      submitLabel: text(language, "totp.submit"),
+      fields: `<p class="hint">${escapeHtml(text(language, "totp.hint"))}</p><label for="totp-code">${escapeHtml(text(language, "totp.label"))}</label><input id="totp-code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>`,
+    })
+    // one page per language of the config: bounded by it
+    totpPages.set(language, page)
+  }
+  return page
 }
 
-const DEFAULT_TOTP_PAGE: StepPageContent = Object.freeze({
-  title: "Enter your authentication code",
-  submitLabel: "Verify",
-  fields: `<p class="hint">Open your authenticator app and enter the 6-digit code it shows for this account.</p><label for="totp-code">Code</label><input id="totp-code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>`,
-})
+const totpPages = new WeakMap<Language, StepPageContent>()
 
-const NOT_VALID: StepVerdict = Object.freeze({ result: "retry", message: "That code is not valid. Try again." })
-const USED: StepVerdict = Object.freeze({ result: "retry", message: "That code was already used. Wait for the next one." })
+const retry = (language: Language, key: "totp.invalid" | "totp.used"): StepVerdict => ({ result: "retry", message: text(language, key) })
 /** A matching code passes when its time step was not used before. */
-const claimed = (fresh: boolean): StepVerdict => fresh || USED
+const claimed = (fresh: boolean, language: Language): StepVerdict => fresh || retry(language, "totp.used")
 
 /** The TOTP step: after sign-in identifies the user, before the session is issued. */
 export function totpStep(options: TotpStepOptions = {}): StepDefinition {
@@ -275,16 +283,16 @@ export function totpStep(options: TotpStepOptions = {}): StepDefinition {
     args: StepArgs & { params: Readonly<Record<string, unknown>> },
     secret: string | null | undefined,
   ): Promise<StepVerdict> => {
-    const { user, params, serverState } = args
+    const { user, params, serverState, language } = args
     const code = typeof params.code === "string" ? params.code.trim() : ""
     const at = now()
     const step = secret ? verifyTotp(secret, code, at, window) : null
-    if (step === null) return NOT_VALID
+    if (step === null) return retry(language, "totp.invalid")
     const userKey = String(user.id ?? user.email)
-    if (options.usedCodes) return claimed(await options.usedCodes.claim(userKey, step))
+    if (options.usedCodes) return claimed(await options.usedCodes.claim(userKey, step), language)
     // the code stays acceptable until its step leaves the window: claim it that long
     const validFor = (step + window + 1) * 30_000 - at
-    return claimed(await serverState.claim(stateKey("totp", userKey, step), validFor))
+    return claimed(await serverState.claim(stateKey("totp", userKey, step), validFor), language)
   }
   return defineStep({
     id: "totp",

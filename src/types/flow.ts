@@ -4,6 +4,7 @@
  */
 import type { AnyActorLogic, AnyStateMachine } from "xstate"
 import type { CookieOption, Theme } from "./cookies.js"
+import type { Language } from "../messages/text.js"
 import type { AuthAction, Handled, RequestContext } from "./request.js"
 
 /**
@@ -149,4 +150,9 @@ export interface FlowPageProps {
   readonly nonce: string
   /** The sign-in page (with the flow's `callbackUrl`): where "cancel and start over" leads. */
   readonly cancelUrl: string
+  /**
+   * The language of the request (`pages.locale` or `Accept-Language`): `text(props.language, key)` draws
+   * a catalogue's string in it (`authchart/messages`). Absent means English.
+   */
+  readonly language?: Language
 }

@@ -14,6 +14,7 @@ import type { LoggerInstance } from "./logger.js"
 import type { RateLimitRequest, RateLimitRule, RateLimitRuleName } from "./rate-limit.js"
 import type { RouteTable } from "./route.js"
 import type { ServerState } from "./server-state.js"
+import type { Language } from "../messages/text.js"
 
 export interface ResolvedProvider {
   readonly id: string
@@ -55,6 +56,8 @@ export interface ResolvedConfig {
     readonly decode?: NonNullable<AuthConfig["jwt"]>["decode"]
   }
   readonly pages: Readonly<PagesOptions>
+  /** The languages of the built-in pages and emails, and `pages.locale`'s (runtime/http/language.ts). */
+  readonly languages: ResolvedLanguages
   readonly callbacks: Readonly<ResolvedCallbacks>
   readonly customRedirect: boolean
   /** True when the app gave its own `session` callback. */
@@ -131,4 +134,19 @@ export interface ResolvedProviderTokens {
   readonly refreshMarginMs: number
   /** Milliseconds a request waits for another instance's refresh; undefined: the provider's timeout + 5 s. */
   readonly refreshWaitMs: number | undefined
+}
+
+/** The config's languages, resolved once (runtime/http/language.ts). */
+export interface ResolvedLanguages {
+  /** By lower-case tag. */
+  readonly byTag: ReadonlyMap<string, Language>
+  /** `pages.locale`'s language: every page is drawn in it and none depends on `Accept-Language`. */
+  readonly fixed: Language | undefined
+  /** English (the config's `en` when it gives one): what a request that names no known language gets. */
+  readonly fallback: Language
+  /** Languages already chosen per `Accept-Language` value (bounded). */
+  readonly chosen: {
+    get(acceptLanguage: string): Language | undefined
+    keep(acceptLanguage: string, language: Language): Language
+  }
 }

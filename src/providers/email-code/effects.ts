@@ -15,7 +15,9 @@ import {
   flowProviderConfig,
   isPlainObject,
   newestSecret,
+  requestLanguage,
   stableUserId,
+  text,
   toUserRequest,
 } from "../../flow/index.js"
 import type { EmailCodeConfig } from "./index.js"
@@ -55,7 +57,8 @@ export const sendCode = effect<Sent, { params: Record<string, unknown> }>(async 
   const expires = ctx.now + provider.maxAge * 1000
   const host = new URL(ctx.origin).host
   try {
-    await provider.sendCode({ identifier: email, code, expires: new Date(expires), host, request: toUserRequest(ctx.req) })
+    const language = requestLanguage(ctx)
+    await provider.sendCode({ identifier: email, code, expires: new Date(expires), host, request: toUserRequest(ctx.req), language })
   } catch (err) {
     throw Object.assign(new EmailSignInError("The sign-in code could not be sent.", { err }), { code: "send_failed" })
   }
@@ -76,7 +79,7 @@ export const checkCode = effect<Checked, { pending: PendingCode | null; code: un
   const hash = Buffer.from(keyed(ctx, pending.email, pending.expires, typed))
   if (!(/^\d{6}$/.test(typed) && timingSafeEqual(hash, Buffer.from(pending.hash)))) {
     if (count >= maxAttempts) throw new Verification("The last allowed sign-in code was wrong.")
-    return { identity: null, retry: `That code is not right. Attempts left: ${maxAttempts - count}.` }
+    return { identity: null, retry: text(requestLanguage(ctx), "emailCode.wrong", { count: maxAttempts - count }) }
   }
   await ctx.config.serverState.reset(attempts)
   // with an adapter, the tail links the address to its user (or creates one), as for magic links

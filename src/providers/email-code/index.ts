@@ -15,7 +15,7 @@
  * no adapter is needed, and with one the address is linked to its user as for magic links. `nodemailer` sends it unless you give `sendCode`.
  */
 import type { Awaitable } from "../../index.js"
-import { defineFlow, type FlowDefinition } from "../../flow/index.js"
+import { defineFlow, type FlowDefinition, type Language } from "../../flow/index.js"
 import { DEFAULT_FROM, smtpSender } from "../nodemailer.js"
 import { checkCode, sendCode } from "./effects.js"
 import { emailCodeMachine } from "./machine.js"
@@ -30,6 +30,8 @@ export interface SendCodeParams {
   /** The host the code signs into. */
   host: string
   request: Request
+  /** The language of the request that asked for the code (`pages.locale` or `Accept-Language`): the built-in message is written in it. */
+  language: Language
 }
 
 /** Options of {@link EmailCode}: where the mail goes out, and the code's lifetime and attempt cap. */
@@ -92,8 +94,8 @@ export default function EmailCode(options: EmailCodeUserConfig): EmailCodeConfig
   if (!send) {
     if (!options.server) throw new TypeError(`The email code provider ("${id}") needs \`server\` (SMTP) or \`sendCode\`.`)
     const smtp = smtpSender(options.server)
-    send = ({ identifier, code, host }) =>
-      smtp({ to: identifier, from, ...renderCodeEmail({ code, host, minutes: Math.round(maxAge / 60) }) })
+    send = ({ identifier, code, host, language }) =>
+      smtp({ to: identifier, from, ...renderCodeEmail({ code, host, minutes: Math.round(maxAge / 60), language }) })
   }
   return {
     ...options,

@@ -26,6 +26,7 @@ import { resolveLogout } from "../sessions/logout/options.js"
 import { resolveProviderTokens } from "../sessions/tokens/options.js"
 import type { ResolvedProvider, ResolvedCallbacks, ResolvedConfig } from "../../types/resolved.js"
 export type { ResolvedProvider, ResolvedCallbacks, ResolvedConfig }
+import { resolveLanguages } from "../http/language.js"
 
 /** Markers compared by identity, as in Auth.js (whose own markers, same descriptions, count too). */
 export const raw: unique symbol = Symbol("return-type-raw")
@@ -110,6 +111,7 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
     }),
     jwt: Object.freeze({ maxAge: config.jwt?.maxAge ?? maxAge, encode: config.jwt?.encode, decode: config.jwt?.decode }),
     pages: Object.freeze({ ...(config.pages ?? {}) }),
+    languages: resolveLanguages(config.pages),
     callbacks: Object.freeze({
       signIn: callbacks.signIn ?? (() => true),
       redirect: callbacks.redirect ?? defaultRedirect,

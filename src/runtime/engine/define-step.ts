@@ -5,6 +5,7 @@
 import { AccessDenied } from "../../errors.js"
 import type { Account, Awaitable, User } from "../../types.js"
 import type { ServerState } from "../limits/server-state.js"
+import type { Language } from "../../messages/text.js"
 import type { StepPageContent, StepPageProps } from "../http/pages/step.js"
 
 /** What a step's functions are told about the sign-in in progress. */
@@ -24,6 +25,11 @@ export interface StepArgs {
   readonly serverState: ServerState
   /** The second factors authchart keeps for this user (src/runtime/factors), for steps that check them. */
   readonly factors: StepFactors
+  /**
+   * The request's language (`pages.locale` or `Accept-Language`), for a `retry` message in it:
+   * `text(language, "totp.invalid")` (`authchart/messages`).
+   */
+  readonly language: Language
 }
 
 /**

@@ -171,6 +171,7 @@ export function extendFlow(flow: FlowDefinition, steps: readonly StepDefinition[
         theme: props.theme,
         nonce: props.nonce,
         cancelUrl: props.cancelUrl,
+        language: props.language,
         maxAttempts,
       }
       return renderStepPage(full, page(full))

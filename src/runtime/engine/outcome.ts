@@ -12,6 +12,7 @@ import type { OutCookie } from "../http/cookies.js"
 import { csrfState } from "../http/csrf.js"
 import type { FlowDefinition } from "./define-flow.js"
 import { pageNonce } from "../http/pages/csp.js"
+import { chooseLanguage } from "../http/language.js"
 import { errorResponse, formTargets, htmlPage, jsonWithCookies, redirect, signInHref } from "../http/respond.js"
 
 /** How one request left the flow: ended (with its output) or resting (with its context, persisted). */
@@ -41,6 +42,7 @@ function flowPage(
   const nonce = pageNonce()
   // a machine of its own may keep no `steps`
   const step = context?.steps?.[reply.page]
+  const { language, negotiated } = chooseLanguage(ctx.config.languages, ctx.req.headers)
   const html = render({
     step: reply.page,
     action: `${ctx.authUrl}/callback/${encodeURIComponent(ctx.providerId as string)}`,
@@ -51,10 +53,11 @@ function flowPage(
     theme: ctx.config.theme,
     nonce,
     cancelUrl: signInHref(ctx, callbackUrl),
+    language,
     ...(message ? { message } : {}),
   })
   const all = [...cookies, ...(csrf.cookie ? [csrf.cookie] : [])]
-  return { response: htmlPage(html, { nonce, formAction: formTargets(ctx, callbackUrl) }, 200, all) }
+  return { response: htmlPage(html, { nonce, formAction: formTargets(ctx, callbackUrl) }, 200, all, negotiated) }
 }
 
 /** A machine's reply as a response. */

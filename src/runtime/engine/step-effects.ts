@@ -7,6 +7,7 @@ import type { StepState } from "../../machines/setup.js"
 import { effect } from "./effects/effect.js"
 import { stateKey } from "../limits/server-state.js"
 import { fireEvent } from "../config/events.js"
+import { chooseLanguage } from "../http/language.js"
 import type { EffectContext } from "./define-flow.js"
 import { type StepArgs, type StepDefinition, type StepFactors, StepFailed } from "./define-step.js"
 import { activeTotpSecret } from "../factors/totp-secrets.js"
@@ -36,6 +37,7 @@ function argsOf(ctx: EffectContext, identity: Identity, state: StepState | undef
     request: { url: ctx.req.url, method: ctx.req.method },
     serverState: ctx.config.serverState,
     factors: factorsOf(ctx, identity.user),
+    language: chooseLanguage(ctx.config.languages, ctx.req.headers).language,
   }
 }
 

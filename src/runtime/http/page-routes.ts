@@ -18,6 +18,7 @@ import {
   signInImageOrigins,
 } from "./pages/index.js"
 import { formTargets, htmlPage, redirect } from "./respond.js"
+import { chooseLanguage } from "./language.js"
 import { defaultLogoutOrigin, logoutChoices } from "../sessions/logout/rp-initiated.js"
 
 /** Absolute URLs of a provider's sign-in and callback routes. */
@@ -60,6 +61,7 @@ export async function signInPage(ctx: RequestContext): Promise<Handled> {
   const retryIn = Number(ctx.req.url.searchParams.get("retryIn"))
   const nonce = pageNonce()
   const providers = pageProviders(ctx)
+  const { language, negotiated } = chooseLanguage(ctx.config.languages, ctx.req.headers)
   const html = renderSignIn({
     providers,
     csrfToken: csrf.token,
@@ -70,6 +72,7 @@ export async function signInPage(ctx: RequestContext): Promise<Handled> {
     theme: ctx.config.theme,
     webauthnScriptUrl: `${ctx.authUrl}/webauthn-script`,
     nonce,
+    language,
   })
   const cookies = [csrf.cookie, callback.cookie].filter((c): c is OutCookie => c !== undefined)
   const policy = {
@@ -79,7 +82,7 @@ export async function signInPage(ctx: RequestContext): Promise<Handled> {
     // the passkey script asks the options route
     ...(providers.some((p) => p.webauthn) ? { connect: [ctx.origin] } : {}),
   }
-  return { response: htmlPage(html, policy, 200, cookies) }
+  return { response: htmlPage(html, policy, 200, cookies, negotiated) }
 }
 
 export async function signOutPage(ctx: RequestContext): Promise<Handled> {
@@ -88,20 +91,23 @@ export async function signOutPage(ctx: RequestContext): Promise<Handled> {
   const csrf = csrfState(ctx)
   const nonce = pageNonce()
   const [logoutProviders, atProvider] = await Promise.all([logoutChoices(ctx), defaultLogoutOrigin(ctx)])
-  const html = renderSignOut({ csrfToken: csrf.token, action: `${ctx.authUrl}/signout`, theme: ctx.config.theme, nonce, logoutProviders })
+  const { language, negotiated } = chooseLanguage(ctx.config.languages, ctx.req.headers)
+  const action = `${ctx.authUrl}/signout`
+  const html = renderSignOut({ csrfToken: csrf.token, action, theme: ctx.config.theme, nonce, logoutProviders, language })
   const callback = await resolveCallbackUrl(ctx)
   const providerOrigins = [...logoutProviders.map((p) => p.origin), ...(atProvider ? [atProvider] : [])]
   const formAction = [...new Set([...formTargets(ctx, callback.url), ...providerOrigins])]
   const policy = { nonce, formAction, images: imageOrigins([ctx.config.theme.logo]) }
-  return { response: htmlPage(html, policy, 200, csrf.cookie ? [csrf.cookie] : []) }
+  return { response: htmlPage(html, policy, 200, csrf.cookie ? [csrf.cookie] : [], negotiated) }
 }
 
 export async function verifyRequestPage(ctx: RequestContext): Promise<Handled> {
   const custom = ctx.config.pages.verifyRequest
   if (custom) return { response: redirect(`${new URL(custom, ctx.origin).href}${ctx.req.url.search}`) }
   const nonce = pageNonce()
-  const html = renderVerifyRequest({ homeUrl: ctx.origin, host: new URL(ctx.origin).host, theme: ctx.config.theme, nonce })
-  return { response: htmlPage(html, { nonce, images: imageOrigins([ctx.config.theme.logo]) }) }
+  const { language, negotiated } = chooseLanguage(ctx.config.languages, ctx.req.headers)
+  const html = renderVerifyRequest({ homeUrl: ctx.origin, host: new URL(ctx.origin).host, theme: ctx.config.theme, nonce, language })
+  return { response: htmlPage(html, { nonce, images: imageOrigins([ctx.config.theme.logo]) }, 200, undefined, negotiated) }
 }
 
 export async function errorPage(ctx: RequestContext): Promise<Handled> {
@@ -113,6 +119,8 @@ export async function errorPage(ctx: RequestContext): Promise<Handled> {
     return { response: redirect(url.href) }
   }
   const nonce = pageNonce()
-  const page = renderError({ error, homeUrl: ctx.origin, signInUrl: `${ctx.authUrl}/signin`, theme: ctx.config.theme, nonce })
-  return { response: htmlPage(page.html, { nonce, images: imageOrigins([ctx.config.theme.logo]) }, page.status) }
+  const { language, negotiated } = chooseLanguage(ctx.config.languages, ctx.req.headers)
+  const page = renderError({ error, homeUrl: ctx.origin, signInUrl: `${ctx.authUrl}/signin`, theme: ctx.config.theme, nonce, language })
+  const policy = { nonce, images: imageOrigins([ctx.config.theme.logo]) }
+  return { response: htmlPage(page.html, policy, page.status, undefined, negotiated) }
 }

@@ -4,7 +4,9 @@
  */
 import { AuthError, CredentialsSignin, EmailSignInError, ErrorPageLoop, isClientError } from "../../errors.js"
 import type { OAuthConfig } from "../../providers/oauth-types.js"
-import type { Handled, RequestContext, ResponseInternal } from "./context.js"
+import type { Handled, HeaderReader, RequestContext, ResponseInternal } from "./context.js"
+import { english } from "../../messages/text.js"
+import { chooseLanguage } from "./language.js"
 import type { ResolvedConfig } from "../config/resolve.js"
 import { type OutCookie, serializeCookie } from "./cookies.js"
 import { discoveryCache, endpoint } from "../oauth/server.js"
@@ -46,9 +48,14 @@ export function jsonWithCookies(body: unknown, cookies: OutCookie[], status = 20
   return response
 }
 
-/** An HTML page with its security headers ({@link pageHeaders}): its policy names the nonce it was rendered with. */
-export function htmlPage(html: string, policy: PagePolicy, status = 200, cookies?: OutCookie[]): ResponseInternal {
-  return { status, headers: pageHeaders(policy), body: html, ...(cookies ? { cookies } : {}) }
+/**
+ * An HTML page with its security headers ({@link pageHeaders}): its policy names the nonce it was rendered
+ * with. `negotiated`: the page's language came from `Accept-Language`, so caches are told (`Vary`).
+ */
+export function htmlPage(html: string, policy: PagePolicy, status = 200, cookies?: OutCookie[], negotiated = false): ResponseInternal {
+  const headers = pageHeaders(policy)
+  if (negotiated) headers.Vary = "Accept-Language"
+  return { status, headers, body: html, ...(cookies ? { cookies } : {}) }
 }
 
 function authorizationOrigins(provider: OAuthConfig): string[] {
@@ -195,11 +202,12 @@ export function errorResponse(ctx: RequestContext, error: unknown, cookies: read
   return { response: redirect(url.href, cookies), error }
 }
 
-/** The built-in error page for `Configuration` (500), linking to `homeUrl` and `signInUrl`. */
-export function configErrorPage(config: ResolvedConfig, homeUrl: string, signInUrl: string): ResponseInternal {
+/** The built-in error page for `Configuration` (500), linking to `homeUrl` and `signInUrl`, in the request's language when `headers` are given. */
+export function configErrorPage(config: ResolvedConfig, homeUrl: string, signInUrl: string, headers?: HeaderReader): ResponseInternal {
   const nonce = pageNonce()
-  const page = renderError({ error: "Configuration", homeUrl, signInUrl, theme: config.theme, nonce })
-  return htmlPage(page.html, { nonce, images: imageOrigins([config.theme.logo]) }, page.status)
+  const { language, negotiated } = headers ? chooseLanguage(config.languages, headers) : { language: english, negotiated: false }
+  const page = renderError({ error: "Configuration", homeUrl, signInUrl, theme: config.theme, nonce, language })
+  return htmlPage(page.html, { nonce, images: imageOrigins([config.theme.logo]) }, page.status, undefined, negotiated)
 }
 
 /** The answer to every request while the configuration is broken (as Auth.js: 500 JSON for API actions, the error page for page GETs). */
@@ -209,7 +217,7 @@ export function configErrorResponse(ctx: RequestContext): ResponseInternal {
   const custom = ctx.config.pages.error
   const loop = custom !== undefined && (ctx.req.url.searchParams.get("callbackUrl") ?? "").startsWith(custom)
   if (loop) ctx.config.logger.error(new ErrorPageLoop("The custom error page itself failed."))
-  if (!custom || loop) return configErrorPage(ctx.config, ctx.origin, `${ctx.authUrl}/signin`)
+  if (!custom || loop) return configErrorPage(ctx.config, ctx.origin, `${ctx.authUrl}/signin`, ctx.req.headers)
   const url = new URL(custom, ctx.origin)
   url.searchParams.set("error", "Configuration")
   return redirect(url.href)

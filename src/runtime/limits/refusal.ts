@@ -8,6 +8,7 @@ import { RateLimited } from "../../errors.js"
 import type { RateLimitRule, RateLimitRuleName } from "../../types.js"
 import type { Handled, RequestContext } from "../http/context.js"
 import { rateLimitMessage } from "../http/pages/signin.js"
+import { chooseLanguage } from "../http/language.js"
 import { NO_CACHE, json, pageUrl, redirect } from "../http/respond.js"
 import { extended } from "../config/plain-object.js"
 
@@ -50,7 +51,8 @@ export function rateLimitHeaders(name: RateLimitRuleName, rule: RateLimitRule, r
 
 /** The answer to a request refused by `name`, `retryAfter` seconds before the window ends. */
 export function refusal(ctx: RequestContext, name: RateLimitRuleName, rule: RateLimitRule, retryAfter: number): Handled {
-  const message = rateLimitMessage(retryAfter)
+  const { language } = chooseLanguage(ctx.config.languages, ctx.req.headers)
+  const message = rateLimitMessage(retryAfter, language)
   const error = new RateLimited(`Refused by the ${name} rate limit for ${retryAfter} s.`)
   const headers = rateLimitHeaders(name, rule, retryAfter)
   if (name === "client" || API_ACTIONS.has(ctx.action) || wantsJson(ctx)) {

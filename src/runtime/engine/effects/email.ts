@@ -14,6 +14,7 @@ import type { Identity } from "../../../machines/types.js"
 import type { EmailConfig } from "../../../providers/email-types.js"
 import type { VerificationToken } from "../../../adapters/types.js"
 import { toUserRequest } from "../../http/context.js"
+import { requestLanguage } from "../../http/language.js"
 import type { EffectContext } from "../define-flow.js"
 import type { SafeAdapter } from "../../sessions/adapter.js"
 import { effect } from "./effect.js"
@@ -148,6 +149,7 @@ export const requestLink = effect<{ redirect: string }, { params: Record<string,
       // as Auth.js hands it: the provider with its two endpoints
       provider: { ...provider, signinUrl: `${ctx.authUrl}/signin/${encodeURIComponent(provider.id)}`, callbackUrl },
       theme: ctx.config.theme,
+      language: requestLanguage(ctx),
       // made on first read: a web Request (headers, body stream, signal) costs more than the rest of the send
       get request() {
         request ??= toUserRequest(ctx.req)

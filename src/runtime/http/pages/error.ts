@@ -1,4 +1,5 @@
 import type { Theme } from "../../../types.js"
+import { english, type Language, text } from "../../../messages/text.js"
 import { attr, html, layout, type SafeHtml } from "./html.js"
 
 /** Input of {@link renderError}. */
@@ -12,6 +13,8 @@ export interface ErrorPageProps {
   theme: Theme
   /** The response's CSP nonce. */
   nonce: string
+  /** The language the page is drawn in. Default English. */
+  language?: Language
 }
 
 /** A rendered error page and the status it is served with. */
@@ -34,31 +37,32 @@ interface Content {
   message: SafeHtml
 }
 
-function content(error: string | undefined, homeUrl: string, signInUrl: string): Content {
-  const signIn = html`<p><a class="button"${attr("href", signInUrl)}>Sign in</a></p>`
+function content(error: string | undefined, homeUrl: string, signInUrl: string, language: Language): Content {
+  const t = (key: Parameters<typeof text>[1] & `error.${string}`) => text(language, key)
+  const signIn = html`<p><a class="button"${attr("href", signInUrl)}>${t("error.signIn")}</a></p>`
   switch (error) {
     case "Configuration":
       return {
         status: 500,
-        heading: "Server error",
-        message: html`<p>There is a problem with the server configuration.</p><p>Check the server logs for more information.</p>`,
+        heading: t("error.Configuration.heading"),
+        message: html`<p>${t("error.Configuration.message")}</p><p>${t("error.Configuration.hint")}</p>`,
       }
     case "AccessDenied":
       return {
         status: 403,
-        heading: "Access Denied",
-        message: html`<p>You do not have permission to sign in.</p>${signIn}`,
+        heading: t("error.AccessDenied.heading"),
+        message: html`<p>${t("error.AccessDenied.message")}</p>${signIn}`,
       }
     case "Verification":
       return {
         status: 403,
-        heading: "Unable to sign in",
-        message: html`<p>The sign in link is no longer valid.</p><p>It may have been used already or it may have expired.</p>${signIn}`,
+        heading: t("error.Verification.heading"),
+        message: html`<p>${t("error.Verification.message")}</p><p>${t("error.Verification.hint")}</p>${signIn}`,
       }
     default:
       return {
         status: 200,
-        heading: "Error",
+        heading: t("error.default.heading"),
         message: html`<p><a class="site"${attr("href", homeUrl)}>${hostOf(homeUrl)}</a></p>`,
       }
   }
@@ -71,13 +75,14 @@ function content(error: string | undefined, homeUrl: string, signInUrl: string):
  * @example
  * const { status, html } = renderError({ error: "AccessDenied", homeUrl, signInUrl, theme: {}, nonce }) // status 403
  */
-export function renderError({ error, homeUrl, signInUrl, theme, nonce }: ErrorPageProps): ErrorPage {
-  const { status, heading, message } = content(error, homeUrl, signInUrl)
+export function renderError({ error, homeUrl, signInUrl, theme, nonce, language = english }: ErrorPageProps): ErrorPage {
+  const { status, heading, message } = content(error, homeUrl, signInUrl, language)
   return {
     status,
     html: layout({
-      title: "Error",
+      title: text(language, "error.title"),
       theme,
+      language,
       nonce,
       body: html`<div class="error-page"><div class="card"><h1>${heading}</h1><div class="message">${message}</div></div></div>`,
     }),

@@ -1,4 +1,5 @@
 import type { Theme } from "../../../types.js"
+import { english, type Language } from "../../../messages/text.js"
 
 declare const safe: unique symbol
 
@@ -161,6 +162,8 @@ export interface LayoutProps {
   /** Text of `<title>`; escaped. */
   title: string
   theme: Theme
+  /** The page's language: its tag is `<html lang>`. Default English. */
+  language?: Language
   /** The page content, placed in `<div class="page">` after the logo. */
   body: SafeHtml
   /** Extra markup for `<head>` (e.g. a script tag carrying `nonce`). */
@@ -183,7 +186,9 @@ export interface LayoutParts {
   readonly close: string
 }
 
-const LAYOUT_OPEN = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><style nonce="`
+const layoutOpen = (locale: string): string =>
+  `<!DOCTYPE html><html lang="${escapeHtml(locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><style nonce="`
+const LAYOUT_OPEN_EN = layoutOpen("en")
 const LAYOUT_CLOSE = "</div></body></html>"
 
 /**
@@ -192,14 +197,15 @@ const LAYOUT_CLOSE = "</div></body></html>"
  *
  * @example const { open, afterNonce, close } = layoutParts({ title: "Code", theme }); const page = open + escapeHtml(nonce) + afterNonce + body + close
  */
-export function layoutParts({ title, theme, head, css }: Omit<LayoutProps, "body" | "nonce">): LayoutParts {
+export function layoutParts({ title, theme, head, css, language = english }: Omit<LayoutProps, "body" | "nonce">): LayoutParts {
   const scheme = theme.colorScheme === "dark" || theme.colorScheme === "light" ? theme.colorScheme : "auto"
   const logo = imageUrl(theme.logo)
   const style = trusted(CSS + themeCss(theme) + (css ?? "").replace(/</g, ""))
   const afterNonce = html`">${style}</style><title>${title}</title>${head}</head><body class="__next-auth-theme-${scheme}"><div class="page">${
     logo ? html`<img class="logo" src="${logo}" alt="Logo">` : null
   }`
-  return { open: LAYOUT_OPEN, afterNonce: afterNonce.toString(), close: LAYOUT_CLOSE }
+  const open = language.locale === "en" ? LAYOUT_OPEN_EN : layoutOpen(language.locale)
+  return { open, afterNonce: afterNonce.toString(), close: LAYOUT_CLOSE }
 }
 
 /**

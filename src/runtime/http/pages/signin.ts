@@ -1,5 +1,8 @@
 import type { CredentialInput, Theme } from "../../../types.js"
+import type { MessageKey } from "../../../messages/en.js"
+import { english, type Language, plural, text } from "../../../messages/text.js"
 import { attr, cssColor, html, imageOrigins, imageUrl, layout, type SafeHtml } from "./html.js"
+import { webauthnMessagesAttribute } from "./webauthn-client.js"
 
 /** A provider as the sign-in page shows it: resolved URLs, no secrets. */
 export interface PageProvider {
@@ -34,45 +37,55 @@ export interface SignInPageProps {
   webauthnScriptUrl?: string
   /** The response's CSP nonce, on the page's `<style>` and `<script>`. */
   nonce: string
+  /** The language the page is drawn in. Default English. */
+  language?: Language
 }
 
-const TRY_OTHER = "Try signing in with a different account."
-
-const SIGNIN_ERRORS: Readonly<Record<string, string>> = {
-  Signin: TRY_OTHER,
-  OAuthSignin: "The sign-in with this provider could not be started. Try again later, or choose another way to sign in.",
+/** The codes with a message of their own on the sign-in page (`signin.error.<code>`); others get `signin.error.default`. */
+const SIGNIN_ERRORS: ReadonlySet<string> = new Set([
+  "Signin",
+  "OAuthSignin",
   // also what a cancel at the provider (`error=access_denied`) ends in
-  OAuthCallbackError:
-    "The provider did not complete the sign-in: it was cancelled or refused there. Try again, or choose another way to sign in.",
-  OAuthCreateAccount: TRY_OTHER,
-  EmailCreateAccount: TRY_OTHER,
-  Callback: TRY_OTHER,
-  OAuthAccountNotLinked: "To confirm your identity, sign in with the same account you used originally.",
-  EmailSignin: "The e-mail could not be sent.",
-  EmailSignInError: "Check the e-mail address and try again.",
-  CredentialsSignin: "Sign in failed. Check the details you provided are correct.",
-  SessionRequired: "Please sign in to access this page.",
-  MissingCSRF: "The form expired. Please try again.",
-  FlowStateError: "This sign-in attempt expired or was already used. Please start again.",
-  FlowStartedElsewhere: "This sign-in was started before the site was updated and cannot be finished. Please start again.",
-  AccountNotLinked: "This passkey or e-mail address belongs to another account.",
-  AccessDenied: "You do not have permission to sign in.",
-  RateLimited: "Too many attempts. Try again later.",
-}
+  "OAuthCallbackError",
+  "OAuthCreateAccount",
+  "EmailCreateAccount",
+  "Callback",
+  "OAuthAccountNotLinked",
+  "EmailSignin",
+  "EmailSignInError",
+  "CredentialsSignin",
+  "SessionRequired",
+  "MissingCSRF",
+  "FlowStateError",
+  "FlowStartedElsewhere",
+  "AccountNotLinked",
+  "AccessDenied",
+  "RateLimited",
+] satisfies readonly SignInErrorCode[])
+
+type SignInErrorCode = MessageKey extends infer K
+  ? K extends `signin.error.${infer Code}`
+    ? Code extends `${string}.${string}`
+      ? never
+      : Code
+    : never
+  : never
+
+const isSignInError = (code: string): code is Exclude<SignInErrorCode, "default"> => SIGNIN_ERRORS.has(code)
 
 /**
  * The message the sign-in page shows for an error code; unknown codes get "Unable to sign in.".
  *
  * @example signInErrorMessage("CredentialsSignin") // "Sign in failed. Check the details you provided are correct."
  */
-export function signInErrorMessage(code: string): string {
-  return Object.hasOwn(SIGNIN_ERRORS, code) ? (SIGNIN_ERRORS[code] ?? "") : "Unable to sign in."
+export function signInErrorMessage(code: string, language: Language = english): string {
+  return text(language, isSignInError(code) ? `signin.error.${code}` : "signin.error.default")
 }
 
 /** "Too many attempts. Try again in N minutes." (whole minutes, at least one). */
-export function rateLimitMessage(retryAfterSeconds: number): string {
+export function rateLimitMessage(retryAfterSeconds: number, language: Language = english): string {
   const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60))
-  return `Too many attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`
+  return plural(language, "signin.error.retryIn", minutes, { minutes })
 }
 
 const INPUT_TYPES = new Set(["text", "password", "email", "tel", "number", "url", "search", "date", "hidden"])
@@ -84,35 +97,39 @@ const int = (v: unknown): number | undefined => {
 }
 
 /** How each kind of form signs in, to tell apart fields that would otherwise share a label. */
-function methodOf(p: PageProvider): string {
+function methodOf(p: PageProvider, language: Language): string {
   switch (p.type) {
     case "email":
-      return "a sign-in link"
+      return text(language, "signin.method.email")
     case "webauthn":
-      return "your passkey"
+      return text(language, "signin.method.passkey")
     default:
-      return Object.values(p.credentials ?? {}).some((input) => input.type === "password") ? "password sign-in" : p.name
+      return Object.values(p.credentials ?? {}).some((input) => input.type === "password")
+        ? text(language, "signin.method.password")
+        : p.name
   }
 }
 
 /** Field labels as shown: a label that more than one form on the page uses gets its form's method. */
 type Labeller = (p: PageProvider, label: string) => string
 
-function labeller(providers: readonly PageProvider[]): Labeller {
+function labeller(providers: readonly PageProvider[], language: Language): Labeller {
+  const emailLabel = text(language, "signin.email.label")
   const seen = new Map<string, Set<string>>()
   const note = (p: PageProvider, label: string) => {
     const key = label.trim().toLowerCase()
     seen.set(key, (seen.get(key) ?? new Set()).add(p.id))
   }
   for (const p of providers) {
-    if (p.type === "email") note(p, EMAIL_LABEL)
+    if (p.type === "email") note(p, emailLabel)
     const fields = p.type === "credentials" ? p.credentials : p.type === "webauthn" ? p.webauthn?.formFields : undefined
     for (const [key, input] of Object.entries(fields ?? {})) note(p, str(input.label) ?? key)
   }
-  return (p, label) => ((seen.get(label.trim().toLowerCase())?.size ?? 0) > 1 ? `${label} for ${methodOf(p)}` : label)
+  return (p, label) =>
+    (seen.get(label.trim().toLowerCase())?.size ?? 0) > 1
+      ? text(language, "signin.labelFor", { label, method: methodOf(p, language) })
+      : label
 }
-
-const EMAIL_LABEL = "Email"
 
 function credentialField(p: PageProvider, key: string, input: CredentialInput, label: Labeller, formField = false): SafeHtml {
   const id = `input-${key}-for-${p.id}-provider`
@@ -138,7 +155,8 @@ function hidden(csrfToken: string, callbackUrl: string): SafeHtml {
   }`
 }
 
-const submit = (name: string): SafeHtml => html`<button id="submitButton" type="submit">Sign in with ${name}</button>`
+const submit = (name: string, language: Language): SafeHtml =>
+  html`<button id="submitButton" type="submit">${text(language, "signin.submit", { provider: name })}</button>`
 
 /**
  * The CSS variables of an OAuth button from the provider's validated colours, as a rule for its class
@@ -153,31 +171,34 @@ function buttonCss(p: PageProvider, index: number): string {
 
 function providerBlock(p: PageProvider, index: number, props: SignInPageProps, label: Labeller): SafeHtml | null {
   const fields = hidden(props.csrfToken, props.callbackUrl)
+  const language = props.language ?? english
   switch (p.type) {
     case "oauth":
     case "oidc": {
       const logo = imageUrl(p.style?.logo)
       return html`<div class="provider"><form${attr("action", p.signinUrl)} method="POST">${fields}<button type="submit" class="button provider-button-${index}">${
         logo ? html`<img loading="lazy" height="24" width="24" alt=""${attr("src", logo)}>` : null
-      }<span>Sign in with ${p.name}</span></button></form></div>`
+      }<span>${text(language, "signin.submit", { provider: p.name })}</span></button></form></div>`
     }
     case "email": {
       const id = `input-email-for-${p.id}-provider`
-      return html`<div class="provider"><form${attr("action", p.signinUrl)} method="POST">${fields}<label class="section-header"${attr("for", id)}>${label(p, EMAIL_LABEL)}</label><input${attr("id", id)} autofocus type="email" name="email"${attr("value", props.email)} placeholder="email@example.com" required>${submit(p.name)}</form></div>`
+      return html`<div class="provider"><form${attr("action", p.signinUrl)} method="POST">${fields}<label class="section-header"${attr("for", id)}>${label(p, text(language, "signin.email.label"))}</label><input${attr("id", id)} autofocus type="email" name="email"${attr("value", props.email)}${attr("placeholder", text(language, "signin.email.placeholder"))} required>${submit(p.name, language)}</form></div>`
     }
     case "credentials":
       return html`<div class="provider"><form${attr("action", p.callbackUrl)} method="POST">${fields}${Object.entries(
         p.credentials ?? {},
-      ).map(([key, input]) => credentialField(p, key, input, label))}${submit(p.name)}</form></div>`
+      ).map(([key, input]) => credentialField(p, key, input, label))}${submit(p.name, language)}</form></div>`
     case "webauthn": {
       const w = p.webauthn
       if (!w) return null
       return html`<div class="provider"><form${attr("id", `${p.id}-form`)}${attr("action", p.callbackUrl)} method="POST"${attr(
         "data-webauthn-options",
         w.optionsUrl,
-      )}${attr("data-webauthn-conditional", w.conditionalUI)}>${fields}${Object.entries(w.formFields).map(([key, input]) =>
+      )}${attr("data-webauthn-conditional", w.conditionalUI)}${attr("data-webauthn-messages", webauthnMessagesAttribute(language))}>${fields}${Object.entries(
+        w.formFields,
+      ).map(([key, input]) =>
         credentialField(p, key, input, label, true),
-      )}<div class="error" role="status" data-webauthn-status hidden></div><button${attr("id", `submitButton-${p.id}`)} type="submit" data-webauthn-action="authenticate" formnovalidate>Sign in with ${p.name}</button><button type="submit" data-webauthn-action="register">Register with ${p.name}</button></form></div>`
+      )}<div class="error" role="status" data-webauthn-status hidden></div><button${attr("id", `submitButton-${p.id}`)} type="submit" data-webauthn-action="authenticate" formnovalidate>${text(language, "signin.submit", { provider: p.name })}</button><button type="submit" data-webauthn-action="register">${text(language, "signin.register", { provider: p.name })}</button></form></div>`
     }
     default: {
       const unreachable: never = p.type
@@ -189,7 +210,7 @@ function providerBlock(p: PageProvider, index: number, props: SignInPageProps, l
 /** Consecutive OAuth/OIDC buttons share a group; every form provider is a group of its own. */
 function groups(props: SignInPageProps): SafeHtml[][] {
   const out: SafeHtml[][] = []
-  const label = labeller(props.providers)
+  const label = labeller(props.providers, props.language ?? english)
   let previousWasButton = false
   for (const [index, provider] of props.providers.entries()) {
     const block = providerBlock(provider, index, props, label)
@@ -216,13 +237,17 @@ function groups(props: SignInPageProps): SafeHtml[][] {
  */
 export function renderSignIn(props: SignInPageProps): string {
   const sections = groups(props).map((blocks, i) => html`${i > 0 ? html`<hr>` : null}${blocks}`)
+  const language = props.language ?? english
   const message =
-    props.error === "RateLimited" && props.retryIn ? rateLimitMessage(props.retryIn * 60) : signInErrorMessage(props.error ?? "")
+    props.error === "RateLimited" && props.retryIn
+      ? rateLimitMessage(props.retryIn * 60, language)
+      : signInErrorMessage(props.error ?? "", language)
   const error = props.error ? html`<div class="error" role="alert"><p>${message}</p></div>` : null
   const webauthn = props.webauthnScriptUrl && props.providers.some((p) => p.type === "webauthn" && p.webauthn)
   return layout({
-    title: "Sign In",
+    title: text(language, "signin.title"),
     theme: props.theme,
+    language,
     nonce: props.nonce,
     css: props.providers.map(buttonCss).join(""),
     body: html`<div class="signin"><div class="card">${error}${sections}</div></div>`,

@@ -1,4 +1,5 @@
 import type { Theme } from "../../../types.js"
+import { english, type Language, text } from "../../../messages/text.js"
 import { attr, html, layout } from "./html.js"
 
 /** Input of {@link renderSignOut}. */
@@ -11,6 +12,8 @@ export interface SignOutPageProps {
   nonce: string
   /** Providers the signed-in session can also be logged out at (a "Sign out of <name> too" button each). */
   logoutProviders?: readonly { id: string; name: string }[]
+  /** The language the page is drawn in. Default English. */
+  language?: Language
 }
 
 /**
@@ -19,14 +22,16 @@ export interface SignOutPageProps {
  *
  * @example renderSignOut({ csrfToken, action: "https://app.example/auth/signout", theme: {}, nonce })
  */
-export function renderSignOut({ csrfToken, action, theme, nonce, logoutProviders = [] }: SignOutPageProps): string {
+export function renderSignOut({ csrfToken, action, theme, nonce, logoutProviders = [], language = english }: SignOutPageProps): string {
   const atProvider = logoutProviders.map(
-    (p) => html`<button type="submit" name="provider"${attr("value", p.id)}>Sign out of ${p.name} too</button>`,
+    (p) =>
+      html`<button type="submit" name="provider"${attr("value", p.id)}>${text(language, "signout.atProvider", { provider: p.name })}</button>`,
   )
   return layout({
-    title: "Sign Out",
+    title: text(language, "signout.title"),
     theme,
     nonce,
-    body: html`<div class="signout"><div class="card"><h1>Sign out</h1><p>Are you sure you want to sign out?</p><form${attr("action", action)} method="POST"><input type="hidden" name="csrfToken"${attr("value", csrfToken)}><button id="submitButton" type="submit">Sign out</button>${atProvider}</form></div></div>`,
+    language,
+    body: html`<div class="signout"><div class="card"><h1>${text(language, "signout.heading")}</h1><p>${text(language, "signout.question")}</p><form${attr("action", action)} method="POST"><input type="hidden" name="csrfToken"${attr("value", csrfToken)}><button id="submitButton" type="submit">${text(language, "signout.submit")}</button>${atProvider}</form></div></div>`,
   })
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Theme } from "../../../types.js"
+import { english, type Language, plural, text } from "../../../messages/text.js"
 import { escapeHtml, html, layoutParts, type SafeHtml } from "./html.js"
 import type { FlowPageProps } from "../../../types/flow.js"
 export type { FlowPageProps }
@@ -32,10 +33,10 @@ export interface StepPageProps extends FlowPageProps {
 export type StepPageContent =
   | string
   | {
-      /** The card's heading and the page title. Default "One more step". */
+      /** The card's heading and the page title. Default "One more step" (in the page's language). */
       readonly title?: string
       readonly fields: string | SafeHtml
-      /** The submit button's text. Default "Continue". */
+      /** The submit button's text. Default "Continue" (in the page's language). */
       readonly submitLabel?: string
     }
   | { readonly document: string }
@@ -53,11 +54,18 @@ export type StepPageContent =
  */
 export function renderStepPage(props: FlowPageProps & { readonly maxAttempts?: number }, content: StepPageContent): string {
   if (typeof content === "object" && "document" in content) return content.document
-  const template =
-    typeof content === "string"
-      ? cardTemplate("One more step", content, "Continue", props.step, props.theme)
-      : cardTemplate(content.title ?? "One more step", content.fields, content.submitLabel ?? "Continue", props.step, props.theme)
-  return fillCard(template, props)
+  const language = props.language ?? english
+  const title = typeof content === "string" ? undefined : content.title
+  const submitLabel = typeof content === "string" ? undefined : content.submitLabel
+  const template = cardTemplate(
+    title ?? text(language, "step.title"),
+    typeof content === "string" ? content : content.fields,
+    submitLabel ?? text(language, "step.submit"),
+    props.step,
+    props.theme,
+    language,
+  )
+  return fillCard(template, props, language)
 }
 
 /** Input of {@link renderStepCard}: the step's form as the app wrote it and what the runtime knows. */
@@ -82,6 +90,8 @@ export interface StepCardProps {
   cancelUrl: string
   theme: Theme
   nonce: string
+  /** The language the card is drawn in. Default English. */
+  language?: Language
 }
 
 /**
@@ -98,6 +108,7 @@ interface CardTemplate {
   readonly logo: string | undefined
   readonly brandColor: string | undefined
   readonly buttonText: string | undefined
+  readonly language: Language
   /** Up to the nonce. */
   readonly open: string
   /** After the nonce: the style, title, body start and the card's heading, up to the message. */
@@ -121,7 +132,14 @@ const MAX_TEMPLATES = 64
 /** How many card templates are kept (for tests: the bound holds). */
 export const keptCardTemplates = (): number => templates.size
 
-function cardTemplate(title: string, fields: string | SafeHtml, submitLabel: string, step: string, theme: Theme): CardTemplate {
+function cardTemplate(
+  title: string,
+  fields: string | SafeHtml,
+  submitLabel: string,
+  step: string,
+  theme: Theme,
+  language: Language,
+): CardTemplate {
   const markup = typeof fields === "string" ? fields : fields.toString()
   const kept = templates.get(markup)
   if (
@@ -132,11 +150,12 @@ function cardTemplate(title: string, fields: string | SafeHtml, submitLabel: str
     kept.colorScheme === theme.colorScheme &&
     kept.logo === theme.logo &&
     kept.brandColor === theme.brandColor &&
-    kept.buttonText === theme.buttonText
+    kept.buttonText === theme.buttonText &&
+    kept.language === language
   ) {
     return kept
   }
-  const { open, afterNonce, close } = layoutParts({ title, theme })
+  const { open, afterNonce, close } = layoutParts({ title, theme, language })
   const made: CardTemplate = {
     title,
     fields: markup,
@@ -146,12 +165,13 @@ function cardTemplate(title: string, fields: string | SafeHtml, submitLabel: str
     logo: theme.logo,
     brandColor: theme.brandColor,
     buttonText: theme.buttonText,
+    language,
     open,
     heading: `${afterNonce}${html`<div class="step"><div class="card"><h1>${title}</h1>`}`,
     afterAction: html`"><input type="hidden" name="step" value="${step}"><input type="hidden" name="csrfToken" value="`.toString(),
     // the app's own markup, as is (it escapes what it interpolates)
     afterCsrf: `">${markup}${html`<button id="submitButton" type="submit">${submitLabel}</button></form><p class="cancel"><a href="`}`,
-    close: `">Cancel and start over</a></p></div></div>${close}`,
+    close: `">${escapeHtml(text(language, "step.cancel"))}</a></p></div></div>${close}`,
   }
   if (!kept && templates.size >= MAX_TEMPLATES) templates.clear()
   templates.set(markup, made)
@@ -162,14 +182,14 @@ function cardTemplate(title: string, fields: string | SafeHtml, submitLabel: str
 type CardValues = Pick<StepCardProps, "nonce" | "message" | "attempt" | "maxAttempts" | "action" | "csrfToken" | "cancelUrl">
 
 /** The card's document: `template` with this response's values, each escaped. */
-function fillCard(template: CardTemplate, values: CardValues): string {
+function fillCard(template: CardTemplate, values: CardValues, language: Language): string {
   const message = values.message ? `<div class="error" role="alert"><p>${escapeHtml(String(values.message))}</p></div>` : ""
   return (
     template.open +
     escapeHtml(String(values.nonce)) +
     template.heading +
     message +
-    attemptsLeft(values.attempt, values.maxAttempts) +
+    attemptsLeft(values.attempt, values.maxAttempts, language) +
     '<form method="POST" action="' +
     escapeHtml(String(values.action)) +
     template.afterAction +
@@ -180,10 +200,10 @@ function fillCard(template: CardTemplate, values: CardValues): string {
   )
 }
 
-function attemptsLeft(attempt: number, maxAttempts: number | undefined): string {
+function attemptsLeft(attempt: number, maxAttempts: number | undefined, language: Language): string {
   if (attempt <= 0 || maxAttempts === undefined) return ""
   const left = Math.max(0, maxAttempts - attempt)
-  return `<p class="hint" data-attempts-left="${left}">${left} ${left === 1 ? "attempt" : "attempts"} left.</p>`
+  return `<p class="hint" data-attempts-left="${left}">${escapeHtml(plural(language, "step.attemptsLeft", left))}</p>`
 }
 
 /**
@@ -195,5 +215,6 @@ function attemptsLeft(attempt: number, maxAttempts: number | undefined): string 
  * renderStepCard({ title: "Two-factor code", fields: `<input name="code">`, submitLabel: "Verify", ...props })
  */
 export function renderStepCard(props: StepCardProps): string {
-  return fillCard(cardTemplate(props.title, props.fields, props.submitLabel, props.step, props.theme), props)
+  const language = props.language ?? english
+  return fillCard(cardTemplate(props.title, props.fields, props.submitLabel, props.step, props.theme, language), props, language)
 }

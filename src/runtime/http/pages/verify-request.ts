@@ -1,4 +1,5 @@
 import type { Theme } from "../../../types.js"
+import { english, type Language, text } from "../../../messages/text.js"
 import { attr, html, layout } from "./html.js"
 
 /** Input of {@link renderVerifyRequest}. */
@@ -10,6 +11,8 @@ export interface VerifyRequestPageProps {
   theme: Theme
   /** The response's CSP nonce. */
   nonce: string
+  /** The language the page is drawn in. Default English. */
+  language?: Language
 }
 
 /**
@@ -17,11 +20,12 @@ export interface VerifyRequestPageProps {
  *
  * @example renderVerifyRequest({ homeUrl: "https://app.example", host: "app.example", theme: {}, nonce })
  */
-export function renderVerifyRequest({ homeUrl, host, theme, nonce }: VerifyRequestPageProps): string {
+export function renderVerifyRequest({ homeUrl, host, theme, nonce, language = english }: VerifyRequestPageProps): string {
   return layout({
-    title: "Verify Request",
+    title: text(language, "verifyRequest.title"),
     theme,
     nonce,
-    body: html`<div class="verify-request"><div class="card"><h1>Check your email</h1><p>A sign in link has been sent to your email address.</p><p><a class="site"${attr("href", homeUrl)}>${host}</a></p></div></div>`,
+    language,
+    body: html`<div class="verify-request"><div class="card"><h1>${text(language, "verifyRequest.heading")}</h1><p>${text(language, "verifyRequest.sent")}</p><p><a class="site"${attr("href", homeUrl)}>${host}</a></p></div></div>`,
   })
 }

@@ -10,13 +10,52 @@
  * - with `data-webauthn-conditional`, on page load it offers the browser's passkey autofill
  *   (conditional UI) in the field whose `autocomplete` ends in `webauthn`, when the browser supports it,
  *   and starts it again after a button's ceremony fails or is cancelled.
- * Errors are written into the form's `[data-webauthn-status]` element.
+ * Errors are written into the form's `[data-webauthn-status]` element, in the page's language: the
+ * English texts are in the script, and a form drawn in another language carries its own in
+ * `data-webauthn-messages` (JSON, see {@link webauthnMessagesAttribute}).
  */
+import { en, type Messages } from "../../../messages/en.js"
+import type { Language } from "../../../messages/text.js"
+
+type ScriptMessage = "cancelled" | "failed" | "unsupported" | "notStarted"
+const SCRIPT_MESSAGES: readonly ScriptMessage[] = ["cancelled", "failed", "unsupported", "notStarted"]
+
+/** The script's messages in a catalogue (the English text for a key it lacks). */
+function scriptTexts(messages: Partial<Messages>): Readonly<Record<ScriptMessage, string>> {
+  return {
+    cancelled: messages["webauthn.cancelled"] ?? en["webauthn.cancelled"],
+    failed: messages["webauthn.failed"] ?? en["webauthn.failed"],
+    unsupported: messages["webauthn.unsupported"] ?? en["webauthn.unsupported"],
+    notStarted: messages["webauthn.notStarted"] ?? en["webauthn.notStarted"],
+  }
+}
+
+const ENGLISH_TEXTS = scriptTexts(en)
+
+/**
+ * The `data-webauthn-messages` value of a form drawn in `language`: the script's messages as JSON when
+ * any differs from the English the script carries, else undefined (an English page has no attribute).
+ */
+export function webauthnMessagesAttribute(language: Language): string | undefined {
+  const texts = scriptTexts(language.messages)
+  return SCRIPT_MESSAGES.some((name) => texts[name] !== ENGLISH_TEXTS[name]) ? JSON.stringify(texts) : undefined
+}
+
 export const WEBAUTHN_CLIENT_SCRIPT = `
 ;(function () {
   "use strict"
   var lib = window.SimpleWebAuthnBrowser
   if (!lib) return
+  var ENGLISH = ${JSON.stringify(ENGLISH_TEXTS)}
+
+  function message(form, name, status) {
+    var own = {}
+    try {
+      own = JSON.parse(form.getAttribute("data-webauthn-messages") || "{}") || {}
+    } catch (error) {}
+    var text = typeof own[name] === "string" ? own[name] : ENGLISH[name]
+    return status === undefined ? text : text.replace("{status}", status)
+  }
 
   function fieldsOf(form) {
     return Array.prototype.slice.call(form.querySelectorAll("input[data-form-field]"))
@@ -40,7 +79,7 @@ export const WEBAUTHN_CLIENT_SCRIPT = `
     return fetch(url.href, { credentials: "same-origin", headers: { accept: "application/json" } }).then(function (res) {
       return res.json().catch(function () { return null }).then(function (body) {
         if (!res.ok || !body || !body.options) {
-          throw new Error((body && (body.message || body.error)) || "The passkey request could not be started (" + res.status + ").")
+          throw new Error((body && (body.message || body.error)) || message(form, "notStarted", String(res.status)))
         }
         return body
       })
@@ -68,11 +107,9 @@ export const WEBAUTHN_CLIENT_SCRIPT = `
       : lib.startAuthentication({ optionsJSON: answer.options, useBrowserAutofill: autofill })
   }
 
-  function describe(error) {
-    if (error && error.name === "NotAllowedError") {
-      return "No passkey was used: the request was cancelled or timed out, or this device has no passkey for this site."
-    }
-    return (error && error.message) || "The passkey request failed."
+  function describe(form, error) {
+    if (error && error.name === "NotAllowedError") return message(form, "cancelled")
+    return (error && error.message) || message(form, "failed")
   }
 
   function autofill(form) {
@@ -91,7 +128,7 @@ export const WEBAUTHN_CLIENT_SCRIPT = `
 
   function setUp(form) {
     if (!lib.browserSupportsWebAuthn()) {
-      say(form, "This browser does not support passkeys.")
+      say(form, message(form, "unsupported"))
       Array.prototype.slice.call(form.querySelectorAll("button")).forEach(function (b) { b.disabled = true })
       return
     }
@@ -108,7 +145,7 @@ export const WEBAUTHN_CLIENT_SCRIPT = `
         })
         .catch(function (error) {
           console.error(error)
-          say(form, describe(error))
+          say(form, describe(form, error))
           if (conditional) autofill(form)
         })
     })

@@ -1,0 +1,96 @@
+import type { Messages } from "./en.js"
+
+/** The German catalogue (formal address, "Sie"): every key of {@link en}. */
+export const de: Messages = {
+  "signin.title": "Anmelden",
+  "signin.submit": "Mit {provider} anmelden",
+  "signin.register": "Mit {provider} registrieren",
+  "signin.email.label": "E-Mail",
+  "signin.email.placeholder": "name@beispiel.de",
+  "signin.labelFor": "{label} für {method}",
+  "signin.method.email": "den Anmeldelink",
+  "signin.method.passkey": "Ihren Passkey",
+  "signin.method.password": "die Anmeldung mit Passwort",
+  "signin.error.Signin": "Versuchen Sie, sich mit einem anderen Konto anzumelden.",
+  "signin.error.OAuthSignin":
+    "Die Anmeldung bei diesem Anbieter konnte nicht gestartet werden. Versuchen Sie es später erneut oder wählen Sie eine andere Anmeldemethode.",
+  "signin.error.OAuthCallbackError":
+    "Der Anbieter hat die Anmeldung nicht abgeschlossen: Sie wurde dort abgebrochen oder abgelehnt. Versuchen Sie es erneut oder wählen Sie eine andere Anmeldemethode.",
+  "signin.error.OAuthCreateAccount": "Versuchen Sie, sich mit einem anderen Konto anzumelden.",
+  "signin.error.EmailCreateAccount": "Versuchen Sie, sich mit einem anderen Konto anzumelden.",
+  "signin.error.Callback": "Versuchen Sie, sich mit einem anderen Konto anzumelden.",
+  "signin.error.OAuthAccountNotLinked":
+    "Um Ihre Identität zu bestätigen, melden Sie sich bitte mit demselben Konto an, das Sie ursprünglich verwendet haben.",
+  "signin.error.EmailSignin": "Die E-Mail konnte nicht gesendet werden.",
+  "signin.error.EmailSignInError": "Prüfen Sie die E-Mail-Adresse und versuchen Sie es erneut.",
+  "signin.error.CredentialsSignin": "Die Anmeldung ist fehlgeschlagen. Prüfen Sie, ob Ihre Angaben korrekt sind.",
+  "signin.error.SessionRequired": "Bitte melden Sie sich an, um diese Seite aufzurufen.",
+  "signin.error.MissingCSRF": "Das Formular ist abgelaufen. Bitte versuchen Sie es erneut.",
+  "signin.error.FlowStateError": "Dieser Anmeldeversuch ist abgelaufen oder wurde bereits verwendet. Bitte beginnen Sie von vorn.",
+  "signin.error.FlowStartedElsewhere":
+    "Diese Anmeldung wurde vor einer Aktualisierung der Website begonnen und kann nicht abgeschlossen werden. Bitte beginnen Sie von vorn.",
+  "signin.error.AccountNotLinked": "Dieser Passkey oder diese E-Mail-Adresse gehört zu einem anderen Konto.",
+  "signin.error.AccessDenied": "Sie sind nicht berechtigt, sich anzumelden.",
+  "signin.error.RateLimited": "Zu viele Versuche. Bitte versuchen Sie es später erneut.",
+  "signin.error.default": "Die Anmeldung ist nicht möglich.",
+  "signin.error.retryIn.one": "Zu viele Versuche. Bitte versuchen Sie es in {minutes} Minute erneut.",
+  "signin.error.retryIn.other": "Zu viele Versuche. Bitte versuchen Sie es in {minutes} Minuten erneut.",
+
+  "signout.title": "Abmelden",
+  "signout.heading": "Abmelden",
+  "signout.question": "Möchten Sie sich wirklich abmelden?",
+  "signout.submit": "Abmelden",
+  "signout.atProvider": "Auch bei {provider} abmelden",
+
+  "verifyRequest.title": "E-Mail bestätigen",
+  "verifyRequest.heading": "Sehen Sie in Ihrem Postfach nach",
+  "verifyRequest.sent": "Wir haben einen Anmeldelink an Ihre E-Mail-Adresse gesendet.",
+
+  "error.title": "Fehler",
+  "error.signIn": "Anmelden",
+  "error.Configuration.heading": "Serverfehler",
+  "error.Configuration.message": "Es gibt ein Problem mit der Serverkonfiguration.",
+  "error.Configuration.hint": "Weitere Informationen finden Sie in den Serverprotokollen.",
+  "error.AccessDenied.heading": "Zugriff verweigert",
+  "error.AccessDenied.message": "Sie sind nicht berechtigt, sich anzumelden.",
+  "error.Verification.heading": "Anmeldung nicht möglich",
+  "error.Verification.message": "Der Anmeldelink ist nicht mehr gültig.",
+  "error.Verification.hint": "Möglicherweise wurde er bereits verwendet oder ist abgelaufen.",
+  "error.default.heading": "Fehler",
+
+  "step.title": "Noch ein Schritt",
+  "step.submit": "Weiter",
+  "step.cancel": "Abbrechen und neu beginnen",
+  "step.attemptsLeft.one": "Noch {count} Versuch.",
+  "step.attemptsLeft.other": "Noch {count} Versuche.",
+
+  "totp.title": "Bestätigungscode eingeben",
+  "totp.submit": "Bestätigen",
+  "totp.hint": "Öffnen Sie Ihre Authenticator-App und geben Sie den 6-stelligen Code ein, den sie für dieses Konto anzeigt.",
+  "totp.label": "Bestätigungscode",
+  "totp.invalid": "Dieser Code ist ungültig. Bitte versuchen Sie es erneut.",
+  "totp.used": "Dieser Code wurde bereits verwendet. Bitte warten Sie auf den nächsten.",
+
+  "emailCode.title": "Sehen Sie in Ihrem Postfach nach",
+  "emailCode.submit": "Anmelden",
+  "emailCode.sent": "Wir haben Ihnen einen 6-stelligen Code gesendet.",
+  "emailCode.sentTo": "Wir haben einen 6-stelligen Code an {email} gesendet.",
+  "emailCode.label": "Einmalcode",
+  "emailCode.wrong": "Dieser Code ist nicht richtig. Verbleibende Versuche: {count}.",
+  "emailCode.email.subject": "Ihr Anmeldecode für {host}",
+  "emailCode.email.line": "Ihr Anmeldecode für {host} lautet {code}.",
+  "emailCode.email.intro": "Ihr Anmeldecode für {host} lautet",
+  "emailCode.email.expires": "Er ist {minutes} Minuten lang gültig.",
+  "emailCode.email.ignore": "Falls Sie ihn nicht angefordert haben, ignorieren Sie diese E-Mail einfach.",
+
+  "magicLink.subject": "Bei {host} anmelden",
+  "magicLink.heading": "Bei {host} anmelden",
+  "magicLink.button": "Anmelden",
+  "magicLink.ignore": "Falls Sie diese E-Mail nicht angefordert haben, können Sie sie einfach ignorieren.",
+
+  "webauthn.cancelled":
+    "Es wurde kein Passkey verwendet: Die Anfrage wurde abgebrochen oder ist abgelaufen, oder auf diesem Gerät gibt es keinen Passkey für diese Website.",
+  "webauthn.failed": "Die Passkey-Anfrage ist fehlgeschlagen.",
+  "webauthn.unsupported": "Dieser Browser unterstützt keine Passkeys.",
+  "webauthn.notStarted": "Die Passkey-Anfrage konnte nicht gestartet werden ({status}).",
+}
