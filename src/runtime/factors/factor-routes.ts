@@ -19,100 +19,23 @@
  */
 import { type TotpEnrollment, createTotpEnrollment, verifyTotp } from "../../steps/totp.js"
 import { type Handled, type RequestContext, param } from "../http/context.js"
-import type { OutCookie } from "../http/cookies.js"
 import { csrfState } from "../http/csrf.js"
 import { pageNonce } from "../http/pages/csp.js"
-import { NO_CACHE, formTargets, htmlPage, jsonWithCookies, redirect } from "../http/respond.js"
+import { NO_CACHE, jsonWithCookies } from "../http/respond.js"
 import type { Route } from "../http/routes.js"
 import { stateKey } from "../limits/server-state.js"
 import { accountsOf } from "../sessions/accounts.js"
 import { safeAdapter } from "../sessions/adapter.js"
-import { type SignedIn, signedIn } from "../sessions/signed-in.js"
-import { freshProofUrl, hasFreshProof } from "./fresh-proof.js"
+import type { SignedIn } from "../sessions/signed-in.js"
+import { DONE, REFUSED, done, page, refusalOf, refuse, requireUser, wantsJson } from "./answers.js"
+import { hasFreshProof } from "./fresh-proof.js"
 import { renderFactorsPage, renderRecoveryCodesPage, renderTotpEnrolPage } from "./pages.js"
 import { cleanPasskeyName, deletePasskey, namePasskey, ownPasskey, passkeysOf } from "./passkeys.js"
 import { issueRecoveryCodes, recoveryCodesLeft } from "./recovery-codes.js"
 import { activeTotpSecret, pendingTotpSecret, removeTotpSecret, setActiveTotpSecret, setPendingTotpSecret } from "./totp-secrets.js"
 
-/** Why a factor request was refused: the `error` of the JSON answer and of the page's `?error=`. */
-export type FactorRefusal =
-  | "ProofTooOld"
-  | "FactorNotFound"
-  | "LastSignInMethod"
-  | "InvalidCode"
-  | "InvalidName"
-  | "NoEnrolment"
-  | "TotpActive"
-  | "Busy"
-
-const STATUS: Readonly<Record<FactorRefusal, number>> = {
-  ProofTooOld: 403,
-  FactorNotFound: 404,
-  LastSignInMethod: 409,
-  InvalidCode: 400,
-  InvalidName: 400,
-  NoEnrolment: 409,
-  TotpActive: 409,
-  Busy: 409,
-}
-
-const REFUSED: Readonly<Record<FactorRefusal, string>> = {
-  ProofTooOld: "Sign in again to confirm it is you, then try again.",
-  FactorNotFound: "There is no such factor on your account.",
-  LastSignInMethod: "This is your last way to sign in.",
-  InvalidCode: "That code is not valid. Try again.",
-  InvalidName: "Give the passkey a name.",
-  NoEnrolment: "Start the setup again.",
-  TotpActive: "An authenticator app is already set up. Turn it off first.",
-  Busy: "Another change to your account is in progress. Try again.",
-}
-
-const DONE: Readonly<Record<string, string>> = {
-  "totp-removed": "The authenticator app is turned off.",
-  "passkey-renamed": "The passkey is renamed.",
-  "passkey-deleted": "The passkey is deleted. It can no longer sign in.",
-}
-
 /** One change to a user's ways of signing in at a time (the lock `unlinkAccount` takes too). */
 const CHANGE_LOCK_MS = 10_000
-
-const wantsJson = (ctx: RequestContext) => (ctx.req.headers.get("accept") ?? "").includes("application/json")
-const factorsUrl = (ctx: RequestContext) => `${ctx.authUrl}/factors`
-
-/** The signed-in user, or the 401 answer (JSON) / the sign-in page (a browser). */
-async function requireUser(ctx: RequestContext): Promise<SignedIn | Handled> {
-  const who = await signedIn(ctx)
-  if (who.userId !== undefined) return { ...who, userId: who.userId }
-  if (!wantsJson(ctx) && ctx.req.method === "GET") {
-    return { response: redirect(`${ctx.authUrl}/signin?${new URLSearchParams({ callbackUrl: factorsUrl(ctx) })}`, who.cookies) }
-  }
-  return { response: jsonWithCookies({ error: "Unauthorized", message: "Sign in first." }, [...who.cookies], 401, NO_CACHE) }
-}
-
-/** A refusal: JSON with its status, or back to the list (or to the fresh proof) with `?error=`. */
-function refuse(ctx: RequestContext, who: SignedIn, error: FactorRefusal, extra: Record<string, string> = {}): Handled {
-  if (wantsJson(ctx)) {
-    const body = { error, message: REFUSED[error], ...(error === "ProofTooOld" ? { reauthUrl: freshProofUrl(ctx, factorsUrl(ctx)) } : {}) }
-    return { response: jsonWithCookies(body, [...who.cookies], STATUS[error], NO_CACHE) }
-  }
-  if (error === "ProofTooOld") return { response: redirect(freshProofUrl(ctx, factorsUrl(ctx)), who.cookies) }
-  return { response: redirect(`${factorsUrl(ctx)}?${new URLSearchParams({ error, ...extra })}`, who.cookies) }
-}
-
-/** A change made: JSON `body`, or back to the list saying so. */
-function done(ctx: RequestContext, who: SignedIn, body: unknown, what: keyof typeof DONE): Handled {
-  if (wantsJson(ctx)) return { response: jsonWithCookies(body, [...who.cookies], 200, NO_CACHE) }
-  return { response: redirect(`${factorsUrl(ctx)}?${new URLSearchParams({ done: what })}`, who.cookies) }
-}
-
-/** A themed page of this room (never cached: it shows secrets), with the CSRF cookie when one was made. */
-function page(ctx: RequestContext, who: SignedIn, nonce: string, markup: string, cookie?: OutCookie): Handled {
-  const response = htmlPage(markup, { nonce, formAction: formTargets(ctx) }, 200, [...who.cookies, ...(cookie ? [cookie] : [])])
-  return { response: { ...response, headers: { ...response.headers, ...NO_CACHE } } }
-}
-
-const isRefusal = (text: string): text is FactorRefusal => Object.hasOwn(REFUSED, text)
-const refusalOf = (text: string | null): FactorRefusal | undefined => (text !== null && isRefusal(text) ? text : undefined)
 
 async function listFactors(ctx: RequestContext): Promise<Handled> {
   const who = await requireUser(ctx)
