@@ -138,6 +138,17 @@ describe("recovery codes in Chromium, across two instances", () => {
 
     // the device is lost: password, then a recovery code instead of the app's code
     await enterPassword(page, a.base)
+    // Enter in the empty 6-digit field is still stopped by the browser (no request, no attempt spent)
+    await page.locator("#totp-code").waitFor()
+    const posts: string[] = []
+    page.on("request", (request) => void (request.method() === "POST" && posts.push(request.url())))
+    await page.focus("#totp-code")
+    await page.keyboard.press("Enter")
+    await page.waitForTimeout(300)
+    expect(posts).toEqual([])
+    expect(await page.locator("#totp-code").evaluate((input) => input instanceof HTMLInputElement && input.validity.valueMissing)).toBe(
+      true,
+    )
     await useRecoveryCode(page, codes[0] as string)
     await page.waitForURL(`${a.base}/`)
     expect(await sessionEmail(page, a.base)).toBe(EMAIL)

@@ -74,9 +74,10 @@ export interface RecoveryCodeStepOptions {
 
 /**
  * The default section added to the wrapped step's page: a disclosure "Lost your device? Use a recovery
- * code" with the `recoveryCode` field and a button that skips the page's own required field.
+ * code" with the `recoveryCode` field and a button that skips the page's own required field. A hidden
+ * plain submit button comes first, so Enter in the page's own field still has the browser check it.
  */
-export const RECOVERY_CODE_FIELDS = `<details class="recovery-code"><summary>Lost your device? Use a recovery code</summary><p class="hint">Enter one of the recovery codes you saved when you set up two-step sign-in. Each code works once.</p><label for="recovery-code">Recovery code</label><input id="recovery-code" name="recoveryCode" autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="32"><button type="submit" name="use" value="recovery-code" formnovalidate>Use recovery code</button></details>`
+export const RECOVERY_CODE_FIELDS = `<div hidden><button type="submit" tabindex="-1"></button></div><details class="recovery-code"><summary>Lost your device? Use a recovery code</summary><p class="hint">Enter one of the recovery codes you saved when you set up two-step sign-in. Each code works once.</p><label for="recovery-code">Recovery code</label><input id="recovery-code" name="recoveryCode" autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="32"><button type="submit" name="use" value="recovery-code" formnovalidate>Use recovery code</button></details>`
 
 const NOT_VALID: StepVerdict = Object.freeze({ result: "retry", message: "That recovery code is not valid or was already used." })
 
