@@ -138,7 +138,7 @@ describe("email code provider options", () => {
     expect(page).toContain('action="http://app.test/auth/signin/email-code"')
     expect(page).toContain('type="email" name="email"')
     const listed = (await (await client.send("/auth/providers")).json()) as Record<string, { type: string }>
-    expect(listed["email-code"]?.type).toBe("email")
+    expect(listed["email-code"]?.type).toBe("email-code")
   })
 
   it("SMTP server down: EmailSignInError send_failed on the sign-in page within a bounded time, no code page", async () => {

@@ -28,6 +28,9 @@ const builtIn = [
   "src/runtime/engine/effects/webauthn-response.ts",
   "src/runtime/engine/effects/webauthn-verify.ts",
   "src/runtime/engine/effects/redirect-proxy.ts",
+  "src/runtime/http/pages/blocks.ts",
+  "src/runtime/oauth/form-targets.ts",
+  "src/runtime/http/pages/webauthn-client.ts",
 ]
 const own = (target: string) => builtIn.includes(target)
 

@@ -51,6 +51,17 @@ export {
   type FlowDefinitionInput,
   type FlowRoute,
 } from "../runtime/engine/define-flow.js"
+export type {
+  BuiltInLinking,
+  DeclaredProvider,
+  FlowDeclarations,
+  FlowRequirements,
+  IdentityLinker,
+  RouteLimit,
+  SignInBlock,
+  SignInBlockPage,
+  SignInBlockUrls,
+} from "../types/flow-declarations.js"
 export { redirect, showSignInPage } from "../runtime/http/respond.js"
 export { newestSecret, openClaims, sealClaims } from "../runtime/crypto/sealed.js"
 export { effect } from "../runtime/engine/effects/effect.js"
@@ -80,7 +91,7 @@ export {
   type StepState,
 } from "../machines/setup.js"
 export { renderStepPage, type FlowPageProps, type StepPageContent, type StepPageProps } from "../runtime/http/pages/step.js"
-export { escapeHtml, html, type HtmlValue, type SafeHtml } from "../runtime/http/pages/html.js"
+export { attr, escapeHtml, html, type HtmlValue, type SafeHtml } from "../runtime/http/pages/html.js"
 export { markup } from "../runtime/http/pages/localized.js"
 export { requestLanguage } from "../runtime/http/language.js"
 export { english, plural, text, type Language, type MessageKey, type Messages } from "../messages/index.js"

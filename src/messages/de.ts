@@ -9,6 +9,7 @@ export const de: Messages = {
   "signin.email.placeholder": "name@beispiel.de",
   "signin.labelFor": "{label} für {method}",
   "signin.method.email": "den Anmeldelink",
+  "signin.method.code": "den Anmeldecode",
   "signin.method.passkey": "Ihren Passkey",
   "signin.method.password": "die Anmeldung mit Passwort",
   "signin.error.Signin": "Versuchen Sie, sich mit einem anderen Konto anzumelden.",

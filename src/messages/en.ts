@@ -13,6 +13,7 @@ export const en = {
   /** A label more than one form on the page uses, told apart by its form's method. */
   "signin.labelFor": "{label} for {method}",
   "signin.method.email": "a sign-in link",
+  "signin.method.code": "a sign-in code",
   "signin.method.passkey": "your passkey",
   "signin.method.password": "password sign-in",
   // the sign-in page's message per `?error=` code

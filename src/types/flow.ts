@@ -6,6 +6,7 @@ import type { AnyActorLogic, AnyStateMachine } from "xstate"
 import type { CookieOption, Theme } from "./cookies.js"
 import type { Language } from "../messages/text.js"
 import type { AuthAction, Handled, RequestContext } from "./request.js"
+import type { FlowDeclarations, RouteLimit } from "./flow-declarations.js"
 
 /**
  * One request row of a flow: which request (`<method> <basePath>/<action>/<provider>`) drives which
@@ -37,6 +38,8 @@ export interface FlowRoute {
    * body, the query, or named fields (body first, then query). Default: none.
    */
   readonly params?: "body" | "query" | readonly string[]
+  /** The rate limit on this route (see `RouteLimit`); without one only the `client` rule counts it. */
+  readonly limit?: RouteLimit
 }
 
 /**
@@ -74,7 +77,7 @@ export interface EffectContext extends RequestContext {
  * A flow as the runtime uses it: what {@link defineFlow} returns.
  * @example const config = { flows: [extendFlow(credentialsFlow, [terms])] satisfies FlowDefinition[], providers }
  */
-export interface FlowDefinition {
+export interface FlowDefinition extends FlowDeclarations {
   /** Unique flow id; a config flow with a built-in id replaces the built-in. */
   readonly id: string
   /**

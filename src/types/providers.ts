@@ -88,7 +88,11 @@ export type ProviderConfig = CredentialsConfig | OAuthConfig<never> | EmailConfi
  */
 export interface ProviderLike {
   id: string
-  type: ProviderType
+  /**
+   * One of Auth.js' types, or a type of its own for a provider of an app's flow (`"email-code"`, `"sms"`):
+   * such a provider names its `flow`, whose declarations draw its sign-in form and set its limits.
+   */
+  type: ProviderType | (string & {})
   name?: string
   /** The flow that signs in with this provider (see {@link CommonProviderOptions.flow}). */
   flow?: string | FlowDefinition

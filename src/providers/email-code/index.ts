@@ -15,12 +15,12 @@
  * no adapter is needed, and with one the address is linked to its user as for magic links. `nodemailer` sends it unless you give `sendCode`.
  */
 import type { Awaitable } from "../../index.js"
-import { defineFlow, type FlowDefinition, type Language } from "../../flow/index.js"
+import { defineFlow, emailAccount, type FlowDefinition, isPlainObject, type Language } from "../../flow/index.js"
 import { DEFAULT_FROM, smtpSender } from "../nodemailer.js"
 import { checkCode, sendCode } from "./effects.js"
 import { emailCodeMachine } from "./machine.js"
 import { renderCodeEmail } from "./message.js"
-import { codePage } from "./page.js"
+import { codePage, codeSignInBlock } from "./page.js"
 
 /** What `sendCode` is given: the one address to write to, the code, and when it expires. */
 export interface SendCodeParams {
@@ -56,7 +56,8 @@ export interface EmailCodeUserConfig {
 export interface EmailCodeConfig extends EmailCodeUserConfig {
   id: string
   name: string
-  type: "email"
+  /** Its own kind: not a magic link (`"email"`), whose sign-in form, limits and requirements differ. */
+  type: "email-code"
   /** The flow it signs in with: {@link emailCodeFlow}. */
   flow: FlowDefinition
   maxAge: number
@@ -64,18 +65,45 @@ export interface EmailCodeConfig extends EmailCodeUserConfig {
   sendCode: (params: SendCodeParams) => Awaitable<void>
 }
 
-/** The flow: the request, then the code. Every `EmailCode()` provider carries it (`flow`); nothing to register. */
+/** An email code provider with its own address normaliser (`normalizeIdentifier`), which the per-address limit applies too. */
+const normalizes = (config: unknown): config is { normalizeIdentifier: (identifier: string) => string } =>
+  isPlainObject(config) && typeof config.normalizeIdentifier === "function"
+
+/**
+ * The flow: the request, then the code. Every `EmailCode()` provider carries it (`flow`); nothing to
+ * register. It declares its sign-in form, its limits (codes mailed per client and per address, as for
+ * magic links), linking by address (as magic links link) and nodemailer when it sends over SMTP.
+ */
 export const emailCodeFlow = defineFlow({
   id: "email-code",
   machine: emailCodeMachine,
   routes: [
     // the address from the body only: an `email` in the query string is not read (as in Auth.js)
-    { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: "body" },
+    {
+      method: "POST",
+      action: "signin",
+      event: "SUBMIT",
+      start: true,
+      csrf: true,
+      params: "body",
+      limit: {
+        rules: ["emailClient", "emailAddress"],
+        account: (provider, body) => emailAccount(normalizes(provider.config) ? provider.config : {}, body),
+      },
+    },
     { method: "POST", action: "callback", step: "code", event: "CODE", csrf: true, params: ["code"] },
     { method: "GET", action: "callback", event: "SHOW", params: [] },
   ],
   actors: { sendCode, checkCode },
   pages: { code: codePage },
+  signInBlock: codeSignInBlock,
+  // with an adapter, the address is linked to its user (or one is created), as for magic links
+  link: "email",
+  requires: {
+    adapterMethods: ["getUserByEmail", "createUser", "updateUser"],
+    // nodemailer sends when the provider has SMTP `server` settings
+    packages: ({ config }) => (isPlainObject(config) && config.server !== undefined ? ["nodemailer"] : []),
+  },
 })
 
 /**
@@ -101,7 +129,7 @@ export default function EmailCode(options: EmailCodeUserConfig): EmailCodeConfig
     ...options,
     id,
     name: options.name ?? "Email code",
-    type: "email",
+    type: "email-code",
     flow: emailCodeFlow,
     from,
     maxAge,

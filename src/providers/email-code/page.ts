@@ -1,7 +1,34 @@
 /**
  * The code page the flow rests on: the sign-in page's themed card with one 6-digit field named `code`.
  */
-import { english, escapeHtml, type FlowPageProps, html, markup, renderStepPage, text } from "../../flow/index.js"
+import {
+  type DeclaredProvider,
+  english,
+  escapeHtml,
+  type FlowPageProps,
+  html,
+  type Language,
+  markup,
+  renderStepPage,
+  type SignInBlock,
+  type SignInBlockUrls,
+  text,
+} from "../../flow/index.js"
+
+/**
+ * The provider's block on the sign-in page: an address form posting to `/signin/<id>`. Its label says
+ * "a sign-in code" when another form on the page asks for an email too (a magic link: "a sign-in link").
+ */
+export function codeSignInBlock(provider: DeclaredProvider, urls: SignInBlockUrls, language: Language): SignInBlock {
+  const id = `input-email-for-${provider.id}-provider`
+  const emailLabel = text(language, "signin.email.label")
+  return {
+    labels: [emailLabel],
+    method: text(language, "signin.method.code"),
+    render: ({ hidden, label, email }) =>
+      html`<div class="provider"><form action="${urls.signinUrl}" method="POST">${hidden}<label class="section-header" for="${id}">${label(emailLabel)}</label><input id="${id}" autofocus type="email" name="email"${email ? html` value="${email}"` : null} placeholder="${text(language, "signin.email.placeholder")}" autocomplete="email" required><button id="submitButton" type="submit">${text(language, "signin.submit", { provider: provider.name })}</button></form></div>`,
+  }
+}
 
 /** Renders the code page: where the code went, the field, and the message of a wrong code. */
 export function codePage(props: FlowPageProps): string {

@@ -22,7 +22,9 @@ import {
 } from "../../errors.js"
 import type { WebAuthnConfig } from "../../providers/webauthn-types.js"
 import type { AuthConfig } from "../../types.js"
-import { DATABASE_SESSION_METHODS, EMAIL_METHODS, OAUTH_LINKING_METHODS, WEBAUTHN_METHODS, missingMethods } from "../sessions/adapter.js"
+import { DATABASE_SESSION_METHODS, missingMethods } from "../sessions/adapter.js"
+import { declarationOf } from "../engine/declarations.js"
+import type { FlowRequirements } from "../../types/flow-declarations.js"
 import type { ResolvedConfig, ResolvedProvider } from "./resolve.js"
 import { GENERATE_SECRET, MIN_SECRET_LENGTH } from "./hints.js"
 import { isPlainObject } from "./plain-object.js"
@@ -47,9 +49,7 @@ export const configMessages = {
   unsupportedStrategy: () => "Signing in with credentials only supported if JWT strategy is enabled",
   experimentalWebAuthn: () =>
     "WebAuthn is an experimental feature. To enable it, set `experimental.enableWebAuthn` to `true` in your config",
-  emailAdapter: () => "Email login requires an adapter",
   databaseAdapter: () => "Database session requires an adapter",
-  webauthnAdapter: () => "WebAuthn requires an adapter",
   missingAdapterMethods: (missing: readonly string[]) =>
     `Required adapter methods were missing: ${missing.join(", ")}. The enabled flows call them; add them to the adapter or turn the flow off.`,
   duplicateConditionalUI: () =>
@@ -158,22 +158,28 @@ function flowIdOf(flow: string | { id: string } | undefined, byType: string): st
   return typeof flow === "object" ? flow.id : (flow ?? byType)
 }
 
-/** Whether an email provider signs in with magic links: the built-in email flow, its default. */
-function sendsLinks(flow: string | { id: string } | undefined): boolean {
-  return flowIdOf(flow, "email") === "email"
-}
-
-/** The adapter each flow needs, and every method the enabled flows call. */
-function assertAdapter(config: AuthConfig, resolved: Omit<ResolvedConfig, "configError">): AuthError | null {
-  const types = new Set([...resolved.providers.values()].map((p) => p.type))
-  const { adapter } = config
-  // magic links are stored until they are opened (maybe elsewhere); a flow of its own (email codes) keeps its own state
-  const links = [...resolved.providers.values()].some((p) => p.config.type === "email" && sendsLinks(p.config.flow))
-  if (links && !adapter && !resolved.flowStore.tokens) return new MissingAdapter(configMessages.emailAdapter())
+/**
+ * The adapter each provider's flow requires (`requires.adapter`, in provider order; a flow that needs an
+ * `experimental` switch is checked after the database strategy, switch first), and every method the
+ * flows call (`requires.adapterMethods`).
+ */
+function assertAdapter(resolved: Omit<ResolvedConfig, "configError">): AuthError | null {
+  const { adapter } = resolved
+  const requirements = [...resolved.providers.values()].map((p) => declarationOf(resolved, p, "requires") ?? {})
+  const missingAdapter = (requires: FlowRequirements): AuthError | null => {
+    const message = typeof requires.adapter === "function" ? requires.adapter(resolved) : requires.adapter
+    return message !== undefined && !adapter ? new MissingAdapter(message) : null
+  }
+  for (const requires of requirements) {
+    const error = requires.experimental ? null : missingAdapter(requires)
+    if (error) return error
+  }
   if (resolved.session.strategy === "database" && !adapter) return new MissingAdapter(configMessages.databaseAdapter())
-  if (types.has("webauthn")) {
-    if (!resolved.experimental.enableWebAuthn) return new ExperimentalFeatureNotEnabled(configMessages.experimentalWebAuthn())
-    if (!adapter) return new MissingAdapter(configMessages.webauthnAdapter())
+  for (const requires of requirements) {
+    if (!requires.experimental) continue
+    if (!resolved.experimental[requires.experimental]) return new ExperimentalFeatureNotEnabled(configMessages.experimentalWebAuthn())
+    const error = missingAdapter(requires)
+    if (error) return error
   }
   if (!adapter) return null
   const required = new Set<string>()
@@ -181,9 +187,7 @@ function assertAdapter(config: AuthConfig, resolved: Omit<ResolvedConfig, "confi
     for (const m of methods) required.add(m)
   }
   if (resolved.session.strategy === "database") add(DATABASE_SESSION_METHODS)
-  if (types.has("oauth") || types.has("oidc")) add(OAUTH_LINKING_METHODS)
-  if (types.has("email")) add(EMAIL_METHODS)
-  if (types.has("webauthn")) add(WEBAUTHN_METHODS)
+  for (const requires of requirements) add(requires.adapterMethods ?? [])
   const missing = missingMethods(adapter, required)
   return missing.length > 0 ? new MissingAdapterMethods(configMessages.missingAdapterMethods(missing)) : null
 }
@@ -203,5 +207,5 @@ export function assertConfig(config: AuthConfig, resolved: Omit<ResolvedConfig, 
   if (logoutAt !== undefined && resolved.providers.get(logoutAt)?.type !== "oidc") {
     return new InvalidProvider(configMessages.logoutProvider(logoutAt))
   }
-  return assertConditionalUI(providers) ?? assertCredentials(config, providers) ?? assertAdapter(config, resolved)
+  return assertConditionalUI(providers) ?? assertCredentials(config, providers) ?? assertAdapter(resolved)
 }

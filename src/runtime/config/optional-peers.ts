@@ -1,12 +1,15 @@
 /**
- * The optional packages the configured providers need, checked once at config resolution: an email
- * provider that sends through nodemailer without `nodemailer` installed, or a passkey provider without
- * `@simplewebauthn/server` / `@simplewebauthn/browser`, is a configuration error naming the package and
- * the command that installs it, instead of a failure at the first sign-in.
+ * The optional packages the configured providers' flows require (`requires.packages`), checked once at
+ * config resolution: an email provider that sends through nodemailer without `nodemailer` installed, or
+ * a passkey provider without `@simplewebauthn/server` / `@simplewebauthn/browser`, is a configuration
+ * error naming the package and the command that installs it, instead of a failure at the first sign-in.
  */
 import { createRequire } from "node:module"
 import { MissingDependency } from "../../errors.js"
 import type { ResolvedProvider } from "./resolve.js"
+import type { FlowDefinition } from "../engine/define-flow.js"
+import { declarationOf } from "../engine/declarations.js"
+import { builtInFlows } from "../engine/built-in-flows.js"
 
 /** True when the package can be loaded from authchart's own location (where `import()` looks). */
 export type PackageResolver = (name: string) => boolean
@@ -23,27 +26,22 @@ export const resolvePackage: PackageResolver = (name) => {
   }
 }
 
-/** The optional packages one provider needs, by what it will call. */
-function packagesFor(provider: ResolvedProvider): string[] {
-  const config = provider.config as { server?: unknown; options?: { sendVerificationRequest?: unknown } }
-  switch (provider.type) {
-    case "email":
-      // nodemailer sends when the provider has SMTP `server` settings and no sender of the app's own
-      return config.server !== undefined && config.options?.sendVerificationRequest === undefined ? ["nodemailer"] : []
-    case "webauthn":
-      return ["@simplewebauthn/server", "@simplewebauthn/browser"]
-    default:
-      return []
-  }
+/** The optional packages one provider needs: those its flow requires (`requires.packages`). */
+function packagesFor(provider: ResolvedProvider, flows: ReadonlyMap<string, FlowDefinition>): readonly string[] {
+  const packages = declarationOf({ flows }, provider, "requires")?.packages ?? []
+  return typeof packages === "function" ? packages(provider) : packages
 }
+
+const BUILT_IN_FLOWS: ReadonlyMap<string, FlowDefinition> = new Map(builtInFlows.map((flow) => [flow.id, flow]))
 
 /** The first provider whose optional packages are not all installed, as a `MissingDependency`; else null. */
 export function missingOptionalPeers(
   providers: Iterable<ResolvedProvider>,
   resolve: PackageResolver = resolvePackage,
+  flows: ReadonlyMap<string, FlowDefinition> = BUILT_IN_FLOWS,
 ): MissingDependency | null {
   for (const provider of providers) {
-    const missing = packagesFor(provider).filter((name) => !resolve(name))
+    const missing = packagesFor(provider, flows).filter((name) => !resolve(name))
     if (missing.length > 0) {
       const names = missing.map((name) => `"${name}"`).join(" and ")
       const what = missing.length === 1 ? `the package ${names}, which is not installed` : `the packages ${names}, which are not installed`

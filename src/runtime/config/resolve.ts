@@ -145,7 +145,8 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
     accounts: Object.freeze({ ...(config.accounts ?? {}) }),
     factors: Object.freeze({ freshFor: config.factors?.freshFor ?? 300, issuer: config.factors?.issuer }),
   }
-  const configError = originError ?? providerError ?? assertConfig(config, base) ?? missingOptionalPeers(providers.values())
+  const configError =
+    originError ?? providerError ?? assertConfig(config, base) ?? missingOptionalPeers(providers.values(), undefined, flows)
   // no trusted origin at all: logged at the first request, with its URL, as Auth.js words it
   const untrusted = configError instanceof UntrustedHost && !originError
   if (configError && !untrusted) logger.error(configError)

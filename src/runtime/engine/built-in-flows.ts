@@ -12,17 +12,55 @@ import { finishAuthorization, startAuthorization } from "./effects/oauth.js"
 import { forwardFromProxy } from "./effects/redirect-proxy.js"
 import { webauthnOptions, webauthnVerify } from "./effects/webauthn.js"
 import { CHALLENGE_TTL_S } from "./effects/webauthn-support.js"
-import { type FlowDefinition, defineFlow, showSignInPage } from "../../flow/index.js"
+import { type FlowDefinition, credentialsAccount, defineFlow, emailAccount, showSignInPage } from "../../flow/index.js"
+import { credentialsSignInBlock, emailSignInBlock, oauthSignInBlock, webauthnSignInBlock } from "../http/pages/blocks.js"
+import { oauthFormTargets } from "../oauth/form-targets.js"
+
+/** Adapter methods OAuth/OIDC linking calls. */
+const OAUTH_LINKING_METHODS = ["getUser", "getUserByEmail", "getUserByAccount", "createUser", "linkAccount"]
+
+/** Methods email sign-in calls: the token pair, and user lookup, creation and update. */
+const EMAIL_METHODS = ["createVerificationToken", "useVerificationToken", "getUserByEmail", "createUser", "updateUser"]
+
+/** Methods WebAuthn calls: options (users, passkeys), verification, and linking. */
+const WEBAUTHN_METHODS = [
+  "createUser",
+  "getUser",
+  "getUserByEmail",
+  "getUserByAccount",
+  "linkAccount",
+  "getAccount",
+  "getAuthenticator",
+  "createAuthenticator",
+  "listAuthenticatorsByUserId",
+  "updateAuthenticatorCounter",
+]
 
 /** The built-in flow of `type: "credentials"` providers: `authorize`, then the sign-in tail; extend it with `extendFlow`. */
 export const credentialsFlow = defineFlow({
   id: "credentials",
   providerTypes: ["credentials"],
   machine: credentialsMachine,
-  routes: [{ method: "POST", action: "callback", event: "SUBMIT", start: true, csrf: true, params: "body" }],
+  routes: [
+    {
+      method: "POST",
+      action: "callback",
+      event: "SUBMIT",
+      start: true,
+      csrf: true,
+      params: "body",
+      // per client, and per account when the body names one (accountField): the flow signs in with it
+      limit: {
+        rules: ["passwordClient", "passwordAccount", "passwordAccountWide", "passwordAccounts"],
+        account: (provider, body) => (provider.config.type === "credentials" ? credentialsAccount(provider.config, body) : undefined),
+      },
+    },
+  ],
   // Auth.js: POST /signin/<credentials> shows the sign-in page (the form posts to the callback)
   answers: [{ method: "POST", action: "signin", csrf: true, answer: showSignInPage }],
   actors: { authorize },
+  signInBlock: credentialsSignInBlock,
+  link: "credentials",
 })
 
 function usesFormPost(provider: OAuthConfig): boolean {
@@ -36,12 +74,17 @@ export const oauthFlow = defineFlow({
   providerTypes: ["oauth", "oidc"],
   machine: oauthMachine,
   routes: [
-    { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: "query" },
+    { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: "query", limit: { rules: ["oauthClient"] } },
     { method: "GET", action: "callback", event: "CALLBACK", params: "query" },
     { method: "POST", action: "callback", event: "CALLBACK", params: "body" },
   ],
   actors: { startAuthorization, finishAuthorization },
   intercept: forwardFromProxy,
+  signInBlock: oauthSignInBlock,
+  // signing in POSTs to /signin/<id>, which redirects to the authorization server
+  formTargets: oauthFormTargets,
+  link: "oauth",
+  requires: { adapterMethods: OAUTH_LINKING_METHODS },
   // A form_post callback is a cross-site POST: the flow cookie must be SameSite=None; Secure to arrive.
   cookieOptions: (ctx) => (usesFormPost(ctx.provider?.config as OAuthConfig) ? { sameSite: "none", secure: true } : {}),
 })
@@ -53,10 +96,32 @@ export const emailFlow = defineFlow({
   machine: emailMachine,
   routes: [
     // the address from the body only: an `email` in the query string is not read (as in Auth.js)
-    { method: "POST", action: "signin", event: "SUBMIT", start: true, csrf: true, params: "body" },
+    {
+      method: "POST",
+      action: "signin",
+      event: "SUBMIT",
+      start: true,
+      csrf: true,
+      params: "body",
+      // per client, and per address as it will be mailed
+      limit: {
+        rules: ["emailClient", "emailAddress"],
+        account: (provider, body) => emailAccount(provider.config.type === "email" ? provider.config : {}, body),
+      },
+    },
     { method: "GET", action: "callback", event: "CALLBACK", start: true, params: ["token", "email"] },
   ],
   actors: { requestLink, verifyLink },
+  signInBlock: emailSignInBlock,
+  link: "email",
+  requires: {
+    // a link is stored until it is opened (maybe elsewhere): in the adapter, or a flow store that keeps tokens
+    adapter: (config) => (config.flowStore.tokens ? undefined : "Email login requires an adapter"),
+    adapterMethods: EMAIL_METHODS,
+    // nodemailer sends when the provider has SMTP `server` settings and no sender of the app's own
+    packages: ({ config }) =>
+      config.type === "email" && config.server !== undefined && config.options?.sendVerificationRequest === undefined ? ["nodemailer"] : [],
+  },
 })
 
 /**
@@ -69,13 +134,22 @@ export const webauthnFlow = defineFlow({
   providerTypes: ["webauthn"],
   machine: webauthnMachine,
   routes: [
-    { method: "GET", action: "webauthn-options", event: "SUBMIT", start: true, params: "query" },
-    { method: "POST", action: "callback", event: "CALLBACK", params: ["action", "data"] },
+    { method: "GET", action: "webauthn-options", event: "SUBMIT", start: true, params: "query", limit: { rules: ["webauthnClient"] } },
+    { method: "POST", action: "callback", event: "CALLBACK", params: ["action", "data"], limit: { rules: ["webauthnClient"] } },
   ],
   // Auth.js: POST /signin/<webauthn> shows the sign-in page (passkeys start from its button's script)
   answers: [{ method: "POST", action: "signin", csrf: true, answer: showSignInPage }],
   actors: { webauthnOptions, webauthnVerify },
   ttl: CHALLENGE_TTL_S,
+  // a form only with `formFields` (as in Auth.js), driven by the passkey script
+  signInBlock: webauthnSignInBlock,
+  link: "webauthn",
+  requires: {
+    experimental: "enableWebAuthn",
+    adapter: "WebAuthn requires an adapter",
+    adapterMethods: WEBAUTHN_METHODS,
+    packages: ["@simplewebauthn/server", "@simplewebauthn/browser"],
+  },
 })
 
 export const builtInFlows: readonly FlowDefinition[] = [credentialsFlow, oauthFlow, emailFlow, webauthnFlow]

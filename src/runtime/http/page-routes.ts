@@ -1,8 +1,6 @@
 /**
  * The built-in pages (sign-in, sign-out, verify-request, error), or redirects to the app's own `pages`.
  */
-import type { CredentialsConfig } from "../../types.js"
-import type { WebAuthnConfig } from "../../providers/webauthn-types.js"
 import { resolveCallbackUrl } from "./callback-url.js"
 import type { Handled, RequestContext } from "./context.js"
 import type { OutCookie } from "./cookies.js"
@@ -15,10 +13,12 @@ import {
   renderSignIn,
   renderSignOut,
   renderVerifyRequest,
-  signInImageOrigins,
+  signInPolicyOrigins,
 } from "./pages/index.js"
+import { declarationOf } from "../engine/declarations.js"
 import { formTargets, htmlPage, redirect } from "./respond.js"
 import { chooseLanguage } from "./language.js"
+import type { Language } from "../../messages/text.js"
 import { defaultLogoutOrigin, logoutChoices } from "../sessions/logout/rp-initiated.js"
 
 /** Absolute URLs of a provider's sign-in and callback routes. */
@@ -27,23 +27,20 @@ export function providerUrls(ctx: RequestContext, id: string): { signinUrl: stri
   return { signinUrl: `${ctx.authUrl}/signin/${encoded}`, callbackUrl: `${ctx.authUrl}/callback/${encoded}` }
 }
 
-function pageProviders(ctx: RequestContext): PageProvider[] {
-  return [...ctx.config.providers.values()].map((p) => ({
-    id: p.id,
-    name: p.name,
-    type: p.type,
-    ...providerUrls(ctx, p.id),
-    ...(p.style ? { style: p.style } : {}),
-    ...(p.type === "credentials" ? { credentials: (p.config as CredentialsConfig).credentials ?? {} } : {}),
-    ...(p.type === "webauthn" ? webauthnForm(ctx, p.config as WebAuthnConfig) : {}),
-  }))
-}
-
-/** A WebAuthn provider's form, shown when it has `formFields` (as in Auth.js). */
-function webauthnForm(ctx: RequestContext, provider: WebAuthnConfig): Pick<PageProvider, "webauthn"> {
-  if (!provider.formFields) return {}
-  const optionsUrl = `${ctx.authUrl}/webauthn-options/${encodeURIComponent(provider.id)}`
-  return { webauthn: { optionsUrl, formFields: provider.formFields, conditionalUI: provider.enableConditionalUI === true } }
+/** Each provider as the sign-in page shows it, with the block its flow declares (none: no block). */
+function pageProviders(ctx: RequestContext, language: Language): PageProvider[] {
+  return [...ctx.config.providers.values()].map((p) => {
+    const urls = providerUrls(ctx, p.id)
+    const block = declarationOf(ctx.config, p, "signInBlock")
+    return {
+      id: p.id,
+      name: p.name,
+      type: p.type,
+      ...urls,
+      ...(p.style ? { style: p.style } : {}),
+      block: block ? block(p, { authUrl: ctx.authUrl, ...urls }, language) : null,
+    }
+  })
 }
 
 export async function signInPage(ctx: RequestContext): Promise<Handled> {
@@ -60,8 +57,8 @@ export async function signInPage(ctx: RequestContext): Promise<Handled> {
   const email = ctx.req.url.searchParams.get("email") ?? undefined
   const retryIn = Number(ctx.req.url.searchParams.get("retryIn"))
   const nonce = pageNonce()
-  const providers = pageProviders(ctx)
   const { language, negotiated } = chooseLanguage(ctx.config.languages, ctx.req.headers)
+  const providers = pageProviders(ctx, language)
   const html = renderSignIn({
     providers,
     csrfToken: csrf.token,
@@ -75,13 +72,9 @@ export async function signInPage(ctx: RequestContext): Promise<Handled> {
     language,
   })
   const cookies = [csrf.cookie, callback.cookie].filter((c): c is OutCookie => c !== undefined)
-  const policy = {
-    nonce,
-    formAction: formTargets(ctx, callback.url),
-    images: signInImageOrigins({ providers, theme: ctx.config.theme }),
-    // the passkey script asks the options route
-    ...(providers.some((p) => p.webauthn) ? { connect: [ctx.origin] } : {}),
-  }
+  // the blocks' logos, and the origins their scripts fetch (the passkey script asks the options route)
+  const { images, connect } = signInPolicyOrigins({ providers, theme: ctx.config.theme })
+  const policy = { nonce, formAction: formTargets(ctx, callback.url), images, ...(connect.length > 0 ? { connect } : {}) }
   return { response: htmlPage(html, policy, 200, cookies, negotiated) }
 }
 

@@ -3,13 +3,12 @@
  * becomes an outgoing response (status, header list, body) and, for `Auth`, a web `Response`.
  */
 import { AuthError, CredentialsSignin, EmailSignInError, ErrorPageLoop, isClientError } from "../../errors.js"
-import type { OAuthConfig } from "../../providers/oauth-types.js"
 import type { Handled, HeaderReader, RequestContext, ResponseInternal } from "./context.js"
 import { english } from "../../messages/text.js"
 import { chooseLanguage } from "./language.js"
 import type { ResolvedConfig } from "../config/resolve.js"
 import { type OutCookie, serializeCookie } from "./cookies.js"
-import { discoveryCache, endpoint } from "../oauth/server.js"
+import { formTargetsOf } from "../engine/declarations.js"
 import { type PagePolicy, originOf, pageHeaders, pageNonce } from "./pages/csp.js"
 import { imageOrigins, renderError } from "./pages/index.js"
 import { KeptAnswers } from "./kept.js"
@@ -58,69 +57,35 @@ export function htmlPage(html: string, policy: PagePolicy, status = 200, cookies
   return { status, headers, body: html, ...(cookies ? { cookies } : {}) }
 }
 
-function authorizationOrigins(provider: OAuthConfig): string[] {
-  try {
-    return [originOf(endpoint(provider.authorization).url), originOf(provider.issuer)].filter((o): o is string => !!o)
-  } catch {
-    return []
-  }
-}
-
-/** What {@link formTargets} takes from the config alone, per origin the app is served on. */
-interface ConfiguredTargets {
-  /** The configured OAuth/OIDC providers' authorization origins (configured endpoint or issuer). */
-  readonly providers: readonly string[]
-  /** The origins of the app's custom pages. */
-  readonly pages: readonly string[]
-}
-
-const configuredTargets = new WeakMap<ResolvedConfig, Map<string, ConfiguredTargets>>()
-/** Origins an app is served on that keep their own {@link ConfiguredTargets} (an unpinned app answers on each Host it is sent). */
+/** The origins of the app's custom pages (errors redirect there), per config and origin the app is served on. */
+const pageOrigins = new WeakMap<ResolvedConfig, Map<string, readonly string[]>>()
+/** Origins an app is served on that keep their own page origins (an unpinned app answers on each Host it is sent). */
 const MAX_ORIGINS_KEPT = 16
 
-/** The config's part of {@link formTargets} for `ctx.origin`: worked out once per config and origin. */
-function configuredFor(ctx: RequestContext): ConfiguredTargets {
-  let byOrigin = configuredTargets.get(ctx.config)
-  if (!byOrigin) configuredTargets.set(ctx.config, (byOrigin = new Map()))
+function pagesFor(ctx: RequestContext): readonly string[] {
+  let byOrigin = pageOrigins.get(ctx.config)
+  if (!byOrigin) pageOrigins.set(ctx.config, (byOrigin = new Map()))
   const kept = byOrigin.get(ctx.origin)
   if (kept) return kept
-  const providers: string[] = []
-  for (const provider of ctx.config.providers.values()) {
-    if (provider.type === "oauth" || provider.type === "oidc") providers.push(...authorizationOrigins(provider.config as OAuthConfig))
-  }
   const pages: string[] = []
   for (const page of Object.values(ctx.config.pages)) {
     const origin = typeof page === "string" ? originOf(page, ctx.origin) : undefined
     if (origin) pages.push(origin)
   }
-  const made = { providers, pages }
-  if (byOrigin.size < MAX_ORIGINS_KEPT) byOrigin.set(ctx.origin, made)
-  return made
-}
-
-/** The origin of a discovered server's authorization endpoint, per discovery document (the cache replaces a document when it refreshes it). */
-const discoveredOrigins = new WeakMap<object, string | null>()
-
-function discoveredOrigin(server: { authorization_endpoint?: string }): string | null {
-  let origin = discoveredOrigins.get(server)
-  if (origin === undefined) discoveredOrigins.set(server, (origin = originOf(server.authorization_endpoint) ?? null))
-  return origin
+  if (byOrigin.size < MAX_ORIGINS_KEPT) byOrigin.set(ctx.origin, pages)
+  return pages
 }
 
 /**
- * Where a form of a built-in page may lead, besides `'self'`: the auth routes' origin, every configured
- * OAuth/OIDC provider's authorization endpoint (configured, its issuer's, or discovered so far), since
- * signing in POSTs to `/signin/<id>` and is redirected there; the app's custom pages (errors redirect
- * there); and `callbackUrl`, where a finished sign-in lands.
+ * Where a form of a built-in page may lead, besides `'self'`: the auth routes' origin, the origins each
+ * flow declares for its providers (`formTargets`: OAuth's authorization servers, since signing in POSTs
+ * to `/signin/<id>` and is redirected there), the app's custom pages (errors redirect there), and
+ * `callbackUrl`, where a finished sign-in lands.
  */
 export function formTargets(ctx: RequestContext, callbackUrl?: string): string[] {
-  const { providers, pages } = configuredFor(ctx)
-  const out = [ctx.origin, ...providers]
-  for (const { server } of discoveryCache(ctx.config).values()) {
-    const origin = discoveredOrigin(server)
-    if (origin) out.push(origin)
-  }
-  out.push(...pages)
+  const out = [ctx.origin]
+  for (const [targets, providers] of formTargetsOf(ctx.config)) out.push(...targets(ctx, providers))
+  out.push(...pagesFor(ctx))
   const landing = originOf(callbackUrl)
   if (landing) out.push(landing)
   return [...new Set(out)]

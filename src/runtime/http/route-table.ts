@@ -10,6 +10,7 @@ import { runFlow } from "../engine/engine.js"
 import { isAuthAction } from "../config/env.js"
 import type { FlowDefinition } from "../engine/define-flow.js"
 import type { Route, Match, RouteTable } from "../../types/route.js"
+import { flowOf } from "../engine/declarations.js"
 export type { Route, Match, RouteTable }
 
 /** A flow's row bound to one provider: matched on the request's `step` too. */
@@ -37,14 +38,6 @@ export function unknownProvider(ctx: RequestContext): InvalidProvider {
   return new InvalidProvider(
     `Unknown provider "${ctx.providerId}" in ${ctx.req.method} /${ctx.action}; the configured providers are ${known || "none"}.`,
   )
-}
-
-/** The flow a provider uses: the one it names (`flow`), else the one that serves its `type`. */
-export function flowOf(provider: ResolvedProvider, flows: ReadonlyMap<string, FlowDefinition>): FlowDefinition | undefined {
-  const named = provider.config.flow
-  if (typeof named === "string") return flows.get(named)
-  if (named) return flows.get(named.id) ?? named
-  return [...flows.values()].reverse().find((flow) => flow.providerTypes?.includes(provider.type))
 }
 
 /** The rows a flow contributes for one provider. */

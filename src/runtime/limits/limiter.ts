@@ -7,7 +7,6 @@
  */
 import { RateLimitUnavailable, RateLimited } from "../../errors.js"
 import type { RateLimitRequest, RateLimitRule, RateLimitRuleName } from "../../types.js"
-import { credentialsAccount, emailAccount } from "./account-key.js"
 import { type Handled, type RequestContext, param } from "../http/context.js"
 import { fireEvent } from "../config/events.js"
 import { accountHash, clientKey } from "./client.js"
@@ -15,6 +14,7 @@ import type { ResolvedRateLimit } from "./rules.js"
 import { refusal } from "./refusal.js"
 import { errorResponse } from "../http/respond.js"
 import { stateKey } from "./server-state.js"
+import { routeLimitOf } from "../engine/declarations.js"
 
 /** One rule to count for this request. */
 interface Check {
@@ -59,22 +59,11 @@ interface Rules {
 }
 
 const NO_RULES: Rules = { names: [], account: undefined }
-/** The rules named per route kind, made once (a request only picks one). */
-type RuleSet = { readonly plain: readonly RateLimitRuleName[]; readonly account: readonly RateLimitRuleName[] }
-const CLIENT = ["client"] as const
-const names = (...extra: RateLimitRuleName[]): RuleSet => ({
-  plain: [...CLIENT, ...extra],
-  account: [...CLIENT, "accountClient", ...extra],
-})
-const PLAIN = names()
-const BACKCHANNEL = names("backchannelClient")
-const PASSWORD = names("passwordClient")
-const PASSWORD_ACCOUNT = names("passwordClient", "passwordAccount", "passwordAccountWide", "passwordAccounts")
-const EMAIL = names("emailClient")
-const EMAIL_ADDRESS = names("emailClient", "emailAddress")
-const WEBAUTHN = names("webauthnClient")
-const OAUTH = names("oauthClient")
-const STEP = names("stepClient")
+const CLIENT: readonly RateLimitRuleName[] = ["client"]
+const ACCOUNT_CLIENT: readonly RateLimitRuleName[] = ["client", "accountClient"]
+const BACKCHANNEL: readonly RateLimitRuleName[] = ["client", "backchannelClient"]
+const STEP: readonly RateLimitRuleName[] = ["client", "stepClient"]
+const PASSWORD: readonly RateLimitRuleName[] = ["client", "passwordClient"]
 
 /** The account key the flow will use, or undefined when the submission names none it would accept. */
 function resolved(resolve: () => string | undefined): string | undefined {
@@ -86,42 +75,23 @@ function resolved(resolve: () => string | undefined): string | undefined {
   }
 }
 
-/** The rules a request falls under, by route and provider type, before hooks. */
+/** The rules a request falls under, before hooks: `client`, and the limit its flow declares on its route. */
 function rulesFor(ctx: RequestContext): Rules {
   const { action } = ctx
   const method = ctx.req.method
   if (action === "session" && method === "GET") return NO_RULES
-  const set = (rules: RuleSet, account?: string): Rules => ({
-    names: method === "POST" && ACCOUNT_ACTIONS.has(action) ? rules.account : rules.plain,
-    account,
-  })
   const route: string = action // authchart's own actions are not Auth.js' AuthAction
-  if (route === "backchannel-logout") return set(BACKCHANNEL)
+  if (route === "backchannel-logout") return { names: BACKCHANNEL, account: undefined }
+  if (method === "POST" && ACCOUNT_ACTIONS.has(action)) return { names: ACCOUNT_CLIENT, account: undefined }
   // an answer to an extra step (a TOTP or recovery code), whatever the flow
-  if (action === "callback" && method === "POST" && param(ctx.req, "step") !== undefined) return set(STEP)
+  if (action === "callback" && method === "POST" && param(ctx.req, "step") !== undefined) return { names: STEP, account: undefined }
   // a re-authentication's answer is a password or a code: counted per client like a password sign-in
-  if (route === "reauth" && method === "POST") return set(PASSWORD)
-  const config = ctx.provider?.config
-  switch (config?.type) {
-    case "credentials": {
-      if (action !== "callback" || method !== "POST") break
-      const account = resolved(() => credentialsAccount(config, ctx.req.body))
-      return account ? set(PASSWORD_ACCOUNT, account) : set(PASSWORD)
-    }
-    case "email": {
-      if (action !== "signin" || method !== "POST") break
-      const address = resolved(() => emailAccount(config, ctx.req.body))
-      return address ? set(EMAIL_ADDRESS, address) : set(EMAIL)
-    }
-    case "webauthn":
-      if (action === "webauthn-options" || action === "callback") return set(WEBAUTHN)
-      break
-    case "oauth":
-    case "oidc":
-      if (action === "signin") return set(OAUTH)
-      break
-  }
-  return set(PLAIN)
+  if (route === "reauth" && method === "POST") return { names: PASSWORD, account: undefined }
+  const provider = ctx.provider
+  const limit = provider && routeLimitOf(ctx.config, provider, method, action, param(ctx.req, "step"))
+  if (!limit) return { names: CLIENT, account: undefined }
+  const account = limit.account && resolved(() => limit.account?.(provider, ctx.req.body))
+  return { names: [...CLIENT, ...limit.rules], account }
 }
 
 /** The rules that count an account (the others count the client). */

@@ -77,26 +77,6 @@ export const DATABASE_SESSION_METHODS = [
   "deleteSession",
 ] as const
 
-/** Methods OAuth / OIDC sign-in calls when an adapter is set (user and account linking). */
-export const OAUTH_LINKING_METHODS = ["getUser", "getUserByEmail", "getUserByAccount", "createUser", "linkAccount"] as const
-
-/** Methods email sign-in calls: the token pair, and user lookup, creation and update. */
-export const EMAIL_METHODS = ["createVerificationToken", "useVerificationToken", "getUserByEmail", "createUser", "updateUser"] as const
-
-/** Methods WebAuthn calls: options (users, passkeys), verification, and linking. */
-export const WEBAUTHN_METHODS = [
-  "createUser",
-  "getUser",
-  "getUserByEmail",
-  "getUserByAccount",
-  "linkAccount",
-  "getAccount",
-  "getAuthenticator",
-  "createAuthenticator",
-  "listAuthenticatorsByUserId",
-  "updateAuthenticatorCounter",
-] as const
-
 /** The names in `required` that `adapter` lacks. */
 export function missingMethods(adapter: Adapter, required: Iterable<string>): string[] {
   const missing = new Set<string>()

@@ -22,6 +22,8 @@ import { currentUser } from "../../sessions/session.js"
 import { recordAccount } from "../../sessions/accounts.js"
 import { extended } from "../../config/plain-object.js"
 import { storedAccount } from "./oauth-profile.js"
+import type { BuiltInLinking, IdentityLinker } from "../../../types/flow-declarations.js"
+import { declarationOf } from "../declarations.js"
 
 /**
  * A new user from the flow's: a fresh id in place of any it carried. Built with `extended`, not a spread
@@ -218,25 +220,54 @@ async function linkOAuth(ctx: EffectContext, adapter: SafeAdapter, input: Identi
   return extended(linked, { account: input.account })
 }
 
-/** The tail's linking step: a no-op without an adapter (answered at once then). */
-export const linkIdentity = effect<Identity, Identity>((ctx, input) => {
+/** OAuth/OIDC accounts: linked to their user, noted in the user's account index. */
+const linkOAuthIdentity: IdentityLinker = (ctx, input) => {
+  const adapter = adapterOf(ctx)
+  const { account } = input
+  if (!adapter || !account || (account.type !== "oauth" && account.type !== "oidc")) return input
+  return linkOAuth(ctx, adapter, input, { ...account, type: account.type })
+}
+
+/** Credentials: under database sessions the user `authorize` returned, created when the adapter lacks it. */
+const linkCredentialsIdentity: IdentityLinker = (ctx, input) => {
+  const adapter = adapterOf(ctx)
+  const { account } = input
+  if (!adapter || !account || ctx.config.session.strategy !== "database") return input
+  return ensureCredentialsUser(adapter, input, account.providerAccountId)
+}
+
+/** Email: the address's user, created when new, `emailVerified` refreshed. */
+const linkEmailIdentity: IdentityLinker = (ctx, input) => {
   const adapter = adapterOf(ctx)
   const { account } = input
   if (!adapter || !account) return input
-  switch (account.type) {
-    case "oauth":
-    case "oidc":
-      return linkOAuth(ctx, adapter, input, { ...account, type: account.type })
-    case "credentials":
-      return ctx.config.session.strategy === "database" ? ensureCredentialsUser(adapter, input, account.providerAccountId) : input
-    case "email":
-      return linkEmail(ctx, adapter, input, account)
-    case "webauthn":
-      if (!input.authenticator && account.userId !== undefined && account.userId === input.user.id) {
-        return passkeySignIn(ctx, adapter, input)
-      }
-      return linkProviderAccount(ctx, adapter, input, { ...account, type: account.type }, WEBAUTHN_RULES)
-    default:
-      return input
-  }
+  return linkEmail(ctx, adapter, input, account)
+}
+
+/** WebAuthn: a passkey sign-in's known user, or a registered passkey's account linked and stored. */
+const linkWebAuthnIdentity: IdentityLinker = (ctx, input) => {
+  const adapter = adapterOf(ctx)
+  const { account } = input
+  if (!adapter || !account) return input
+  if (!input.authenticator && account.userId !== undefined && account.userId === input.user.id) return passkeySignIn(ctx, adapter, input)
+  return linkProviderAccount(ctx, adapter, input, { ...account, type: "webauthn" }, WEBAUTHN_RULES)
+}
+
+/** Linking as each built-in flow does it, by the name a flow may declare (`link: "email"`). */
+export const builtInLinking: Readonly<Record<BuiltInLinking, IdentityLinker>> = Object.freeze({
+  oauth: linkOAuthIdentity,
+  credentials: linkCredentialsIdentity,
+  email: linkEmailIdentity,
+  webauthn: linkWebAuthnIdentity,
+})
+
+/**
+ * The tail's linking step: a no-op without an adapter (answered at once then); otherwise the linking the
+ * provider's flow declares (`link`), else the identity as the flow found it.
+ */
+export const linkIdentity = effect<Identity, Identity>((ctx, input) => {
+  if (!adapterOf(ctx) || !input.account || !ctx.provider) return input
+  const link = declarationOf(ctx.config, ctx.provider, "link")
+  if (link === undefined) return input
+  return (typeof link === "string" ? builtInLinking[link] : link)(ctx, input)
 })

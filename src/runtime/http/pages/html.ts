@@ -1,17 +1,8 @@
 import type { Theme } from "../../../types.js"
 import { english, type Language } from "../../../messages/text.js"
 
-declare const safe: unique symbol
-
-/**
- * Markup that is already escaped. Only {@link html} and `attr` make one, so a plain string can
- * never reach the page unescaped.
- * @example const greeting: SafeHtml = html`<p>Hello, ${user.name}</p>` // the name is escaped
- */
-export interface SafeHtml {
-  readonly [safe]: true
-  toString(): string
-}
+import type { SafeHtml } from "../../../types/html.js"
+export type { SafeHtml }
 
 /**
  * What {@link html} accepts between `${}`: text is escaped; `null`, `undefined` and `false` vanish.

@@ -6,7 +6,7 @@
  */
 export { attr, cssColor, escapeHtml, html, imageOrigins, imageUrl, layout } from "./html.js"
 export type { HtmlValue, LayoutProps, SafeHtml } from "./html.js"
-export { renderSignIn, signInErrorMessage, signInImageOrigins } from "./signin.js"
+export { renderSignIn, signInErrorMessage, signInImageOrigins, signInPolicyOrigins } from "./signin.js"
 export type { PageProvider, SignInPageProps } from "./signin.js"
 export { renderSignOut } from "./signout.js"
 export type { SignOutPageProps } from "./signout.js"

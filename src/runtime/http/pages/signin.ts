@@ -1,24 +1,11 @@
-import type { CredentialInput, Theme } from "../../../types.js"
+import type { Theme } from "../../../types.js"
 import type { MessageKey } from "../../../messages/en.js"
 import { english, type Language, plural, text } from "../../../messages/text.js"
+import type { SignInBlock } from "../../../types/flow-declarations.js"
+import { type PageProvider, builtInBlock } from "./blocks.js"
 import { attr, cssColor, html, imageOrigins, imageUrl, layout, type SafeHtml } from "./html.js"
-import { webauthnMessagesAttribute } from "./webauthn-client.js"
 
-/** A provider as the sign-in page shows it: resolved URLs, no secrets. */
-export interface PageProvider {
-  id: string
-  name: string
-  type: "oauth" | "oidc" | "email" | "credentials" | "webauthn"
-  /** `{origin}{basePath}/signin/{id}`. */
-  signinUrl: string
-  /** `{origin}{basePath}/callback/{id}`. */
-  callbackUrl: string
-  style?: { logo?: string; bg?: string; text?: string; brandColor?: string }
-  /** Fields of a credentials provider. */
-  credentials?: Record<string, CredentialInput>
-  /** A WebAuthn provider with `formFields`: its form, options URL and conditional UI. */
-  webauthn?: { optionsUrl: string; formFields: Record<string, CredentialInput>; conditionalUI: boolean }
-}
+export type { PageProvider }
 
 /** Input of {@link renderSignIn}. Built by the runtime from validated data, never from the query string. */
 export interface SignInPageProps {
@@ -88,65 +75,34 @@ export function rateLimitMessage(retryAfterSeconds: number, language: Language =
   return plural(language, "signin.error.retryIn", minutes, { minutes })
 }
 
-const INPUT_TYPES = new Set(["text", "password", "email", "tel", "number", "url", "search", "date", "hidden"])
+/** A provider with the block the page draws for it (its flow's, else the built-in one of its type). */
+type Drawn = { readonly provider: PageProvider; readonly block: SignInBlock }
 
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined)
-const int = (v: unknown): number | undefined => {
-  const n = typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v
-  return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : undefined
-}
-
-/** How each kind of form signs in, to tell apart fields that would otherwise share a label. */
-function methodOf(p: PageProvider, language: Language): string {
-  switch (p.type) {
-    case "email":
-      return text(language, "signin.method.email")
-    case "webauthn":
-      return text(language, "signin.method.passkey")
-    default:
-      return Object.values(p.credentials ?? {}).some((input) => input.type === "password")
-        ? text(language, "signin.method.password")
-        : p.name
+function drawn(props: Pick<SignInPageProps, "providers" | "webauthnScriptUrl" | "language">): Drawn[] {
+  const out: Drawn[] = []
+  const language = props.language ?? english
+  for (const provider of props.providers) {
+    const block = provider.block === undefined ? builtInBlock(provider, props.webauthnScriptUrl, language) : provider.block
+    if (block) out.push({ provider, block })
   }
+  return out
 }
 
 /** Field labels as shown: a label that more than one form on the page uses gets its form's method. */
-type Labeller = (p: PageProvider, label: string) => string
+type Labeller = (d: Drawn, label: string) => string
 
-function labeller(providers: readonly PageProvider[], language: Language): Labeller {
-  const emailLabel = text(language, "signin.email.label")
+function labeller(blocks: readonly Drawn[], language: Language): Labeller {
   const seen = new Map<string, Set<string>>()
-  const note = (p: PageProvider, label: string) => {
-    const key = label.trim().toLowerCase()
-    seen.set(key, (seen.get(key) ?? new Set()).add(p.id))
+  for (const { provider, block } of blocks) {
+    for (const label of block.labels ?? []) {
+      const key = label.trim().toLowerCase()
+      seen.set(key, (seen.get(key) ?? new Set()).add(provider.id))
+    }
   }
-  for (const p of providers) {
-    if (p.type === "email") note(p, emailLabel)
-    const fields = p.type === "credentials" ? p.credentials : p.type === "webauthn" ? p.webauthn?.formFields : undefined
-    for (const [key, input] of Object.entries(fields ?? {})) note(p, str(input.label) ?? key)
-  }
-  return (p, label) =>
+  return ({ provider, block }, label) =>
     (seen.get(label.trim().toLowerCase())?.size ?? 0) > 1
-      ? text(language, "signin.labelFor", { label, method: methodOf(p, language) })
+      ? text(language, "signin.labelFor", { label, method: block.method ?? provider.name })
       : label
-}
-
-function credentialField(p: PageProvider, key: string, input: CredentialInput, label: Labeller, formField = false): SafeHtml {
-  const id = `input-${key}-for-${p.id}-provider`
-  const type = str(input.type)
-  return html`<div><label class="section-header" for="${id}">${label(p, str(input.label) ?? key)}</label><input${[
-    attr("name", key),
-    attr("id", id),
-    attr("type", type && INPUT_TYPES.has(type) ? type : "text"),
-    attr("placeholder", str(input.placeholder)),
-    attr("value", str(input.value)),
-    attr("autocomplete", str(input.autocomplete)),
-    attr("pattern", str(input.pattern)),
-    attr("minlength", int(input.minlength ?? input.minLength)),
-    attr("maxlength", int(input.maxlength ?? input.maxLength)),
-    attr("required", input.required === true),
-    attr("data-form-field", formField),
-  ]}></div>`
 }
 
 function hidden(csrfToken: string, callbackUrl: string): SafeHtml {
@@ -154,9 +110,6 @@ function hidden(csrfToken: string, callbackUrl: string): SafeHtml {
     callbackUrl ? html`<input type="hidden" name="callbackUrl"${attr("value", callbackUrl)}>` : null
   }`
 }
-
-const submit = (name: string, language: Language): SafeHtml =>
-  html`<button id="submitButton" type="submit">${text(language, "signin.submit", { provider: name })}</button>`
 
 /**
  * The CSS variables of an OAuth button from the provider's validated colours, as a rule for its class
@@ -169,56 +122,29 @@ function buttonCss(p: PageProvider, index: number): string {
   return vars ? `.provider-button-${index}{${vars}}` : ""
 }
 
-function providerBlock(p: PageProvider, index: number, props: SignInPageProps, label: Labeller): SafeHtml | null {
-  const fields = hidden(props.csrfToken, props.callbackUrl)
-  const language = props.language ?? english
-  switch (p.type) {
-    case "oauth":
-    case "oidc": {
-      const logo = imageUrl(p.style?.logo)
-      return html`<div class="provider"><form${attr("action", p.signinUrl)} method="POST">${fields}<button type="submit" class="button provider-button-${index}">${
-        logo ? html`<img loading="lazy" height="24" width="24" alt=""${attr("src", logo)}>` : null
-      }<span>${text(language, "signin.submit", { provider: p.name })}</span></button></form></div>`
-    }
-    case "email": {
-      const id = `input-email-for-${p.id}-provider`
-      return html`<div class="provider"><form${attr("action", p.signinUrl)} method="POST">${fields}<label class="section-header"${attr("for", id)}>${label(p, text(language, "signin.email.label"))}</label><input${attr("id", id)} autofocus type="email" name="email"${attr("value", props.email)}${attr("placeholder", text(language, "signin.email.placeholder"))} required>${submit(p.name, language)}</form></div>`
-    }
-    case "credentials":
-      return html`<div class="provider"><form${attr("action", p.callbackUrl)} method="POST">${fields}${Object.entries(
-        p.credentials ?? {},
-      ).map(([key, input]) => credentialField(p, key, input, label))}${submit(p.name, language)}</form></div>`
-    case "webauthn": {
-      const w = p.webauthn
-      if (!w) return null
-      return html`<div class="provider"><form${attr("id", `${p.id}-form`)}${attr("action", p.callbackUrl)} method="POST"${attr(
-        "data-webauthn-options",
-        w.optionsUrl,
-      )}${attr("data-webauthn-conditional", w.conditionalUI)}${attr("data-webauthn-messages", webauthnMessagesAttribute(language))}>${fields}${Object.entries(
-        w.formFields,
-      ).map(([key, input]) =>
-        credentialField(p, key, input, label, true),
-      )}<div class="error" role="status" data-webauthn-status hidden></div><button${attr("id", `submitButton-${p.id}`)} type="submit" data-webauthn-action="authenticate" formnovalidate>${text(language, "signin.submit", { provider: p.name })}</button><button type="submit" data-webauthn-action="register">${text(language, "signin.register", { provider: p.name })}</button></form></div>`
-    }
-    default: {
-      const unreachable: never = p.type
-      return unreachable
-    }
-  }
-}
-
-/** Consecutive OAuth/OIDC buttons share a group; every form provider is a group of its own. */
-function groups(props: SignInPageProps): SafeHtml[][] {
+/** Consecutive buttons (OAuth/OIDC) share a group; every form is a group of its own. */
+function groups(props: SignInPageProps, blocks: readonly Drawn[]): SafeHtml[][] {
   const out: SafeHtml[][] = []
-  const label = labeller(props.providers, props.language ?? english)
+  const language = props.language ?? english
+  const label = labeller(blocks, language)
+  const fields = hidden(props.csrfToken, props.callbackUrl)
   let previousWasButton = false
-  for (const [index, provider] of props.providers.entries()) {
-    const block = providerBlock(provider, index, props, label)
-    if (!block) continue
-    const isButton = provider.type === "oauth" || provider.type === "oidc"
+  for (const d of blocks) {
+    const index = props.providers.indexOf(d.provider)
+    const page = {
+      hidden: fields,
+      label: (text: string) => label(d, text),
+      index,
+      imageUrl,
+      language,
+      ...(props.email ? { email: props.email } : {}),
+    }
+    const markup = d.block.render(page)
+    if (!markup) continue
+    const isButton = d.block.button === true
     const last = out[out.length - 1]
-    if (isButton && previousWasButton && last) last.push(block)
-    else out.push([block])
+    if (isButton && previousWasButton && last) last.push(markup)
+    else out.push([markup])
     previousWasButton = isButton
   }
   return out
@@ -236,14 +162,15 @@ function groups(props: SignInPageProps): SafeHtml[][] {
  * renderSignIn({ providers, csrfToken, callbackUrl: "https://app.example/", theme: {}, nonce })
  */
 export function renderSignIn(props: SignInPageProps): string {
-  const sections = groups(props).map((blocks, i) => html`${i > 0 ? html`<hr>` : null}${blocks}`)
+  const blocks = drawn(props)
+  const sections = groups(props, blocks).map((blocks, i) => html`${i > 0 ? html`<hr>` : null}${blocks}`)
   const language = props.language ?? english
   const message =
     props.error === "RateLimited" && props.retryIn
       ? rateLimitMessage(props.retryIn * 60, language)
       : signInErrorMessage(props.error ?? "", language)
   const error = props.error ? html`<div class="error" role="alert"><p>${message}</p></div>` : null
-  const webauthn = props.webauthnScriptUrl && props.providers.some((p) => p.type === "webauthn" && p.webauthn)
+  const scripts = [...new Set(blocks.flatMap((d) => d.block.scripts ?? []))]
   return layout({
     title: text(language, "signin.title"),
     theme: props.theme,
@@ -251,14 +178,25 @@ export function renderSignIn(props: SignInPageProps): string {
     nonce: props.nonce,
     css: props.providers.map(buttonCss).join(""),
     body: html`<div class="signin"><div class="card">${error}${sections}</div></div>`,
-    ...(webauthn ? { head: html`<script${attr("src", props.webauthnScriptUrl)}${attr("nonce", props.nonce)} defer></script>` } : {}),
+    ...(scripts.length > 0
+      ? { head: html`${scripts.map((src) => html`<script${attr("src", src)}${attr("nonce", props.nonce)} defer></script>`)}` }
+      : {}),
   })
+}
+
+/** What the page's policy must allow for its blocks: images (logos) on other origins, and the origins scripts fetch. */
+export function signInPolicyOrigins(props: Pick<SignInPageProps, "providers" | "theme" | "webauthnScriptUrl">): {
+  images: string[]
+  connect: string[]
+} {
+  const blocks = drawn(props)
+  return {
+    images: imageOrigins([props.theme.logo, ...blocks.flatMap((d) => d.block.images ?? [])]),
+    connect: [...new Set(blocks.flatMap((d) => d.block.connect ?? []))],
+  }
 }
 
 /** The origins of the page's images (provider and theme logos on another origin), for its policy. */
 export function signInImageOrigins(props: Pick<SignInPageProps, "providers" | "theme">): string[] {
-  return imageOrigins([
-    props.theme.logo,
-    ...props.providers.map((p) => (p.type === "oauth" || p.type === "oidc" ? p.style?.logo : undefined)),
-  ])
+  return signInPolicyOrigins(props).images
 }
