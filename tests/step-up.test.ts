@@ -159,6 +159,21 @@ describe("requireRecentAuth and the re-authentication (Auth())", () => {
   })
 })
 
+it("the page and its messages in the request's language (Accept-Language: de)", async () => {
+  const client = new AuthClient(config())
+  await signIn(client)
+  const de = { "accept-language": "de-DE,de;q=0.9" }
+  const page = await (await client.send("/auth/reauth", { headers: de })).text()
+  expect(page).toContain("Bestätigen Sie, dass Sie es sind")
+  expect(page).not.toContain("Confirm it")
+  const csrfToken = await client.csrf()
+  const wrong = await client.send("/auth/reauth", {
+    headers: de,
+    form: { csrfToken, method: "password", email: "ada@example.test", password: "nope" },
+  })
+  expect(await wrong.text()).toContain("Dieses Passwort ist nicht richtig.")
+})
+
 describe("attacks", () => {
   it("another user's right password, or their TOTP code, does not refresh my authTime", async () => {
     vi.useFakeTimers({ toFake: ["Date"], now: T0 })

@@ -72,6 +72,17 @@ export const de: Messages = {
   "totp.invalid": "Dieser Code ist ungültig. Bitte versuchen Sie es erneut.",
   "totp.used": "Dieser Code wurde bereits verwendet. Bitte warten Sie auf den nächsten.",
 
+  "reauth.title": "Bestätigen Sie, dass Sie es sind",
+  "reauth.submit": "Bestätigen",
+  "reauth.hint": "Zu Ihrer Sicherheit bestätigen Sie bitte, dass Sie es sind, bevor Sie fortfahren.",
+  "reauth.method": "Bestätigen mit",
+  "reauth.method.password": "Passwort",
+  "reauth.method.passkey": "Passkey",
+  "reauth.method.totp": "Code aus der Authenticator-App",
+  "reauth.totpLabel": "Code aus Ihrer Authenticator-App",
+  "reauth.wrongPassword": "Dieses Passwort ist nicht richtig. Bitte versuchen Sie es erneut.",
+  "reauth.chooseMethod": "Wählen Sie, wie Sie bestätigen möchten, dass Sie es sind.",
+
   "emailCode.title": "Sehen Sie in Ihrem Postfach nach",
   "emailCode.submit": "Anmelden",
   "emailCode.sent": "Wir haben Ihnen einen 6-stelligen Code gesendet.",

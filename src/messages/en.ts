@@ -80,6 +80,18 @@ export const en = {
   "totp.invalid": "That code is not valid. Try again.",
   "totp.used": "That code was already used. Wait for the next one.",
 
+  // the re-authentication (step-up) page
+  "reauth.title": "Confirm it's you",
+  "reauth.submit": "Confirm",
+  "reauth.hint": "For your security, confirm it is you before you go on.",
+  "reauth.method": "Confirm with",
+  "reauth.method.password": "Password",
+  "reauth.method.passkey": "Passkey",
+  "reauth.method.totp": "Authenticator app code",
+  "reauth.totpLabel": "Code from your authenticator app",
+  "reauth.wrongPassword": "That password is not right. Try again.",
+  "reauth.chooseMethod": "Choose a way to confirm it is you.",
+
   // the email code provider's page and message
   "emailCode.title": "Check your email",
   "emailCode.submit": "Sign in",

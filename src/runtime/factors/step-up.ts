@@ -25,6 +25,8 @@ import { noteDatabaseAuthTime, withAuthTime } from "../sessions/auth-time.js"
 import { reissueJwt } from "../sessions/session.js"
 import { signedIn } from "../sessions/signed-in.js"
 import { activeTotpSecret } from "./totp-secrets.js"
+import { english, text } from "../../messages/text.js"
+import { requestLanguage } from "../http/language.js"
 
 /** The flow id of step-up (pass your own `stepUpFlow(...)` in `config.flows` to replace the built-in one). */
 export const STEP_UP_FLOW = "step-up"
@@ -47,10 +49,11 @@ export interface StepUpOptions {
   attemptWindow?: number
 }
 
-const WRONG_PASSWORD = "That password is not right. Try again."
-const WRONG_CODE = "That code is not valid. Try again."
-const USED_CODE = "That code was already used. Wait for the next one."
-const NO_METHOD = "Choose a way to confirm it is you."
+/** A wrong answer's message, in the request's language. */
+const retry = (ctx: EffectContext, key: "reauth.wrongPassword" | "reauth.chooseMethod" | "totp.invalid" | "totp.used"): StepUpVerdict => ({
+  pass: false,
+  message: text(requestLanguage(ctx), key),
+})
 
 interface PasswordProvider {
   readonly id: string
@@ -98,30 +101,28 @@ function prepare(options: StepUpOptions) {
 
 async function checkPassword(ctx: EffectContext, userId: string, params: Record<string, unknown>): Promise<StepUpVerdict> {
   const provider = passwordProvider(ctx)
-  if (!provider) return { pass: false, message: NO_METHOD }
+  if (!provider) return retry(ctx, "reauth.chooseMethod")
   const { method: _, csrfToken: __, ...fields } = params
   let user: Awaited<ReturnType<CredentialsConfig["authorize"]>>
   try {
     user = await provider.config.authorize(fields, userRequestFor(provider.config.authorize, 1, ctx.req))
   } catch (err) {
-    if (err instanceof AuthError) return { pass: false, message: WRONG_PASSWORD }
+    if (err instanceof AuthError) return retry(ctx, "reauth.wrongPassword")
     throw new CallbackRouteError("authorize threw an error.", { err, provider: provider.id })
   }
   // only the signed-in user's own password: another account's right password is a wrong answer here
   return user && user.id !== undefined && user.id !== null && String(user.id) === userId
     ? { pass: true }
-    : { pass: false, message: WRONG_PASSWORD }
+    : retry(ctx, "reauth.wrongPassword")
 }
 
 async function checkTotp(ctx: EffectContext, options: StepUpOptions, userId: string, code: unknown): Promise<StepUpVerdict> {
   const secret = await totpSecret(ctx, options, userId)
   const step = secret && typeof code === "string" ? verifyTotp(secret, code.trim(), ctx.now) : null
-  if (step === null) return { pass: false, message: WRONG_CODE }
+  if (step === null) return retry(ctx, "totp.invalid")
   // the same claim as the TOTP sign-in step: a code used once (to sign in or to step up) is not taken again
   const validFor = (step + 2) * 30_000 - ctx.now
-  return (await ctx.config.serverState.claim(stateKey("totp", userId, step), validFor))
-    ? { pass: true }
-    : { pass: false, message: USED_CODE }
+  return (await ctx.config.serverState.claim(stateKey("totp", userId, step), validFor)) ? { pass: true } : retry(ctx, "totp.used")
 }
 
 function verify(options: StepUpOptions) {
@@ -139,7 +140,7 @@ function verify(options: StepUpOptions) {
     const method = input.params.method
     const verdict: StepUpVerdict =
       typeof method !== "string" || !pending.methods.includes(method as StepUpMethod)
-        ? { pass: false, message: NO_METHOD }
+        ? retry(ctx, "reauth.chooseMethod")
         : method === "password"
           ? await checkPassword(ctx, pending.userId, input.params)
           : await checkTotp(ctx, options, pending.userId, input.params.code)
@@ -163,17 +164,20 @@ const refreshProof = effect<Issued, { userId: string }>(async (ctx, input) => {
   return { redirect: ctx.callbackUrl, cookies: await reissueJwt(ctx, withAuthTime(who.payload, ctx.now)) }
 })
 
-const METHOD_LABELS: Record<StepUpMethod, string> = { password: "Password", passkey: "Passkey", totp: "Authenticator app code" }
+/** The page's own texts (none has a placeholder). */
+type PageKey = "reauth.method" | "reauth.hint" | "reauth.totpLabel" | `reauth.method.${StepUpMethod}`
 
-/** The `reauth` page: the ways the user has, in the sign-in page's themed card. */
+/** The `reauth` page: the ways the user has, in the sign-in page's themed card, in the page's language. */
 function reauthPage(props: FlowPageProps): string {
   const data = props.data as { methods?: StepUpMethod[]; action?: string; password?: Array<{ name: string; label: string; type: string }> }
+  const language = props.language ?? english
+  const say = (key: PageKey) => escapeHtml(text(language, key))
   const methods = data.methods ?? []
   const choose =
     methods.length === 1
       ? `<input type="hidden" name="method" value="${escapeHtml(methods[0] ?? "")}">`
-      : `<label for="reauth-method">Confirm with</label><select id="reauth-method" name="method">${methods
-          .map((m) => `<option value="${escapeHtml(m)}">${escapeHtml(METHOD_LABELS[m])}</option>`)
+      : `<label for="reauth-method">${say("reauth.method")}</label><select id="reauth-method" name="method">${methods
+          .map((m) => `<option value="${escapeHtml(m)}">${say(`reauth.method.${m}`)}</option>`)
           .join("")}</select>`
   const password = methods.includes("password")
     ? (data.password ?? [])
@@ -184,12 +188,12 @@ function reauthPage(props: FlowPageProps): string {
         .join("")
     : ""
   const totp = methods.includes("totp")
-    ? `<label for="reauth-code">Code from your authenticator app</label><input id="reauth-code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="6">`
+    ? `<label for="reauth-code">${say("reauth.totpLabel")}</label><input id="reauth-code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="6">`
     : ""
-  const fields = `<p class="hint">For your security, confirm it is you before you go on.</p>${choose}${password}${totp}`
+  const fields = `<p class="hint">${say("reauth.hint")}</p>${choose}${password}${totp}`
   return renderStepPage(
     { ...props, action: typeof data.action === "string" ? data.action : props.action },
-    { title: "Confirm it's you", fields, submitLabel: "Confirm" },
+    { title: text(language, "reauth.title"), fields, submitLabel: text(language, "reauth.submit") },
   )
 }
 
