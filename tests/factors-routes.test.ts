@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { type AuthConfig, credentialsFlow, extendFlow } from "../src/index.js"
 import { MemoryAdapter } from "../src/adapters/memory.js"
 import type { AdapterAuthenticator, CompleteAdapter } from "../src/adapters/types.js"
+import { de as germanText } from "../src/messages/de.js"
+import { en } from "../src/messages/en.js"
 import Credentials from "../src/providers/credentials.js"
 import WebAuthn from "../src/providers/webauthn.js"
 import { memoryServerState } from "../src/runtime/limits/server-state-memory.js"
@@ -219,6 +221,33 @@ describe("factor routes", () => {
     expect(refused.headers.get("ratelimit-policy")).toBe('"accountClient";q=20;w=60')
     expect(await refused.json()).toMatchObject({ error: "RateLimited" })
     expect((await rename("198.51.100.10")).status).toBe(404)
+  })
+
+  it("in German from Accept-Language: the list, the enrolment page and the codes, no English text of the factor pages left", async () => {
+    const { client, csrfToken } = await signIn(w, "ada")
+    const de = { "accept-language": "de-DE,de;q=0.9,en;q=0.5" }
+    await post(client, "passkey-rename", { csrfToken, id: "ada-key-1", name: "Laptop" })
+    const german: Readonly<Record<string, string>> = germanText
+    const english = Object.entries(en)
+      .filter(([key, value]) => key.startsWith("factors.") && value !== german[key] && !value.includes("{"))
+      .map(([, value]) => value)
+    const list = await client.send("/auth/factors?error=LastSignInMethod&id=ada-key-1", { headers: de })
+    expect(list.headers.get("vary")).toContain("Accept-Language")
+    const listPage = await list.text()
+    expect(listPage).toContain('<html lang="de"')
+    expect(listPage).toContain("Anmeldung und Sicherheit")
+    expect(listPage).toContain("Noch 0 Wiederherstellungscodes")
+    const enrol = await (await client.send("/auth/totp-enrol", { form: { csrfToken }, headers: de })).text()
+    expect(enrol).toContain("Authenticator-App einrichten")
+    for (const text of english) {
+      expect(listPage, text).not.toContain(text)
+      expect(enrol, text).not.toContain(text)
+    }
+    const refused = await client.send("/auth/passkey-rename", {
+      form: { csrfToken, id: "bob-key-1", name: "x" },
+      headers: { ...de, ...JSON_ACCEPT },
+    })
+    expect(await refused.json()).toMatchObject({ error: "FactorNotFound", message: germanText["factors.refused.FactorNotFound"] })
   })
 
   it("the page: a themed HTML list with the user's passkeys and forms carrying the CSRF token", async () => {

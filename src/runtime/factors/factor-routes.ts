@@ -17,6 +17,7 @@
  * proof and back). A user only ever reaches their own factors: a passkey id is looked up and its owner
  * checked, another user's id answers as an unknown one.
  */
+import { text } from "../../messages/text.js"
 import { type TotpEnrollment, createTotpEnrollment, verifyTotp } from "../../steps/totp.js"
 import { type Handled, type RequestContext, param } from "../http/context.js"
 import { csrfState } from "../http/csrf.js"
@@ -27,7 +28,7 @@ import { stateKey } from "../limits/server-state.js"
 import { accountsOf } from "../sessions/accounts.js"
 import { safeAdapter } from "../sessions/adapter.js"
 import type { SignedIn } from "../sessions/signed-in.js"
-import { DONE, REFUSED, done, page, refusalOf, refuse, requireUser, wantsJson } from "./answers.js"
+import { done, doneText, languageOf, page, refusalOf, refuse, refusedText, requireUser, wantsJson } from "./answers.js"
 import { hasFreshProof } from "./fresh-proof.js"
 import { renderFactorsPage, renderRecoveryCodesPage, renderTotpEnrolPage } from "./pages.js"
 import { cleanPasskeyName, deletePasskey, namePasskey, ownPasskey, passkeysOf } from "./passkeys.js"
@@ -49,13 +50,14 @@ async function listFactors(ctx: RequestContext): Promise<Handled> {
     return { response: jsonWithCookies({ totp: totp !== null, passkeys, recoveryCodesLeft: left }, [...who.cookies], 200, NO_CACHE) }
   }
   const query = ctx.req.url.searchParams
+  const { language } = languageOf(ctx)
   const error = refusalOf(query.get("error"))
-  const doneWhat = query.get("done")
+  const doneMessage = doneText(language, query.get("done"))
   const message =
     error !== undefined
-      ? { kind: "error" as const, text: REFUSED[error] }
-      : doneWhat && DONE[doneWhat]
-        ? { kind: "done" as const, text: DONE[doneWhat] as string }
+      ? { kind: "error" as const, text: refusedText(language, error) }
+      : doneMessage !== undefined
+        ? { kind: "done" as const, text: doneMessage }
         : undefined
   const confirmLast = error === "LastSignInMethod" ? (query.get("id") ?? undefined) : undefined
   const csrf = csrfState(ctx)
@@ -70,6 +72,7 @@ async function listFactors(ctx: RequestContext): Promise<Handled> {
     ...(confirmLast ? { confirmLast } : {}),
     theme: ctx.config.theme,
     nonce,
+    language,
   })
   return page(ctx, who, nonce, markup, csrf.cookie)
 }
@@ -93,6 +96,7 @@ async function enrolPage(ctx: RequestContext, who: SignedIn, enrolment: TotpEnro
     ...(message ? { message } : {}),
     theme: ctx.config.theme,
     nonce,
+    language: languageOf(ctx).language,
   })
   return page(ctx, who, nonce, markup, csrf.cookie)
 }
@@ -101,6 +105,26 @@ async function enrolPage(ctx: RequestContext, who: SignedIn, enrolment: TotpEnro
 async function enrolmentOf(ctx: RequestContext, who: SignedIn, secret?: string): Promise<TotpEnrollment> {
   const issuer = ctx.config.factors.issuer ?? new URL(ctx.origin).host
   return createTotpEnrollment({ accountName: await accountName(ctx, who), issuer, ...(secret ? { secret } : {}) })
+}
+
+/** New recovery codes, shown this once under `heading`. */
+function codesPage(
+  ctx: RequestContext,
+  who: SignedIn,
+  codes: readonly string[],
+  heading: "factors.codes.enrolled" | "factors.codes.new",
+): Handled {
+  const { language } = languageOf(ctx)
+  const nonce = pageNonce()
+  const markup = renderRecoveryCodesPage({
+    codes,
+    heading: text(language, heading),
+    authUrl: ctx.authUrl,
+    theme: ctx.config.theme,
+    nonce,
+    language,
+  })
+  return page(ctx, who, nonce, markup)
 }
 
 async function startTotp(ctx: RequestContext): Promise<Handled> {
@@ -127,20 +151,12 @@ async function confirmTotp(ctx: RequestContext): Promise<Handled> {
   const fresh = step !== null && (await ctx.config.serverState.claim(stateKey("totp", who.userId, step), (step + 2) * 30_000 - ctx.now))
   if (!fresh) {
     if (wantsJson(ctx)) return refuse(ctx, who, "InvalidCode")
-    return enrolPage(ctx, who, await enrolmentOf(ctx, who, pending), REFUSED.InvalidCode)
+    return enrolPage(ctx, who, await enrolmentOf(ctx, who, pending), refusedText(languageOf(ctx).language, "InvalidCode"))
   }
   await setActiveTotpSecret(ctx.config, who.userId, pending, ctx.now)
   const recoveryCodes = await issueRecoveryCodes(ctx.config, who.userId)
   if (wantsJson(ctx)) return { response: jsonWithCookies({ totp: true, recoveryCodes }, [...who.cookies], 200, NO_CACHE) }
-  const nonce = pageNonce()
-  const markup = renderRecoveryCodesPage({
-    codes: recoveryCodes,
-    heading: "Authenticator app is on",
-    authUrl: ctx.authUrl,
-    theme: ctx.config.theme,
-    nonce,
-  })
-  return page(ctx, who, nonce, markup)
+  return codesPage(ctx, who, recoveryCodes, "factors.codes.enrolled")
 }
 
 async function removeTotp(ctx: RequestContext): Promise<Handled> {
@@ -201,15 +217,7 @@ async function regenerateRecoveryCodes(ctx: RequestContext): Promise<Handled> {
   if (!(await hasFreshProof(ctx, who))) return refuse(ctx, who, "ProofTooOld")
   const recoveryCodes = await issueRecoveryCodes(ctx.config, who.userId)
   if (wantsJson(ctx)) return { response: jsonWithCookies({ recoveryCodes }, [...who.cookies], 200, NO_CACHE) }
-  const nonce = pageNonce()
-  const markup = renderRecoveryCodesPage({
-    codes: recoveryCodes,
-    heading: "New recovery codes",
-    authUrl: ctx.authUrl,
-    theme: ctx.config.theme,
-    nonce,
-  })
-  return page(ctx, who, nonce, markup)
+  return codesPage(ctx, who, recoveryCodes, "factors.codes.new")
 }
 
 /** The route rows of second-factor management. */
