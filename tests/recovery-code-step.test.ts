@@ -70,6 +70,25 @@ describe("recovery codes at the TOTP step", () => {
     expect(html).toMatch(/<button type="submit" name="use" value="recovery-code" formnovalidate>/)
   })
 
+  it("in German from Accept-Language: the section and the refusal, with no English left of them", async () => {
+    const { config } = app()
+    const client = new AuthClient(config)
+    const csrfToken = await client.csrf()
+    const german = { "accept-language": "de-DE,de;q=0.9" }
+    const form = { csrfToken, username: "ada", password: "correct horse" }
+    const page = await (await client.send("/auth/callback/credentials", { form, headers: german })).text()
+    expect(page).toContain("<summary>Gerät verloren? Einen Wiederherstellungscode verwenden</summary>")
+    expect(page).toContain(">Wiederherstellungscode verwenden</button>")
+    expect(page).not.toMatch(/Lost your device|recovery codes you saved|Use recovery code/)
+    const refused = await client.send("/auth/callback/credentials", {
+      form: { csrfToken, step: "totp", code: "", recoveryCode: "00000-00000" },
+      headers: german,
+    })
+    const html = await refused.text()
+    expect(html).toContain("Dieser Wiederherstellungscode ist ungültig oder wurde bereits verwendet.")
+    expect(html).not.toContain("That recovery code")
+  })
+
   it("a recovery code signs in once, fires recoveryCodeUsed with 9 left, and is refused the next time", async () => {
     const { config, used } = app()
     const codes = await issueRecoveryCodes(config, "u-ada")

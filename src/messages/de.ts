@@ -83,6 +83,13 @@ export const de: Messages = {
   "reauth.wrongPassword": "Dieses Passwort ist nicht richtig. Bitte versuchen Sie es erneut.",
   "reauth.chooseMethod": "Wählen Sie, wie Sie bestätigen möchten, dass Sie es sind.",
 
+  "recoveryCode.lost": "Gerät verloren? Einen Wiederherstellungscode verwenden",
+  "recoveryCode.hint":
+    "Geben Sie einen der Wiederherstellungscodes ein, die Sie beim Einrichten der Anmeldung in zwei Schritten gespeichert haben. Jeder Code gilt nur einmal.",
+  "recoveryCode.label": "Wiederherstellungscode",
+  "recoveryCode.submit": "Wiederherstellungscode verwenden",
+  "recoveryCode.invalid": "Dieser Wiederherstellungscode ist ungültig oder wurde bereits verwendet.",
+
   "emailCode.title": "Sehen Sie in Ihrem Postfach nach",
   "emailCode.submit": "Anmelden",
   "emailCode.sent": "Wir haben Ihnen einen 6-stelligen Code gesendet.",

@@ -79,6 +79,12 @@ export const en = {
   "totp.label": "Code",
   "totp.invalid": "That code is not valid. Try again.",
   "totp.used": "That code was already used. Wait for the next one.",
+  // recovery codes on a second-factor step's page (recoveryCodeStep)
+  "recoveryCode.lost": "Lost your device? Use a recovery code",
+  "recoveryCode.hint": "Enter one of the recovery codes you saved when you set up two-step sign-in. Each code works once.",
+  "recoveryCode.label": "Recovery code",
+  "recoveryCode.submit": "Use recovery code",
+  "recoveryCode.invalid": "That recovery code is not valid or was already used.",
 
   // the re-authentication (step-up) page
   "reauth.title": "Confirm it's you",

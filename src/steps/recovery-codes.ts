@@ -20,6 +20,8 @@ import type { AuthConfig } from "../types.js"
 import type { StepPageContent, StepPageProps } from "../runtime/http/pages/step.js"
 import { type StepArgs, type StepDefinition, type StepVerdict, defineStep } from "../runtime/engine/extend-flow.js"
 import { resolvedFor } from "../runtime/config/resolve.js"
+import { escapeHtml } from "../runtime/http/pages/html.js"
+import { english, type Language, text } from "../messages/text.js"
 import * as codes from "../runtime/factors/recovery-codes.js"
 
 /**
@@ -67,19 +69,32 @@ export interface RecoveryCodeStepOptions {
   /**
    * The markup added to the wrapped step's page (inside its form): it needs a field named
    * `recoveryCode` and, when the page has required fields of its own, a button with `formnovalidate`.
-   * Default {@link RECOVERY_CODE_FIELDS}.
+   * Default {@link recoveryCodeFields}, in the request's language.
    */
   fields?: string
 }
 
 /**
- * The default section added to the wrapped step's page: a disclosure "Lost your device? Use a recovery
- * code" with the `recoveryCode` field and a button that skips the page's own required field. A hidden
- * plain submit button comes first, so Enter in the page's own field still has the browser check it.
+ * The default section added to the wrapped step's page, in `language` (English by default): a
+ * disclosure "Lost your device? Use a recovery code" with the `recoveryCode` field and a button that
+ * skips the page's own required field. A hidden plain submit button comes first, so Enter in the page's
+ * own field still has the browser check it.
+ *
+ * @example recoveryCodeFields() // `<div hidden>…</div><details class="recovery-code"><summary>Lost your device? …`
  */
-export const RECOVERY_CODE_FIELDS = `<div hidden><button type="submit" tabindex="-1"></button></div><details class="recovery-code"><summary>Lost your device? Use a recovery code</summary><p class="hint">Enter one of the recovery codes you saved when you set up two-step sign-in. Each code works once.</p><label for="recovery-code">Recovery code</label><input id="recovery-code" name="recoveryCode" autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="32"><button type="submit" name="use" value="recovery-code" formnovalidate>Use recovery code</button></details>`
+export function recoveryCodeFields(language: Language = english): string {
+  let fields = sections.get(language)
+  if (!fields) {
+    const say = (key: "recoveryCode.lost" | "recoveryCode.hint" | "recoveryCode.label" | "recoveryCode.submit") =>
+      escapeHtml(text(language, key))
+    fields = `<div hidden><button type="submit" tabindex="-1"></button></div><details class="recovery-code"><summary>${say("recoveryCode.lost")}</summary><p class="hint">${say("recoveryCode.hint")}</p><label for="recovery-code">${say("recoveryCode.label")}</label><input id="recovery-code" name="recoveryCode" autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="32"><button type="submit" name="use" value="recovery-code" formnovalidate>${say("recoveryCode.submit")}</button></details>`
+    // one section per language of the config: bounded by it
+    sections.set(language, fields)
+  }
+  return fields
+}
 
-const NOT_VALID: StepVerdict = Object.freeze({ result: "retry", message: "That recovery code is not valid or was already used." })
+const sections = new WeakMap<Language, string>()
 
 /** The wrapped step's page with the recovery-code section added (a whole document of its own stays as it is). */
 function withSection(content: StepPageContent, section: string): StepPageContent {
@@ -96,13 +111,11 @@ function withSection(content: StepPageContent, section: string): StepPageContent
 export function recoveryCodeStep(step: StepDefinition, options: RecoveryCodeStepOptions = {}): StepDefinition {
   const { page, submit } = step
   if (!page || !submit) throw new TypeError(`recoveryCodeStep(${step.id}): the step needs a page and a submit.`)
-  const section = options.fields ?? RECOVERY_CODE_FIELDS
-  const redeem = async (args: StepArgs, code: string): Promise<StepVerdict> => {
-    return (await args.factors.redeemRecoveryCode(code)) || NOT_VALID
-  }
+  const redeem = async (args: StepArgs, code: string): Promise<StepVerdict> =>
+    (await args.factors.redeemRecoveryCode(code)) || { result: "retry", message: text(args.language, "recoveryCode.invalid") }
   return defineStep({
     ...step,
-    page: (props: StepPageProps) => withSection(page(props), section),
+    page: (props: StepPageProps) => withSection(page(props), options.fields ?? recoveryCodeFields(props.language)),
     submit: (args) => {
       const code = typeof args.params.recoveryCode === "string" ? args.params.recoveryCode.trim() : ""
       return code ? redeem(args, code) : submit(args)
