@@ -1,0 +1,97 @@
+/**
+ * Step-up in Chromium, on an Express app: a page guarded by `requireRecentAuth` opens at once for a
+ * session signed in moments ago (maxAge 600), and asks for a fresh proof for one older than its maxAge
+ * (maxAge 2, the session three seconds old): the re-authentication page, the password, and back to the
+ * page, which then opens. No second prompt until the proof is old again.
+ */
+import { once } from "node:events"
+import type { Server } from "node:http"
+import express from "express"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { ExpressAuth, type ExpressAuthConfig, requireRecentAuth } from "../src/integration/express.js"
+import Credentials from "../src/providers/credentials.js"
+import { SECRET, captureLogger } from "./helpers.js"
+import { type Browser, launchBrowser } from "./support/browser.js"
+import { freePort } from "./support/redis-server.js"
+
+const PASSWORD = "correct horse battery staple"
+const log = captureLogger()
+const config: ExpressAuthConfig = {
+  secret: SECRET,
+  trustHost: true,
+  logger: log.logger,
+  providers: [
+    Credentials({
+      credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+      authorize: ({ email, password }) => (password === PASSWORD ? { id: `u-${String(email)}`, email: String(email), name: "Ada" } : null),
+    }),
+  ],
+}
+
+let server: Server
+let base: string
+let browser: Browser
+
+beforeAll(async () => {
+  const app = express()
+  app.use("/auth", ExpressAuth(config))
+  // a sensitive page: its maxAge from the query, so one test can ask for a fresh and an old session
+  app.get("/sensitive", async (req, res, next) => {
+    try {
+      const check = await requireRecentAuth(req, config, { maxAge: Number(req.query.maxAge) }, res)
+      if (!check.ok) return void res.redirect(303, check.redirect)
+      res.send(`<!DOCTYPE html><title>sensitive</title><p id="ok">Hello ${check.session.user?.name}, proof at ${check.authTime}</p>`)
+    } catch (err) {
+      next(err)
+    }
+  })
+  const port = await freePort()
+  server = app.listen(port, "127.0.0.1")
+  await once(server, "listening")
+  base = `http://localhost:${port}`
+  browser = await launchBrowser()
+}, 60_000)
+
+afterAll(async () => {
+  await browser?.close()
+  server?.closeAllConnections()
+  await new Promise<void>((resolve) => server?.close(() => resolve()))
+})
+
+it("asks for a fresh proof for an old session and not for a fresh one", async () => {
+  const page = await browser.context.newPage()
+  // signed out: the guarded page sends the browser to sign in, and back
+  await page.goto(`${base}/sensitive?maxAge=600`)
+  expect(new URL(page.url()).pathname).toBe("/auth/signin")
+  await page.fill('input[name="email"]', "ada@example.test")
+  await page.fill('input[name="password"]', PASSWORD)
+  await page.click("form[action$='/callback/credentials'] button[type=submit]")
+  await page.waitForURL(`${base}/sensitive?maxAge=600`)
+  const firstProof = await page.textContent("#ok")
+  expect(firstProof).toContain("Hello Ada")
+
+  // a fresh session (signed in just now): no prompt
+  await page.goto(`${base}/sensitive?maxAge=600`)
+  expect(page.url()).toBe(`${base}/sensitive?maxAge=600`)
+  expect(await page.textContent("#ok")).toBe(firstProof)
+
+  // the same session, older than a 2-second maxAge: the re-authentication page
+  await new Promise((resolve) => setTimeout(resolve, 3000))
+  await page.goto(`${base}/sensitive?maxAge=2`)
+  expect(new URL(page.url()).pathname).toBe("/auth/reauth")
+  expect(await page.textContent("h1")).toBe("Confirm it's you")
+  await page.fill('input[name="email"]', "ada@example.test")
+  await page.fill('input[name="password"]', "a wrong one")
+  await page.click("button[type=submit]")
+  expect(await page.textContent("[role=alert]")).toContain("That password is not right.")
+  await page.fill('input[name="email"]', "ada@example.test")
+  await page.fill('input[name="password"]', PASSWORD)
+  await page.click("button[type=submit]")
+  await page.waitForURL(`${base}/sensitive?maxAge=2`)
+  const secondProof = await page.textContent("#ok")
+  expect(secondProof).toContain("Hello Ada")
+  // a newer proof time than the sign-in's
+  const at = (text: string | null) => Number(/proof at (\d+)/.exec(text ?? "")?.[1])
+  expect(at(secondProof)).toBeGreaterThanOrEqual(at(firstProof) + 3)
+  await page.close()
+}, 60_000)
