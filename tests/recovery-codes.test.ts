@@ -40,6 +40,17 @@ describe("recovery codes", () => {
     expect(await recoveryCodesLeft(c, "user-1")).toBe(8)
   })
 
+  it("a spent code stays spent after its claim has expired: its hash left the record", async () => {
+    let now = Date.now()
+    const c = { serverState: memoryServerState({ now: () => now }) }
+    const [code, other] = await issueRecoveryCodes(c, "user-1")
+    expect(await redeemRecoveryCode(c, "user-1", code as string)).toBe(true)
+    now += 2 * 60 * 60 * 1000
+    expect(await redeemRecoveryCode(c, "user-1", code as string)).toBe(false)
+    expect(await recoveryCodesLeft(c, "user-1")).toBe(9)
+    expect(await redeemRecoveryCode(c, "user-1", other as string)).toBe(true)
+  })
+
   it("accepts a code as people type it: upper case, spaces, no dash, look-alike letters", async () => {
     const c = config()
     const [code] = await issueRecoveryCodes(c, "user-1")

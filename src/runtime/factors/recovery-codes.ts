@@ -5,7 +5,8 @@
  * also the hashes' salt) and one field per unused code (its hash, valued with the set id).
  *
  * Single use across instances is the port's `claim` on the code's hash: two instances redeeming the
- * same code at once, exactly one wins. Issuing a new set replaces the record, so every code of the
+ * same code at once, exactly one wins; the winner then removes the code's field, so the claim need only
+ * outlive that one redemption. Issuing a new set replaces the record, so every code of the
  * old set stops matching (its hash was salted with the old set's id), and a redemption that raced the
  * new issue is refused by re-reading the set id after its claim.
  */
@@ -24,11 +25,14 @@ const CODE_LENGTH = 10
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 /** Letters people type for the digits they look like (Crockford's decoding rules). */
 const LOOKALIKES: Readonly<Record<string, string>> = { i: "1", l: "1", o: "0" }
-/**
- * How long a set (and a used code's claim) is kept: the port needs a lifetime, and codes are meant to
- * wait in a drawer for years.
- */
+/** How long a set is kept: the port needs a lifetime, and codes are meant to wait in a drawer for years. */
 const KEEP_MS = 10 * 365 * 24 * 60 * 60 * 1000
+/**
+ * How long a spent code's claim is kept: only until its field is gone from the record (the next call of
+ * the same redemption), after which the record itself refuses the code; so used codes do not pile up
+ * in the port for years.
+ */
+const CLAIM_MS = 60 * 60 * 1000
 /** scrypt's cost: enough to make an offline search of a leaked store slow, little for one redemption. */
 const SCRYPT = { N: 4096, r: 8, p: 1 } as const
 
@@ -117,9 +121,11 @@ export async function redeemRecoveryCode(config: RecoveryCodesConfig, userId: st
   if (!set) return false
   const hash = await hashCode(canonical, set, userId)
   if (fields[hash] !== set) return false
-  if (!(await state.claim(usedKey(userId, hash), KEEP_MS))) return false
-  // a new set issued between the read and the claim voids this code too
-  if ((await state.getFields(key)).set !== set) return false
+  if (!(await state.claim(usedKey(userId, hash), CLAIM_MS))) return false
+  // a new set issued between the read and the claim voids this code too, and a field already gone was
+  // spent by a redemption whose claim has since expired
+  const now = await state.getFields(key)
+  if (now.set !== set || now[hash] !== set) return false
   await state.deleteFields(key, [hash])
   return true
 }
