@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net"
 import { type AuthConfig, requireRecentAuth, stepUpFlow } from "../src/index.js"
 import { ExpressAuth, requireRecentAuth as requireRecentAuthExpress } from "../src/integration/express.js"
 import { decode } from "../src/jwt.js"
+import { MemoryAdapter } from "../src/adapters/memory.js"
 import Credentials from "../src/providers/credentials.js"
 import { resolvedFor } from "../src/runtime/config/resolve.js"
 import { setActiveTotpSecret } from "../src/runtime/factors/totp-secrets.js"
@@ -157,6 +158,24 @@ describe("requireRecentAuth and the re-authentication (Auth())", () => {
     // no callbackUrl named: the one the sign-in left in its cookie ("/")
     expect(done.headers.get("location")).toBe(`${ORIGIN}/`)
   })
+})
+
+it("database sessions: the re-authentication notes the new proof for the same session token", async () => {
+  vi.useFakeTimers({ toFake: ["Date"], now: T0 })
+  const adapter = MemoryAdapter()
+  await adapter.createUser({ id: "u-ada", name: "Ada", email: "ada@example.test", emailVerified: null })
+  const client = new AuthClient(config({ adapter, session: { strategy: "database", allowCredentials: true } }))
+  await signIn(client)
+  const sessionToken = client.jar.get(COOKIE)
+  vi.setSystemTime(T0 + 3600_000)
+  const old = await check(client, 300)
+  expect(old).toMatchObject({ ok: false, reason: "reauth" })
+  await client.send("/auth/reauth?callbackUrl=%2Fsettings")
+  const done = await prove(client, { method: "password", email: "ada@example.test", password: "ada-pw" })
+  expect(done.headers.get("location")).toBe(`${ORIGIN}/settings`)
+  expect(client.jar.get(COOKIE)).toBe(sessionToken)
+  expect(await check(client, 300)).toMatchObject({ ok: true, authTime: T0 / 1000 + 3600 })
+  expect(((await (await client.send("/auth/session")).json()) as { authTime?: number }).authTime).toBe(T0 / 1000 + 3600)
 })
 
 it("the page and its messages in the request's language (Accept-Language: de)", async () => {
