@@ -5,7 +5,9 @@
  *   the test's own TOTP), sign out, sign in with TOTP; lose the device, sign in with a recovery code,
  *   and the same code is refused on the second instance;
  * - delete a passkey from the page (the last way to sign in: only after the warning), and it can no
- *   longer sign in.
+ *   longer sign in;
+ * - a proof gone stale sends the user through the re-authentication (stepup's `<basePath>/reauth`) and
+ *   back to the page, where the action then goes through.
  */
 import { once } from "node:events"
 import type { Server } from "node:http"
@@ -31,7 +33,12 @@ interface Instance {
   stop(): Promise<void>
 }
 
-async function startInstance(adapter: CompleteAdapter, redisUrl: string, log: ReturnType<typeof captureLogger>): Promise<Instance> {
+async function startInstance(
+  adapter: CompleteAdapter,
+  redisUrl: string,
+  log: ReturnType<typeof captureLogger>,
+  extra: Partial<ExpressAuthConfig> = {},
+): Promise<Instance> {
   const port = await freePort()
   const client = await connectClient(redisUrl)
   const config: ExpressAuthConfig = {
@@ -50,6 +57,7 @@ async function startInstance(adapter: CompleteAdapter, redisUrl: string, log: Re
       Passkey({}),
     ] as AuthConfig["providers"],
     flows: [extendFlow(credentialsFlow, [recoveryCodeStep(totpStep())])],
+    ...extra,
   }
   const app = express()
   app.use("/auth", ExpressAuth(config))
@@ -70,17 +78,24 @@ let browser: Browser
 let redis: RedisServer
 let one: Instance
 let two: Instance
+/** An instance whose fresh proof lasts {@link STRICT_FRESH_FOR} seconds, to see one go stale. */
+let strict: Instance
+const STRICT_FRESH_FOR = 5
 const log = captureLogger()
 
 beforeAll(async () => {
   redis = await startRedis()
   const adapter = MemoryAdapter()
-  ;[one, two] = await Promise.all([startInstance(adapter, redis.url, log), startInstance(adapter, redis.url, log)])
+  ;[one, two, strict] = await Promise.all([
+    startInstance(adapter, redis.url, log),
+    startInstance(adapter, redis.url, log),
+    startInstance(adapter, redis.url, log, { factors: { freshFor: STRICT_FRESH_FOR } }),
+  ])
   browser = await launchBrowser()
 }, 60_000)
 afterAll(async () => {
   await browser?.close()
-  await Promise.all([one?.stop(), two?.stop()])
+  await Promise.all([one?.stop(), two?.stop(), strict?.stop()])
   await redis?.stop()
 })
 
@@ -193,6 +208,29 @@ describe("the account page in Chromium", () => {
     await page.click("text=Sign in with Passkey")
     await page.waitForURL((url) => url.searchParams.has("error"))
     expect(await sessionEmail(page, one.base)).toBeUndefined()
+    await page.close()
+  }, 90_000)
+
+  it("a proof gone stale: new recovery codes go through the re-authentication (password) and back to the page", async () => {
+    await browser.context.clearCookies()
+    const page = await browser.context.newPage()
+    await password(page, strict.base, "cy@example.test")
+    await page.waitForURL(leftAuth)
+    await page.waitForTimeout((STRICT_FRESH_FOR + 1.5) * 1000)
+
+    await page.goto(`${strict.base}/auth/factors`)
+    await page.click("#recovery-regenerate")
+    await page.waitForURL((url) => url.pathname === "/auth/reauth")
+    expect(page.url()).toContain(`callbackUrl=${encodeURIComponent(`${strict.base}/auth/factors`)}`)
+    await page.fill("#reauth-email", "cy@example.test")
+    await page.fill("#reauth-password", PASSWORD)
+    await page.click("#submitButton")
+    await page.waitForURL((url) => url.pathname === "/auth/factors")
+    expect(await page.textContent("#recovery-left")).toBe("0 recovery codes left")
+    await page.click("#recovery-regenerate")
+    expect(await page.locator("#recovery-codes li").count()).toBe(10)
+    await page.click("#factors-link")
+    expect(await page.textContent("#recovery-left")).toBe("10 recovery codes left")
     await page.close()
   }, 90_000)
 })
