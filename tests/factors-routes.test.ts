@@ -15,7 +15,7 @@ import { memoryServerState } from "../src/runtime/limits/server-state-memory.js"
 import { stateKey } from "../src/runtime/limits/server-state.js"
 import { sessionId } from "../src/runtime/sessions/user-index.js"
 import { totpCode, totpStep } from "../src/steps/totp.js"
-import { AuthClient, SECRET, captureLogger } from "./helpers.js"
+import { AuthClient, ORIGIN, SECRET, captureLogger } from "./helpers.js"
 
 const JSON_ACCEPT = { accept: "application/json" }
 
@@ -156,13 +156,13 @@ describe("factor routes", () => {
     expect(remove.status).toBe(403)
     const body = (await remove.json()) as { error: string; reauthUrl: string }
     expect(body.error).toBe("ProofTooOld")
-    expect(body.reauthUrl).toContain("callbackUrl=")
+    expect(body.reauthUrl).toBe(`${ORIGIN}/auth/reauth?callbackUrl=${encodeURIComponent(`${ORIGIN}/auth/factors`)}`)
     expect(await w.adapter.getAuthenticator("ada-key-1")).not.toBeNull()
     expect((await post(client, "recovery-codes", { csrfToken })).status).toBe(403)
     // a browser is sent to prove it again and come back
     const page = await client.send("/auth/passkey-delete", { form: { csrfToken, id: "ada-key-1" } })
     expect(page.status).toBe(303)
-    expect(page.headers.get("location")).toMatch(/\/auth\/(reauth|signin)\?callbackUrl=/)
+    expect(page.headers.get("location")).toBe(`${ORIGIN}/auth/reauth?callbackUrl=${encodeURIComponent(`${ORIGIN}/auth/factors`)}`)
   })
 
   it("with a fresh proof a passkey is deleted (account unlinked, row gone); the last one only with confirm=last", async () => {

@@ -6,17 +6,14 @@
 import type { RequestContext } from "../http/context.js"
 import type { SignedIn } from "../sessions/signed-in.js"
 import { isRecent, proofOf } from "./recent-auth.js"
+import { STEP_UP_ACTION } from "./step-up.js"
 
 /** Whether the session's last proof is within `factors.freshFor` seconds of now. */
 export async function hasFreshProof(ctx: RequestContext, who: SignedIn): Promise<boolean> {
   return isRecent(await proofOf(ctx, who), ctx.config.factors.freshFor, ctx.now)
 }
 
-/**
- * Where a user goes for a fresh proof and back to `back`: the re-authentication route when the app
- * serves one (`<basePath>/reauth`), else the sign-in page (a new sign-in is a fresh proof).
- */
+/** Where a user goes for a fresh proof and back to `back`: the re-authentication (`<basePath>/reauth`). */
 export function freshProofUrl(ctx: RequestContext, back: string): string {
-  const action = ctx.config.routing.extraActions.has("reauth") ? "reauth" : "signin"
-  return `${ctx.authUrl}/${action}?${new URLSearchParams({ callbackUrl: back })}`
+  return `${ctx.authUrl}/${STEP_UP_ACTION}?${new URLSearchParams({ callbackUrl: back })}`
 }
