@@ -112,6 +112,10 @@ export const de: Messages = {
   "webauthn.failed": "Die Passkey-Anfrage ist fehlgeschlagen.",
   "webauthn.unsupported": "Dieser Browser unterstützt keine Passkeys.",
   "webauthn.notStarted": "Die Passkey-Anfrage konnte nicht gestartet werden ({status}).",
+  "webauthn.accountExists":
+    "Zu dieser E-Mail-Adresse gibt es bereits ein Konto. Melden Sie sich zuerst dort an (mit dessen Passkey oder auf andere Weise) und fügen Sie dann einen Passkey hinzu.",
+  "webauthn.noPasskey":
+    "Für diese E-Mail-Adresse ist kein Passkey registriert. Registrieren Sie einen oder melden Sie sich auf andere Weise an.",
 
   "factors.title": "Anmeldung und Sicherheit",
   "factors.totp.heading": "Authenticator-App",

@@ -123,6 +123,11 @@ export const en = {
   "webauthn.failed": "The passkey request failed.",
   "webauthn.unsupported": "This browser does not support passkeys.",
   "webauthn.notStarted": "The passkey request could not be started ({status}).",
+  /** Registering, signed out, with the email of an existing account. */
+  "webauthn.accountExists":
+    "This email address already has an account. Sign in to it first (with its passkey or another way), then add a passkey.",
+  /** Signing in with an email that has no passkey here. */
+  "webauthn.noPasskey": "No passkey is registered for this email address. Register one, or sign in another way.",
 
   // the second-factor pages (<basePath>/factors, docs/second-factors.md)
   "factors.title": "Sign-in and security",

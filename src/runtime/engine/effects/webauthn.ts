@@ -22,6 +22,8 @@ import type { WebAuthnUserInfo } from "../../../providers/webauthn-types.js"
 import type { SafeAdapter } from "../../sessions/adapter.js"
 import type { EffectContext } from "../define-flow.js"
 import { effect } from "./effect.js"
+import { text } from "../../../messages/index.js"
+import { requestLanguage } from "../../http/language.js"
 import { normalizeEmail } from "./email.js"
 import { currentUser } from "../../sessions/session.js"
 import { consumeChallenge, providerOf, relyingParty, requireAdapter, simpleWebAuthn, toJsonId, transportList } from "./webauthn-support.js"
@@ -29,13 +31,6 @@ import { parseResponse } from "./webauthn-response.js"
 import { authenticate, register } from "./webauthn-verify.js"
 
 export type WebAuthnAction = "register" | "authenticate"
-
-/** Registering, signed out, with the email of an existing account: what happened and what to do. */
-const ACCOUNT_EXISTS =
-  "This email address already has an account. Sign in to it first (with its passkey or another way), then add a passkey."
-
-/** Signing in with an email that has no passkey here. */
-const NO_PASSKEY = "No passkey is registered for this email address. Register one, or sign in another way."
 
 /**
  * Auth.js' `inferWebAuthnOptions`: `authenticate` always; `register` for a known signed-in user or a new
@@ -101,7 +96,8 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
     ctx.config.logger.error(
       new AccountNotLinked("A signed-out passkey registration named the email of an existing account.", { provider: provider.id }),
     )
-    return { refused: "Invalid request", message: ACCOUNT_EXISTS }
+    // what happened and what to do, in the request's language
+    return { refused: "Invalid request", message: text(requestLanguage(ctx), "webauthn.accountExists") }
   }
   if (!decision) return { refused: "Invalid request" }
 
@@ -111,7 +107,7 @@ export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<st
   const known = userId ? await adapter.listAuthenticatorsByUserId(userId) : []
   // an email typed for sign-in that has no passkey: say so rather than let the browser find none
   if (decision === "authenticate" && !signedIn && givenEmail && known.length === 0) {
-    return { refused: "Invalid request", message: NO_PASSKEY }
+    return { refused: "Invalid request", message: text(requestLanguage(ctx), "webauthn.noPasskey") }
   }
   // ids as stored (standard base64) in base64url, as the options want them
   const credentials = known.map((a) => ({ id: toJsonId(a.credentialID), transports: transportList(a.transports) }))

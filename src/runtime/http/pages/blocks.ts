@@ -5,6 +5,7 @@
  */
 import type { CredentialInput } from "../../../index.js"
 import type { DeclaredProvider, SignInBlock, SignInBlockPage, SignInBlockUrls } from "../../../types/flow-declarations.js"
+import { en } from "../../../messages/en.js"
 import { type Language, english, text } from "../../../messages/text.js"
 import { attr, html, type SafeHtml } from "./html.js"
 import { webauthnMessagesAttribute } from "./webauthn-client.js"
@@ -36,19 +37,26 @@ const int = (v: unknown): number | undefined => {
   return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : undefined
 }
 
-/** The label a field is shown with before any method is added: its `label`, else its name. */
-const labelOf = (key: string, input: CredentialInput): string => str(input.label) ?? key
+/**
+ * The label a field is shown with before any method is added: its `label`, else its name. The label
+ * Auth.js' defaults give an email field ("Email") is the catalogue's, shown in the page's language.
+ */
+function labelOf(key: string, input: CredentialInput, language: Language): string {
+  const label = str(input.label) ?? key
+  return label === en["signin.email.label"] ? text(language, "signin.email.label") : label
+}
 
 function credentialField(
   p: Pick<PageProvider, "id">,
   key: string,
   input: CredentialInput,
   page: SignInBlockPage,
+  language: Language,
   formField = false,
 ): SafeHtml {
   const id = `input-${key}-for-${p.id}-provider`
   const type = str(input.type)
-  return html`<div><label class="section-header" for="${id}">${page.label(labelOf(key, input))}</label><input${[
+  return html`<div><label class="section-header" for="${id}">${page.label(labelOf(key, input, language))}</label><input${[
     attr("name", key),
     attr("id", id),
     attr("type", type && INPUT_TYPES.has(type) ? type : "text"),
@@ -98,11 +106,11 @@ export function credentialsBlock(p: PageProvider, language: Language = english):
   const fields = Object.entries(p.credentials ?? {})
   const password = fields.some(([, input]) => input.type === "password")
   return {
-    labels: fields.map(([key, input]) => labelOf(key, input)),
+    labels: fields.map(([key, input]) => labelOf(key, input, language)),
     method: password ? text(language, "signin.method.password") : p.name,
     render: (page) =>
       html`<div class="provider"><form${attr("action", p.callbackUrl)} method="POST">${page.hidden}${fields.map(([key, input]) =>
-        credentialField(p, key, input, page),
+        credentialField(p, key, input, page, language),
       )}${submit(p.name, language)}</form></div>`,
   }
 }
@@ -113,7 +121,7 @@ export function webauthnBlock(p: PageProvider, scriptUrl: string | undefined, la
   if (!w) return null
   const fields = Object.entries(w.formFields)
   return {
-    labels: fields.map(([key, input]) => labelOf(key, input)),
+    labels: fields.map(([key, input]) => labelOf(key, input, language)),
     method: text(language, "signin.method.passkey"),
     ...(scriptUrl ? { scripts: [scriptUrl], connect: [new URL(scriptUrl).origin] } : {}),
     render: (page) =>
@@ -121,7 +129,7 @@ export function webauthnBlock(p: PageProvider, scriptUrl: string | undefined, la
         "data-webauthn-options",
         w.optionsUrl,
       )}${attr("data-webauthn-conditional", w.conditionalUI)}${attr("data-webauthn-messages", webauthnMessagesAttribute(language))}>${page.hidden}${fields.map(
-        ([key, input]) => credentialField(p, key, input, page, true),
+        ([key, input]) => credentialField(p, key, input, page, language, true),
       )}<div class="error" role="status" data-webauthn-status hidden></div><button${attr("id", `submitButton-${p.id}`)} type="submit" data-webauthn-action="authenticate" formnovalidate>${text(language, "signin.submit", { provider: p.name })}</button><button type="submit" data-webauthn-action="register">${text(language, "signin.register", { provider: p.name })}</button></form></div>`,
   }
 }
