@@ -104,6 +104,8 @@ beforeAll(async () => {
       Nodemailer({ name: "E-Mail-Link", server: smtp.url, from: "seiten@example.test" }),
       EmailCode({ name: "E-Mail-Code", server: smtp.url, from: "seiten@example.test" }),
       Passkey({}),
+      // its button only: the page does not ask the issuer
+      { id: "idp", name: "Firmenkonto", type: "oidc", issuer: "https://idp.invalid", clientId: "seiten", clientSecret: "geheim" },
     ] as AuthConfig["providers"],
     flows: [extendFlow(credentialsFlow, [totpStep({ secretFor: (user) => (user.email === ADA ? TOTP_SECRET : null) })])],
   }
@@ -161,6 +163,7 @@ describe("the built-in pages in German, from Accept-Language", () => {
         "Anmelden",
         "Mit Passwort anmelden",
         "Mit E-Mail-Link anmelden",
+        "Mit Firmenkonto anmelden",
         "Mit Passkey registrieren",
         "E-Mail für die Anmeldung mit Passwort",
         "E-Mail für den Anmeldelink",

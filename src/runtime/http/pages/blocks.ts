@@ -159,10 +159,12 @@ function pageProvider(provider: DeclaredProvider, urls: SignInBlockUrls): PagePr
 }
 
 /** The OAuth/OIDC flow's block: the provider's button. */
-export const oauthSignInBlock = (provider: DeclaredProvider, urls: SignInBlockUrls): SignInBlock => oauthBlock(pageProvider(provider, urls))
+export const oauthSignInBlock = (provider: DeclaredProvider, urls: SignInBlockUrls, language: Language): SignInBlock =>
+  oauthBlock(pageProvider(provider, urls), language)
 
 /** The magic-link flow's block: the address form. */
-export const emailSignInBlock = (provider: DeclaredProvider, urls: SignInBlockUrls): SignInBlock => emailBlock(pageProvider(provider, urls))
+export const emailSignInBlock = (provider: DeclaredProvider, urls: SignInBlockUrls, language: Language): SignInBlock =>
+  emailBlock(pageProvider(provider, urls), language)
 
 /** The credentials flow's block: the provider's `credentials` fields (none for a provider of another shape). */
 export function credentialsSignInBlock(provider: DeclaredProvider, urls: SignInBlockUrls, language: Language): SignInBlock {
