@@ -2,7 +2,14 @@
  * A flow that rests between requests, written only with the public kit (`authchart/flow`) as an
  * application would: SUBMIT (password "pw") → rests in `confirm` → STEP (code 123456) → the shared
  * sign-in tail → session; a wrong code rests again, the third wrong one fails the flow. Options: `ttl`
- * (seconds), `extraState` (another deploy of the machine), `slow` (an effect that never finishes).
+ * (seconds), `extraState` (another deploy of the machine), `slow` (an effect that never finishes),
+ * `formTarget` (an origin its pages' forms may post to), `packages` (optional packages it requires).
+ *
+ * It declares all five things only a flow knows (tests/flow-declarations.test.ts): its block on the
+ * sign-in page (a password form posting to its callback), the limit on its first route (password tries
+ * per client and per `username`), the origin its pages' forms may post to (`formTarget`), how it
+ * links the identity with an adapter (the name gets " (confirmed)"), and what it requires (the adapter
+ * methods `getUser`, and `packages`).
  */
 import { assign, setup } from "xstate"
 import {
@@ -15,8 +22,10 @@ import {
   type FlowEvent,
   flowBase,
   flowTypes,
+  html,
   type Identity,
   renderStepPage,
+  type SignInBlock,
   signInTail,
   tailActions,
   tailActors,
@@ -29,6 +38,17 @@ interface ConfirmPending {
 }
 
 const MAX_TRIES = 3
+
+/** An origin the pages' forms may lead to besides the app (their CSP `form-action`), for the `formTarget` option. */
+export const CONFIRM_ORIGIN = "https://confirm.example"
+
+/** The flow's block on the sign-in page: a username and password form posting to the provider's callback. */
+const confirmBlock = (provider: { id: string; name: string }, urls: { callbackUrl: string }): SignInBlock => ({
+  labels: ["Username", "Password"],
+  method: "a confirmation code",
+  render: ({ hidden, label }) =>
+    html`<div class="provider" data-flow="confirm"><form action="${urls.callbackUrl}" method="POST">${hidden}<label for="confirm-username-${provider.id}">${label("Username")}</label><input id="confirm-username-${provider.id}" name="username" autocomplete="username"><label for="confirm-password-${provider.id}">${label("Password")}</label><input id="confirm-password-${provider.id}" name="password" type="password" required><button type="submit">Continue with ${provider.name}</button></form></div>`,
+})
 
 export function confirmMachine(extraState = false) {
   return setup({
@@ -85,13 +105,27 @@ export function confirmMachine(extraState = false) {
   })
 }
 
-export function confirmFlow(options: { extraState?: boolean; ttl?: number; slow?: boolean } = {}): FlowDefinition {
+export function confirmFlow(
+  options: { extraState?: boolean; ttl?: number; slow?: boolean; formTarget?: string; packages?: readonly string[] } = {},
+): FlowDefinition {
   return defineFlow({
     id: "confirm",
     machine: confirmMachine(options.extraState),
     ttl: options.ttl ?? 900,
     routes: [
-      { method: "POST", action: "callback", event: "SUBMIT", start: true, csrf: true, params: ["password"] },
+      {
+        method: "POST",
+        action: "callback",
+        event: "SUBMIT",
+        start: true,
+        csrf: true,
+        params: ["password"],
+        // password tries per client, and per (username, client)
+        limit: {
+          rules: ["passwordClient", "passwordAccount"],
+          account: (_provider, body) => (typeof body?.username === "string" && body.username ? body.username.toLowerCase() : undefined),
+        },
+      },
       { method: "POST", action: "callback", step: "confirm", event: "STEP", csrf: true, params: ["code"] },
     ],
     actors: {
@@ -104,5 +138,10 @@ export function confirmFlow(options: { extraState?: boolean; ttl?: number; slow?
     pages: {
       confirm: (props) => renderStepPage({ ...props, maxAttempts: MAX_TRIES }, { title: "Confirm", fields: "<p>type the code</p>" }),
     },
+    signInBlock: confirmBlock,
+    formTargets: () => (options.formTarget ? [options.formTarget] : []),
+    // with an adapter: the user as confirmed (a real flow would find or create it in the adapter)
+    link: (_ctx, identity) => ({ ...identity, user: { ...identity.user, name: `${identity.user.name ?? ""} (confirmed)` } }),
+    requires: { adapterMethods: ["getUser"], packages: options.packages ?? [] },
   })
 }

@@ -83,15 +83,18 @@ function rulesFor(ctx: RequestContext): Rules {
   const route: string = action // authchart's own actions are not Auth.js' AuthAction
   if (route === "backchannel-logout") return { names: BACKCHANNEL, account: undefined }
   if (method === "POST" && ACCOUNT_ACTIONS.has(action)) return { names: ACCOUNT_CLIENT, account: undefined }
-  // an answer to an extra step (a TOTP or recovery code), whatever the flow
-  if (action === "callback" && method === "POST" && param(ctx.req, "step") !== undefined) return { names: STEP, account: undefined }
+  const step = param(ctx.req, "step")
+  const provider = ctx.provider
+  const limit = provider && routeLimitOf(ctx.config, provider, method, action, step)
+  if (limit) {
+    const account = limit.account && resolved(() => limit.account?.(provider, ctx.req.body))
+    return { names: [...CLIENT, ...limit.rules], account }
+  }
+  // an answer to an extra step (a TOTP or recovery code) whose row declares no limit, whatever the flow
+  if (action === "callback" && method === "POST" && step !== undefined) return { names: STEP, account: undefined }
   // a re-authentication's answer is a password or a code: counted per client like a password sign-in
   if (route === "reauth" && method === "POST") return { names: PASSWORD, account: undefined }
-  const provider = ctx.provider
-  const limit = provider && routeLimitOf(ctx.config, provider, method, action, param(ctx.req, "step"))
-  if (!limit) return { names: CLIENT, account: undefined }
-  const account = limit.account && resolved(() => limit.account?.(provider, ctx.req.body))
-  return { names: [...CLIENT, ...limit.rules], account }
+  return { names: CLIENT, account: undefined }
 }
 
 /** The rules that count an account (the others count the client). */
