@@ -4,7 +4,7 @@
  * | request | answer (JSON) |
  * |---|---|
  * | `GET <base>/factors` | 200 `{ totp, passkeys, recoveryCodesLeft }` |
- * | `POST <base>/totp-enrol` | 200 `{ secret, uri, qrSvg }`: a pending secret; 409 `TotpActive` |
+ * | `POST <base>/totp-enrol` | 200 `{ secret, uri, qrSvg }`: a pending secret (`qrSvg` null without `qrcode`); 409 `TotpActive` |
  * | `POST <base>/totp-confirm` (`code`) | 200 `{ totp: true, recoveryCodes }`; 400 `InvalidCode`; 409 `NoEnrolment` |
  * | `POST <base>/totp-remove` | 200 `{ totp: false }`; 403 `ProofTooOld`; 404 `FactorNotFound` |
  * | `POST <base>/passkey-rename` (`id`, `name`) | 200 `{ renamed: true }`; 404 `FactorNotFound`; 400 `InvalidName` |
@@ -17,6 +17,7 @@
  * proof and back). A user only ever reaches their own factors: a passkey id is looked up and its owner
  * checked, another user's id answers as an unknown one.
  */
+import { MissingDependency } from "../../errors.js"
 import { text } from "../../messages/text.js"
 import { type TotpEnrollment, createTotpEnrollment, verifyTotp } from "../../steps/totp.js"
 import { type Handled, type RequestContext, param } from "../http/context.js"
@@ -85,11 +86,24 @@ async function accountName(ctx: RequestContext, who: SignedIn): Promise<string> 
   return user?.email || user?.name || who.userId
 }
 
+/**
+ * The enrolment's QR code (SVG), or null when the optional `qrcode` package is not installed: the
+ * secret as text still enrols, and the log says what to install.
+ */
+async function qrOf(ctx: RequestContext, enrolment: TotpEnrollment): Promise<string | null> {
+  try {
+    return await enrolment.qrSvg()
+  } catch (err) {
+    ctx.config.logger.error(new MissingDependency("The TOTP enrolment page shows no QR code: npm install qrcode", { err }))
+    return null
+  }
+}
+
 async function enrolPage(ctx: RequestContext, who: SignedIn, enrolment: TotpEnrollment, message?: string): Promise<Handled> {
   const csrf = csrfState(ctx)
   const nonce = pageNonce()
   const markup = renderTotpEnrolPage({
-    qrSvg: await enrolment.qrSvg(),
+    qrSvg: await qrOf(ctx, enrolment),
     secret: enrolment.secret,
     authUrl: ctx.authUrl,
     csrfToken: csrf.token,
@@ -134,7 +148,7 @@ async function startTotp(ctx: RequestContext): Promise<Handled> {
   const enrolment = await enrolmentOf(ctx, who)
   await setPendingTotpSecret(ctx.config, who.userId, enrolment.secret, ctx.now)
   if (wantsJson(ctx)) {
-    const body = { secret: enrolment.secret, uri: enrolment.uri, qrSvg: await enrolment.qrSvg() }
+    const body = { secret: enrolment.secret, uri: enrolment.uri, qrSvg: await qrOf(ctx, enrolment) }
     return { response: jsonWithCookies(body, [...who.cookies], 200, NO_CACHE) }
   }
   return enrolPage(ctx, who, enrolment)

@@ -81,8 +81,8 @@ export function renderFactorsPage(p: FactorsPageProps): string {
 
 /** What the enrolment page shows. */
 export interface TotpEnrolPageProps {
-  /** The QR code of the `otpauth://` URI, SVG markup from the `qrcode` package. */
-  readonly qrSvg: string
+  /** The QR code of the `otpauth://` URI, SVG markup from the `qrcode` package; null without it (the secret as text only). */
+  readonly qrSvg: string | null
   readonly secret: string
   readonly authUrl: string
   readonly csrfToken: string
@@ -103,7 +103,7 @@ export function renderTotpEnrolPage(p: TotpEnrolPageProps): string {
     css: CSS,
     language: t,
     // the QR code is the qrcode package's SVG of a URI this server made: markup of its own, no request data
-    body: html`<div class="factors"><div class="card"><h1>${title}</h1>${p.message ? html`<div class="error" role="alert"><p>${p.message}</p></div>` : null}<p>${text(t, "factors.enrol.scan")}</p><div class="qr">${appMarkup(p.qrSvg)}</div><p class="secret" id="totp-secret">${p.secret}</p><form method="POST"${attr("action", `${p.authUrl}/totp-confirm`)}>${hidden(p.csrfToken)}<label for="totp-code">${text(t, "factors.enrol.label")}</label><input id="totp-code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus><button type="submit" id="totp-confirm">${text(t, "factors.enrol.submit")}</button></form><p class="cancel"><a${attr("href", `${p.authUrl}/factors`)}>${text(t, "factors.enrol.cancel")}</a></p></div></div>`,
+    body: html`<div class="factors"><div class="card"><h1>${title}</h1>${p.message ? html`<div class="error" role="alert"><p>${p.message}</p></div>` : null}<p>${text(t, "factors.enrol.scan")}</p>${p.qrSvg === null ? null : html`<div class="qr">${appMarkup(p.qrSvg)}</div>`}<p class="secret" id="totp-secret">${p.secret}</p><form method="POST"${attr("action", `${p.authUrl}/totp-confirm`)}>${hidden(p.csrfToken)}<label for="totp-code">${text(t, "factors.enrol.label")}</label><input id="totp-code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus><button type="submit" id="totp-confirm">${text(t, "factors.enrol.submit")}</button></form><p class="cancel"><a${attr("href", `${p.authUrl}/factors`)}>${text(t, "factors.enrol.cancel")}</a></p></div></div>`,
   })
 }
 
