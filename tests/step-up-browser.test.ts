@@ -11,7 +11,10 @@ import { afterAll, beforeAll, expect, it } from "vitest"
 import { ExpressAuth, type ExpressAuthConfig, requireRecentAuth } from "../src/integration/express.js"
 import Credentials from "../src/providers/credentials.js"
 import { SECRET, captureLogger } from "./helpers.js"
-import { type Browser, launchBrowser } from "./support/browser.js"
+import { type Browser, authenticatorTab, launchBrowser } from "./support/browser.js"
+import { MemoryAdapter } from "../src/adapters/memory.js"
+import Passkey from "../src/providers/passkey.js"
+import type { AuthConfig } from "../src/index.js"
 import { freePort } from "./support/redis-server.js"
 
 const PASSWORD = "correct horse battery staple"
@@ -28,34 +31,56 @@ const config: ExpressAuthConfig = {
   ],
 }
 
+/** Passkeys only: the re-authentication asks for one of the user's own passkeys. */
+const passkeyConfig: ExpressAuthConfig = {
+  secret: SECRET,
+  trustHost: true,
+  logger: log.logger,
+  adapter: MemoryAdapter(),
+  session: { strategy: "jwt" },
+  experimental: { enableWebAuthn: true },
+  providers: [Passkey({})] as AuthConfig["providers"],
+}
+
 let server: Server
+let passkeyServer: Server
 let base: string
+let passkeyBase: string
 let browser: Browser
 
-beforeAll(async () => {
+/** An app with the auth routes and a sensitive page (its maxAge from the query, so one test can ask for a fresh and an old session). */
+async function serve(cfg: ExpressAuthConfig): Promise<{ server: Server; base: string }> {
   const app = express()
-  app.use("/auth", ExpressAuth(config))
-  // a sensitive page: its maxAge from the query, so one test can ask for a fresh and an old session
+  app.use("/auth", ExpressAuth(cfg))
   app.get("/sensitive", async (req, res, next) => {
     try {
-      const check = await requireRecentAuth(req, config, { maxAge: Number(req.query.maxAge) }, res)
+      const check = await requireRecentAuth(req, cfg, { maxAge: Number(req.query.maxAge) }, res)
       if (!check.ok) return void res.redirect(303, check.redirect)
-      res.send(`<!DOCTYPE html><title>sensitive</title><p id="ok">Hello ${check.session.user?.name}, proof at ${check.authTime}</p>`)
+      res.send(
+        `<!DOCTYPE html><title>sensitive</title><p id="ok">Hello ${check.session.user?.name ?? check.session.user?.email}, proof at ${check.authTime}</p>`,
+      )
     } catch (err) {
       next(err)
     }
   })
   const port = await freePort()
-  server = app.listen(port, "127.0.0.1")
-  await once(server, "listening")
-  base = `http://localhost:${port}`
+  const listening = app.listen(port, "127.0.0.1")
+  await once(listening, "listening")
+  return { server: listening, base: `http://localhost:${port}` }
+}
+
+beforeAll(async () => {
+  ;({ server, base } = await serve(config))
+  ;({ server: passkeyServer, base: passkeyBase } = await serve(passkeyConfig))
   browser = await launchBrowser()
 }, 60_000)
 
 afterAll(async () => {
   await browser?.close()
-  server?.closeAllConnections()
-  await new Promise<void>((resolve) => server?.close(() => resolve()))
+  for (const s of [server, passkeyServer]) {
+    s?.closeAllConnections()
+    await new Promise<void>((resolve) => s?.close(() => resolve()))
+  }
 })
 
 it("asks for a fresh proof for an old session and not for a fresh one", async () => {
@@ -92,6 +117,29 @@ it("asks for a fresh proof for an old session and not for a fresh one", async ()
   expect(secondProof).toContain("Hello Ada")
   // a newer proof time than the sign-in's
   const at = (text: string | null) => Number(/proof at (\d+)/.exec(text ?? "")?.[1])
+  expect(at(secondProof)).toBeGreaterThanOrEqual(at(firstProof) + 3)
+  await page.close()
+}, 60_000)
+
+it("with a passkey: the re-authentication asks for one of the user's own passkeys", async () => {
+  // cookies are per host, not per port: the first test's session would sign this one in
+  await browser.context.clearCookies()
+  const page = await authenticatorTab(browser)
+  const at = (text: string | null) => Number(/proof at (\d+)/.exec(text ?? "")?.[1])
+  await page.goto(`${passkeyBase}/sensitive?maxAge=600`)
+  expect(new URL(page.url()).pathname).toBe("/auth/signin")
+  await page.fill("#input-email-for-passkey-provider", "pat@example.test")
+  await page.click("text=Register with Passkey")
+  await page.waitForURL(`${passkeyBase}/sensitive?maxAge=600`)
+  const firstProof = await page.textContent("#ok")
+  expect(firstProof).toContain("Hello pat@example.test")
+
+  await new Promise((resolve) => setTimeout(resolve, 3000))
+  await page.goto(`${passkeyBase}/sensitive?maxAge=2`)
+  expect(new URL(page.url()).pathname).toBe("/auth/reauth")
+  await page.click("#reauth-passkey")
+  await page.waitForURL(`${passkeyBase}/sensitive?maxAge=2`)
+  const secondProof = await page.textContent("#ok")
   expect(at(secondProof)).toBeGreaterThanOrEqual(at(firstProof) + 3)
   await page.close()
 }, 60_000)

@@ -82,6 +82,9 @@ export const de: Messages = {
   "reauth.totpLabel": "Code aus Ihrer Authenticator-App",
   "reauth.wrongPassword": "Dieses Passwort ist nicht richtig. Bitte versuchen Sie es erneut.",
   "reauth.chooseMethod": "Wählen Sie, wie Sie bestätigen möchten, dass Sie es sind.",
+  "reauth.passkeyButton": "Passkey verwenden",
+  "reauth.passkeyFailed":
+    "Mit diesem Passkey konnte nicht bestätigt werden, dass Sie es sind. Versuchen Sie es erneut oder auf andere Weise.",
 
   "recoveryCode.lost": "Gerät verloren? Einen Wiederherstellungscode verwenden",
   "recoveryCode.hint":

@@ -97,6 +97,8 @@ export const en = {
   "reauth.totpLabel": "Code from your authenticator app",
   "reauth.wrongPassword": "That password is not right. Try again.",
   "reauth.chooseMethod": "Choose a way to confirm it is you.",
+  "reauth.passkeyButton": "Use a passkey",
+  "reauth.passkeyFailed": "That passkey could not confirm it is you. Try again, or another way.",
 
   // the email code provider's page and message
   "emailCode.title": "Check your email",

@@ -25,6 +25,7 @@ import { noteDatabaseAuthTime, withAuthTime } from "../sessions/auth-time.js"
 import { reissueJwt } from "../sessions/session.js"
 import { signedIn } from "../sessions/signed-in.js"
 import { activeTotpSecret } from "./totp-secrets.js"
+import { passkeyOptions, passkeyProves } from "./step-up-passkey.js"
 import { english, text } from "../../messages/text.js"
 import { requestLanguage } from "../http/language.js"
 
@@ -50,7 +51,10 @@ export interface StepUpOptions {
 }
 
 /** A wrong answer's message, in the request's language. */
-const retry = (ctx: EffectContext, key: "reauth.wrongPassword" | "reauth.chooseMethod" | "totp.invalid" | "totp.used"): StepUpVerdict => ({
+const retry = (
+  ctx: EffectContext,
+  key: "reauth.wrongPassword" | "reauth.chooseMethod" | "reauth.passkeyFailed" | "totp.invalid" | "totp.used",
+): StepUpVerdict => ({
   pass: false,
   message: text(requestLanguage(ctx), key),
 })
@@ -72,12 +76,21 @@ function totpSecret(ctx: EffectContext, options: StepUpOptions, userId: string):
   return Promise.resolve(options.totpSecretFor ? options.totpSecretFor({ id: userId }) : activeTotpSecret(ctx.config, userId))
 }
 
-/** The ways the user can prove again who they are: a password when a credentials provider is configured, TOTP when they have a secret. */
-async function methodsOf(ctx: EffectContext, options: StepUpOptions, userId: string): Promise<StepUpMethod[]> {
+/**
+ * The ways the user can prove again who they are: a passkey when they have one (and its options), a
+ * password when a credentials provider is configured, TOTP when they have a secret.
+ */
+async function methodsOf(
+  ctx: EffectContext,
+  options: StepUpOptions,
+  userId: string,
+): Promise<{ methods: StepUpMethod[]; passkey: { options: unknown; challenge: string } | null }> {
   const methods: StepUpMethod[] = []
+  const passkey = await passkeyOptions(ctx, userId)
+  if (passkey) methods.push("passkey")
   if (passwordProvider(ctx)) methods.push("password")
   if (await totpSecret(ctx, options, userId)) methods.push("totp")
-  return methods
+  return { methods, passkey }
 }
 
 /** The credentials provider's fields as the page draws them. */
@@ -91,10 +104,15 @@ function prepare(options: StepUpOptions) {
     const who = await signedIn(ctx)
     // nobody signed in, or no proof to ask: a sign-in (which is a proof) brings the user back
     if (who.userId === undefined) return { ask: false, redirect: signInHref(ctx, ctx.callbackUrl) }
-    const methods = await methodsOf(ctx, options, who.userId)
+    const { methods, passkey } = await methodsOf(ctx, options, who.userId)
     if (methods.length === 0) return { ask: false, redirect: signInHref(ctx, ctx.callbackUrl) }
-    const pending: StepUpPending = { userId: who.userId, methods, challenge: null }
-    const page = { methods, action: `${ctx.authUrl}/${STEP_UP_ACTION}`, password: passwordFields(passwordProvider(ctx)) }
+    const pending: StepUpPending = { userId: who.userId, methods, challenge: passkey?.challenge ?? null }
+    const page = {
+      methods,
+      action: `${ctx.authUrl}/${STEP_UP_ACTION}`,
+      password: passwordFields(passwordProvider(ctx)),
+      ...(passkey ? { passkey: JSON.stringify(passkey.options), script: `${ctx.authUrl}/webauthn-script` } : {}),
+    }
     return { ask: true, pending, page }
   })
 }
@@ -143,7 +161,11 @@ function verify(options: StepUpOptions) {
         ? retry(ctx, "reauth.chooseMethod")
         : method === "password"
           ? await checkPassword(ctx, pending.userId, input.params)
-          : await checkTotp(ctx, options, pending.userId, input.params.code)
+          : method === "passkey"
+            ? (await passkeyProves(ctx, pending.userId, pending.challenge, input.params.data))
+              ? { pass: true as const }
+              : retry(ctx, "reauth.passkeyFailed")
+            : await checkTotp(ctx, options, pending.userId, input.params.code)
     if (verdict.pass) await ctx.config.serverState.reset(attempts)
     else if (count >= max) throw new AccessDenied(`Re-authentication failed after ${count} attempt(s).`)
     return verdict
@@ -164,12 +186,25 @@ const refreshProof = effect<Issued, { userId: string }>(async (ctx, input) => {
   return { redirect: ctx.callbackUrl, cookies: await reissueJwt(ctx, withAuthTime(who.payload, ctx.now)) }
 })
 
+/**
+ * The passkey button's script: the assertion by `@simplewebauthn/browser` (loaded before it from
+ * `<basePath>/webauthn-script`) with the options the page carries, its JSON in the form's `data`, and
+ * the form posted with `method=passkey`.
+ */
+const PASSKEY_SCRIPT = `document.getElementById("reauth-passkey").addEventListener("click",async(e)=>{const b=e.currentTarget,f=b.form;try{const r=await SimpleWebAuthnBrowser.startAuthentication({optionsJSON:JSON.parse(b.dataset.options)});f.elements.data.value=JSON.stringify(r);f.elements.method.value="passkey";f.submit()}catch(err){b.disabled=false}})`
+
 /** The page's own texts (none has a placeholder). */
-type PageKey = "reauth.method" | "reauth.hint" | "reauth.totpLabel" | `reauth.method.${StepUpMethod}`
+type PageKey = "reauth.method" | "reauth.hint" | "reauth.totpLabel" | "reauth.passkeyButton" | `reauth.method.${StepUpMethod}`
 
 /** The `reauth` page: the ways the user has, in the sign-in page's themed card, in the page's language. */
 function reauthPage(props: FlowPageProps): string {
-  const data = props.data as { methods?: StepUpMethod[]; action?: string; password?: Array<{ name: string; label: string; type: string }> }
+  const data = props.data as {
+    methods?: StepUpMethod[]
+    action?: string
+    password?: Array<{ name: string; label: string; type: string }>
+    passkey?: string
+    script?: string
+  }
   const language = props.language ?? english
   const say = (key: PageKey) => escapeHtml(text(language, key))
   const methods = data.methods ?? []
@@ -190,7 +225,12 @@ function reauthPage(props: FlowPageProps): string {
   const totp = methods.includes("totp")
     ? `<label for="reauth-code">${say("reauth.totpLabel")}</label><input id="reauth-code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="6">`
     : ""
-  const fields = `<p class="hint">${say("reauth.hint")}</p>${choose}${password}${totp}`
+  const passkey =
+    methods.includes("passkey") && typeof data.passkey === "string" && typeof data.script === "string"
+      ? `<input type="hidden" name="data" value=""><button type="button" id="reauth-passkey" data-options="${escapeHtml(data.passkey)}">${say("reauth.passkeyButton")}</button>` +
+        `<script nonce="${escapeHtml(props.nonce)}" src="${escapeHtml(data.script)}"></script><script nonce="${escapeHtml(props.nonce)}">${PASSKEY_SCRIPT}</script>`
+      : ""
+  const fields = `<p class="hint">${say("reauth.hint")}</p>${choose}${passkey}${password}${totp}`
   return renderStepPage(
     { ...props, action: typeof data.action === "string" ? data.action : props.action },
     { title: text(language, "reauth.title"), fields, submitLabel: text(language, "reauth.submit") },
@@ -199,7 +239,8 @@ function reauthPage(props: FlowPageProps): string {
 
 /**
  * The step-up (re-authentication) flow: `GET <basePath>/reauth?callbackUrl=…` asks the signed-in user
- * for a fresh proof (their password through the credentials provider's `authorize`, or a TOTP code),
+ * for a fresh proof (one of their passkeys, their password through the credentials provider's
+ * `authorize`, or a TOTP code),
  * and a right one sets the session's `authTime` to now and redirects back to the callback URL (same
  * origin only). The built-in one is `stepUpFlow()`; pass your own in `config.flows` to change it.
  *
