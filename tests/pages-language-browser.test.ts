@@ -1,10 +1,12 @@
 /**
  * Every built-in page in German, as Chromium shows it to a person whose browser asks for `de-AT`: the
  * sign-in page (plain and with each `?error=` message), sign-out, "check your email", the error page per
- * code, the TOTP step (and its wrong-code message and attempts left), the email code page (and its
- * wrong-code message), and the passkey form's messages. Each page is screenshotted (a PNG under a
- * temporary directory) and its visible text (title, text, placeholders) holds no text of the English
- * catalogue; `<html lang="de">`. The mails the browser's requests sent are German too.
+ * code, the TOTP step with its recovery-code section (and its wrong-code message and attempts left),
+ * the email code page (and its wrong-code message), the passkey form's messages, the second-factor
+ * pages (list, TOTP enrolment, recovery codes, a refusal) and the re-authentication page. Each page is
+ * screenshotted (a PNG under a temporary directory) and its visible text (title, text, placeholders)
+ * holds no text of the English catalogue; `<html lang="de">`. The mails the browser's requests sent
+ * are German too.
  */
 import { once } from "node:events"
 import { mkdtemp, readFile, rm } from "node:fs/promises"
@@ -22,6 +24,7 @@ import Credentials from "../src/providers/credentials.js"
 import EmailCode from "../src/providers/email-code/index.js"
 import Nodemailer from "../src/providers/nodemailer.js"
 import Passkey from "../src/providers/passkey.js"
+import { recoveryCodeStep } from "../src/steps/recovery-codes.js"
 import { totpCode, totpStep } from "../src/steps/totp.js"
 import { SECRET, captureLogger } from "./helpers.js"
 import { type Browser, authenticatorTab, launchBrowser } from "./support/browser.js"
@@ -30,22 +33,29 @@ import { type SmtpCapture, startSmtp } from "./support/smtp.js"
 
 const PASSWORD = "richtig pferd batterie heftklammer"
 const ADA = "ada@example.test"
+/** Signs in with a password only, and sets up her factors on the pages. */
+const BEA = "bea@example.test"
 const TOTP_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
 const ACCEPT_LANGUAGE = "de-AT,de;q=0.9,en;q=0.5"
 
-/** The English catalogue's texts as patterns: a placeholder matches any text. */
-const englishTexts = Object.entries(en).map(([key, value]) => {
-  const pattern = value
-    .split(/\{\w+\}/)
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-    .join("[\\s\\S]+?")
-  const words = value
-    .replace(/\{\w+\}/g, " ")
-    .trim()
-    .split(/\s+/)
-    .filter(Boolean).length
-  return { key, words, anywhere: new RegExp(pattern), whole: new RegExp(`^${pattern}$`) }
-})
+/**
+ * The English catalogue's texts as patterns (a placeholder matches any text), but for the words German
+ * uses as they are ("Passkey").
+ */
+const englishTexts = Object.entries(en)
+  .filter(([key, value]) => de[key as keyof typeof de] !== value)
+  .map(([key, value]) => {
+    const pattern = value
+      .split(/\{\w+\}/)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join("[\\s\\S]+?")
+    const words = value
+      .replace(/\{\w+\}/g, " ")
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean).length
+    return { key, words, anywhere: new RegExp(pattern), whole: new RegExp(`^${pattern}$`) }
+  })
 
 /** What a person reads on the page: the title, every text node, every placeholder. */
 async function visibleTexts(page: Page): Promise<string[]> {
@@ -99,7 +109,10 @@ beforeAll(async () => {
       Credentials({
         name: "Passwort",
         credentials: { email: { label: "E-Mail", type: "email" }, password: { label: "Passwort", type: "password" } },
-        authorize: (input) => (input.email === ADA && input.password === PASSWORD ? { id: "u-ada", email: ADA } : null),
+        authorize: (input) =>
+          [ADA, BEA].includes(String(input.email)) && input.password === PASSWORD
+            ? { id: `u-${input.email}`, email: String(input.email) }
+            : null,
       }),
       Nodemailer({ name: "E-Mail-Link", server: smtp.url, from: "seiten@example.test" }),
       EmailCode({ name: "E-Mail-Code", server: smtp.url, from: "seiten@example.test" }),
@@ -107,7 +120,7 @@ beforeAll(async () => {
       // its button only: the page does not ask the issuer
       { id: "idp", name: "Firmenkonto", type: "oidc", issuer: "https://idp.invalid", clientId: "seiten", clientSecret: "geheim" },
     ] as AuthConfig["providers"],
-    flows: [extendFlow(credentialsFlow, [totpStep({ secretFor: (user) => (user.email === ADA ? TOTP_SECRET : null) })])],
+    flows: [extendFlow(credentialsFlow, [recoveryCodeStep(totpStep({ secretFor: (user) => (user.email === ADA ? TOTP_SECRET : null) }))])],
   }
   const app = express()
   app.use("/auth", ExpressAuth(config))
@@ -221,8 +234,15 @@ describe("the built-in pages in German, from Accept-Language", () => {
     await page.fill("#input-password-for-credentials-provider", PASSWORD)
     await page.click("text=Mit Passwort anmelden")
     await page.locator("#totp-code").waitFor()
+    await page.click("details.recovery-code summary")
     expect(await checkGerman(page, "totp")).toEqual(
-      expect.arrayContaining(["Bestätigungscode eingeben", "Bestätigungscode", "Abbrechen und neu beginnen"]),
+      expect.arrayContaining([
+        "Bestätigungscode eingeben",
+        "Bestätigungscode",
+        "Abbrechen und neu beginnen",
+        de["recoveryCode.lost"],
+        de["recoveryCode.label"],
+      ]),
     )
     const wrong = totpCode(TOTP_SECRET) === "000000" ? "111111" : "000000"
     await page.fill("#totp-code", wrong)
@@ -267,6 +287,43 @@ describe("the built-in pages in German, from Accept-Language", () => {
     await page.click("text=Mit Passkey anmelden")
     await expect.poll(() => status.textContent(), { timeout: 20_000 }).toBe(de["webauthn.cancelled"])
     await checkGerman(page, "passkey-cancelled")
+    await page.close()
+  }, 60_000)
+
+  it("the second-factor pages and the re-authentication", async () => {
+    const page = await germanTab()
+    await page.goto(`${base}/auth/signin`)
+    await page.fill("#input-email-for-credentials-provider", BEA)
+    await page.fill("#input-password-for-credentials-provider", PASSWORD)
+    await page.click("text=Mit Passwort anmelden")
+    await page.waitForURL((url) => !url.pathname.startsWith("/auth/"))
+    await page.goto(`${base}/auth/factors`)
+    expect(await checkGerman(page, "factors")).toEqual(
+      expect.arrayContaining(["Anmeldung und Sicherheit", "Aus", "Keine Passkeys.", "Noch 0 Wiederherstellungscodes"]),
+    )
+    await page.click("#totp-enrol")
+    await page.locator("#totp-secret").waitFor()
+    await checkGerman(page, "factors-enrol")
+    const secret = (await page.textContent("#totp-secret"))?.trim() ?? ""
+    await page.fill("#totp-code", totpCode(secret) === "000000" ? "111111" : "000000")
+    await page.click("#totp-confirm")
+    await page.locator('.error[role="alert"]').waitFor()
+    expect(await checkGerman(page, "factors-enrol-wrong")).toEqual(expect.arrayContaining([de["factors.refused.InvalidCode"]]))
+    await page.fill("#totp-code", totpCode(secret))
+    await page.click("#totp-confirm")
+    await page.locator("#recovery-codes").waitFor()
+    expect(await checkGerman(page, "factors-codes")).toEqual(expect.arrayContaining([de["factors.codes.enrolled"]]))
+    await page.click("#factors-link")
+    await page.locator("#totp-remove").waitFor()
+    expect(await checkGerman(page, "factors-on")).toEqual(expect.arrayContaining(["Aktiv", "Noch 10 Wiederherstellungscodes"]))
+
+    await page.goto(`${base}/auth/reauth?${new URLSearchParams({ callbackUrl: `${base}/auth/factors` })}`)
+    await page.locator("#reauth-password").waitFor()
+    expect(await checkGerman(page, "reauth")).toEqual(expect.arrayContaining([de["reauth.title"], de["reauth.hint"]]))
+    await page.fill("#reauth-password", "falsch")
+    await page.click('button:has-text("Bestätigen")')
+    await page.locator('.error[role="alert"]').waitFor()
+    expect(await checkGerman(page, "reauth-wrong")).toEqual(expect.arrayContaining([de["reauth.wrongPassword"]]))
     await page.close()
   }, 60_000)
 })

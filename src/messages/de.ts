@@ -152,6 +152,7 @@ export const de: Messages = {
   "factors.codes.keep":
     "Bewahren Sie diese Wiederherstellungscodes sicher auf. Jeder meldet Sie einmal an, falls Sie Ihre Authenticator-App verlieren. Sie werden nur jetzt angezeigt.",
   "factors.codes.done": "Fertig",
+  "factors.signInFirst": "Bitte melden Sie sich zuerst an.",
   "factors.refused.ProofTooOld": "Melden Sie sich erneut an, um zu bestätigen, dass Sie es sind, und versuchen Sie es dann noch einmal.",
   "factors.refused.FactorNotFound": "Diesen Faktor gibt es in Ihrem Konto nicht.",
   "factors.refused.LastSignInMethod": "Das ist Ihre letzte Möglichkeit, sich anzumelden.",

@@ -163,6 +163,8 @@ export const en = {
   "factors.codes.keep":
     "Keep these recovery codes somewhere safe. Each one signs you in once if you lose your authenticator app. They are shown only now.",
   "factors.codes.done": "Done",
+  /** A factor route asked without a session (its JSON answer's message). */
+  "factors.signInFirst": "Sign in first.",
   "factors.refused.ProofTooOld": "Sign in again to confirm it is you, then try again.",
   "factors.refused.FactorNotFound": "There is no such factor on your account.",
   "factors.refused.LastSignInMethod": "This is your last way to sign in.",

@@ -58,7 +58,8 @@ export async function requireUser(ctx: RequestContext): Promise<SignedIn | Handl
   if (!wantsJson(ctx) && ctx.req.method === "GET") {
     return { response: redirect(`${ctx.authUrl}/signin?${new URLSearchParams({ callbackUrl: factorsUrl(ctx) })}`, who.cookies) }
   }
-  return { response: jsonWithCookies({ error: "Unauthorized", message: "Sign in first." }, [...who.cookies], 401, NO_CACHE) }
+  const message = text(languageOf(ctx).language, "factors.signInFirst")
+  return { response: jsonWithCookies({ error: "Unauthorized", message }, [...who.cookies], 401, NO_CACHE) }
 }
 
 /** A refusal: JSON with its status, or back to the list (or to the fresh proof) with `?error=`. */

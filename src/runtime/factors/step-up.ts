@@ -27,6 +27,7 @@ import { signedIn } from "../sessions/signed-in.js"
 import { activeTotpSecret } from "./totp-secrets.js"
 import { passkeyOptions, passkeyProves } from "./step-up-passkey.js"
 import { english, text } from "../../messages/text.js"
+import { en } from "../../messages/en.js"
 import { requestLanguage } from "../http/language.js"
 
 /** The flow id of step-up (pass your own `stepUpFlow(...)` in `config.flows` to replace the built-in one). */
@@ -218,7 +219,7 @@ function reauthPage(props: FlowPageProps): string {
     ? (data.password ?? [])
         .map(
           (f) =>
-            `<label for="reauth-${escapeHtml(f.name)}">${escapeHtml(f.label)}</label><input id="reauth-${escapeHtml(f.name)}" name="${escapeHtml(f.name)}" type="${escapeHtml(f.type)}"${f.type === "password" ? ' autocomplete="current-password"' : ""}>`,
+            `<label for="reauth-${escapeHtml(f.name)}">${escapeHtml(f.label === en["signin.email.label"] ? text(language, "signin.email.label") : f.label)}</label><input id="reauth-${escapeHtml(f.name)}" name="${escapeHtml(f.name)}" type="${escapeHtml(f.type)}"${f.type === "password" ? ' autocomplete="current-password"' : ""}>`,
         )
         .join("")
     : ""
