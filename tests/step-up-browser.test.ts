@@ -143,3 +143,70 @@ it("with a passkey: the re-authentication asks for one of the user's own passkey
   expect(at(secondProof)).toBeGreaterThanOrEqual(at(firstProof) + 3)
   await page.close()
 }, 60_000)
+
+/** A tab with its own virtual authenticator (a platform passkey), and the CDP session that drives it. */
+async function tabWithAuthenticator() {
+  const page = await browser.context.newPage()
+  await page.addInitScript(() => {
+    PublicKeyCredential.isConditionalMediationAvailable = async () => false
+  })
+  const cdp = await browser.context.newCDPSession(page)
+  await cdp.send("WebAuthn.enable", { enableUI: false })
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  })
+  return { page, cdp, authenticatorId }
+}
+
+it("another user's passkey cannot refresh my authTime, even with the page's options rewritten to name it", async () => {
+  await browser.context.clearCookies()
+  // Sam registers a passkey in his own tab; its private key is then copied into Pat's authenticator
+  const sam = await tabWithAuthenticator()
+  await sam.page.goto(`${passkeyBase}/auth/signin`)
+  await sam.page.fill("#input-email-for-passkey-provider", "sam@example.test")
+  await sam.page.click("text=Register with Passkey")
+  await sam.page.waitForURL((url) => !url.pathname.startsWith("/auth/"))
+  const { credentials: samKeys } = await sam.cdp.send("WebAuthn.getCredentials", { authenticatorId: sam.authenticatorId })
+  const samKey = samKeys[0] ?? expect.unreachable()
+  await sam.page.close()
+  await browser.context.clearCookies()
+
+  const pat = await tabWithAuthenticator()
+  await pat.page.goto(`${passkeyBase}/sensitive?maxAge=600`)
+  await pat.page.fill("#input-email-for-passkey-provider", "pia@example.test")
+  await pat.page.click("text=Register with Passkey")
+  await pat.page.waitForURL(`${passkeyBase}/sensitive?maxAge=600`)
+  const firstProof = await pat.page.textContent("#ok")
+
+  await new Promise((resolve) => setTimeout(resolve, 3000))
+  await pat.page.goto(`${passkeyBase}/sensitive?maxAge=2`)
+  expect(new URL(pat.page.url()).pathname).toBe("/auth/reauth")
+  // Pat's authenticator now holds only Sam's key, and the options on the page name Sam's credential
+  const { credentials: patKeys } = await pat.cdp.send("WebAuthn.getCredentials", { authenticatorId: pat.authenticatorId })
+  for (const key of patKeys) {
+    await pat.cdp.send("WebAuthn.removeCredential", { authenticatorId: pat.authenticatorId, credentialId: key.credentialId })
+  }
+  await pat.cdp.send("WebAuthn.addCredential", { authenticatorId: pat.authenticatorId, credential: samKey })
+  await pat.page.evaluate((id) => {
+    const button = document.getElementById("reauth-passkey") as HTMLButtonElement
+    const options = JSON.parse(button.dataset.options ?? "{}")
+    options.allowCredentials = [{ id, type: "public-key" }]
+    button.dataset.options = JSON.stringify(options)
+  }, samKey.credentialId)
+  await pat.page.click("#reauth-passkey")
+  await pat.page.waitForLoadState("load")
+  expect(new URL(pat.page.url()).pathname).toBe("/auth/reauth")
+  expect(await pat.page.textContent("[role=alert]")).toContain("That passkey could not confirm it is you.")
+
+  // the guarded page still asks; Pat's proof time is the sign-in's
+  await pat.page.goto(`${passkeyBase}/sensitive?maxAge=600`)
+  expect(await pat.page.textContent("#ok")).toBe(firstProof)
+  await pat.page.close()
+}, 60_000)
