@@ -230,14 +230,15 @@ export async function getAccessToken(req: ExpressRequest, providerId: string, co
  * was signed in or re-authenticated at most `maxAge` seconds ago; otherwise `redirect` is where to send
  * the user: the re-authentication page (`<basePath>/reauth`: password or TOTP code of the same user)
  * for an older session or one without a proof time, the sign-in page when nobody is signed in. Either
- * brings the user back to this request's URL. With `res`, a refreshed or cleared session cookie is set on it.
+ * brings the user back to this request's URL, with a GET (guard the page with the form, and check again
+ * where it posts). With `res`, a refreshed or cleared session cookie is set on it.
  *
  * @example
  * ```ts
- * app.post("/account/delete", async (req, res) => {
+ * app.get("/account/delete", async (req, res) => {
  *   const check = await requireRecentAuth(req, authConfig, { maxAge: 5 * 60 }, res)
  *   if (!check.ok) return res.redirect(303, check.redirect)
- *   // check.session: the signed-in user, who proved who they are within five minutes
+ *   // check.session: the signed-in user, who proved who they are within five minutes; show the form
  * })
  * ```
  */
