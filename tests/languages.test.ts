@@ -182,4 +182,16 @@ describe("Auth() draws its pages in the chosen language", () => {
     expect(refused.status).toBe(429)
     expect(((await refused.json()) as { message: string }).message).toBe("Zu viele Versuche. Bitte versuchen Sie es in 1 Minute erneut.")
   })
+
+  it("the configuration error page too: a broken config, and a host that is not trusted", async () => {
+    const { secret: _, ...noSecret } = config()
+    const broken = await get("/auth/signin", noSecret, "de")
+    expect(broken.status).toBe(500)
+    expect(await broken.text()).toContain("<h1>Serverfehler</h1>")
+    const untrusted = await get("/auth/error", { ...config(), trustHost: false }, "de-CH")
+    expect(untrusted.status).toBe(500)
+    const body = await untrusted.text()
+    expect(body).toContain('<html lang="de">')
+    expect(body).toContain("<p>Es gibt ein Problem mit der Serverkonfiguration.</p>")
+  })
 })

@@ -25,13 +25,20 @@ function badRequest(config: ResolvedConfig, reason: string): Handled {
  * A request from a host that is not trusted: the configuration answer (500 JSON, or the error page on a
  * GET page route) with no absolute URL in it, no redirect and no cookie, so nothing points at that host.
  */
-function untrustedHost(config: ResolvedConfig, error: UntrustedHost, action: string, method: string, basePath: string): Handled {
+function untrustedHost(
+  config: ResolvedConfig,
+  error: UntrustedHost,
+  action: string,
+  req: Pick<IncomingRequest, "method" | "headers">,
+  basePath: string,
+): Handled {
+  const { method } = req
   // a configuration that can trust no host is logged once, at its first request
   if (!config.configError || reportUntrustedHostOnce(config)) config.logger.error(error)
   if (method !== "GET" || !["signin", "signout", "error", "verify-request"].includes(action)) {
     return { response: json({ message: CONFIG_MESSAGE }, 500), error }
   }
-  return { response: configErrorPage(config, "/", `${basePath}/signin`), error }
+  return { response: configErrorPage(config, "/", `${basePath}/signin`, req.headers), error }
 }
 
 interface ParsedPath {
@@ -90,7 +97,7 @@ export function requestContext(req: IncomingRequest, config: ResolvedConfig, bas
   const at = resolveOrigin(req.url, config.origin)
   if (!at.ok) {
     if (at.error instanceof UnknownAction) return badRequest(config, at.error.message)
-    return untrustedHost(config, at.error, parsed.action, req.method, basePath)
+    return untrustedHost(config, at.error, parsed.action, req, basePath)
   }
   const { origin } = at
   const secure = config.useSecureCookies ?? at.secure
