@@ -16,14 +16,26 @@ import type { RouteTable } from "./route.js"
 import type { ServerState } from "./server-state.js"
 import type { Language } from "../messages/text.js"
 
-export interface ResolvedProvider {
+/** A resolved provider of one `type`, with the config shape of that type. */
+export interface ResolvedProviderOf<T extends ProviderConfig["type"], C extends ProviderConfig> {
   readonly id: string
   readonly name: string
-  readonly type: ProviderConfig["type"]
+  readonly type: T
   readonly style?: Readonly<Record<string, string | undefined>>
   /** The provider object as configured (preset merged with user options, env applied). */
-  readonly config: ProviderConfig
+  readonly config: C
 }
+
+/**
+ * A provider as the runtime holds it: a union that narrows on `type`, so `provider.type === "oidc"`
+ * makes `provider.config` an `OAuthConfig` without a cast.
+ */
+export type ResolvedProvider =
+  | ResolvedProviderOf<"oauth", Extract<ProviderConfig, { type: "oauth" | "oidc" }>>
+  | ResolvedProviderOf<"oidc", Extract<ProviderConfig, { type: "oauth" | "oidc" }>>
+  | ResolvedProviderOf<"credentials", Extract<ProviderConfig, { type: "credentials" }>>
+  | ResolvedProviderOf<"email", Extract<ProviderConfig, { type: "email" }>>
+  | ResolvedProviderOf<"webauthn", Extract<ProviderConfig, { type: "webauthn" }>>
 
 export interface ResolvedCallbacks {
   signIn: NonNullable<CallbacksOptions["signIn"]>

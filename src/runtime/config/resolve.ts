@@ -54,15 +54,30 @@ function resolveProviders(entries: readonly (ProviderConfig | ProviderLike)[]): 
     const options = (provider as { options?: Record<string, unknown> }).options
     const merged = mergeOptions(provider as object, (options ?? {}) as object) as ProviderConfig
     if (map.has(merged.id)) error ??= new InvalidProvider(`Two providers share the id "${merged.id}".`)
-    map.set(merged.id, {
-      id: merged.id,
-      name: merged.name ?? merged.id,
-      type: merged.type,
-      style: (merged as { style?: Record<string, string> }).style,
-      config: merged,
-    })
+    map.set(merged.id, resolvedProvider(merged))
   }
   return { map, error }
+}
+
+/** A provider as the runtime holds it: its `type` beside the config of that type, so one narrows the other. */
+function resolvedProvider(config: ProviderConfig): ResolvedProvider {
+  const base = { id: config.id, name: config.name ?? config.id, style: (config as { style?: Record<string, string> }).style }
+  switch (config.type) {
+    case "oauth":
+      return { ...base, type: config.type, config }
+    case "oidc":
+      return { ...base, type: config.type, config }
+    case "credentials":
+      return { ...base, type: config.type, config }
+    case "email":
+      return { ...base, type: config.type, config }
+    case "webauthn":
+      return { ...base, type: config.type, config }
+    default:
+      // a type of its own (a kit flow's provider, e.g. "email-code"), kept as it is: only its own flow,
+      // which names it, reads its config (with a type guard, `flowProviderConfig`)
+      return { ...base, type: Reflect.get(config, "type"), config }
+  }
 }
 
 /**

@@ -10,7 +10,6 @@
  * as `BackchannelLogoutError`; never cached.
  */
 import { BackchannelLogoutError } from "../../../errors.js"
-import type { OAuthConfig } from "../../../providers/oauth-types.js"
 import type { Handled, RequestContext } from "../../http/context.js"
 import { adapterOf } from "../adapter.js"
 import { stableUserId } from "../user-id.js"
@@ -85,7 +84,7 @@ async function receive(ctx: RequestContext): Promise<void> {
   if (provider?.type !== "oidc") throw new BackchannelLogoutError(`"${ctx.providerId}" is not an OIDC provider.`)
   const token = ctx.req.body?.logout_token
   if (typeof token !== "string" || token === "") throw new BackchannelLogoutError("The request has no logout_token.")
-  const claims = await verifyLogoutToken(ctx, provider.config as OAuthConfig, token)
+  const claims = await verifyLogoutToken(ctx, provider.config, token)
   try {
     await endSessions(ctx, provider.id, claims)
   } catch (err) {

@@ -10,7 +10,6 @@
  */
 import { randomBytes } from "../../crypto/random.js"
 import { InvalidCheck, SignOutError } from "../../../errors.js"
-import type { OAuthConfig } from "../../../providers/oauth-types.js"
 import { redirectTo } from "../../http/callback-url.js"
 import type { ResolvedProvider } from "../../config/resolve.js"
 import type { Handled, RequestContext } from "../../http/context.js"
@@ -28,12 +27,12 @@ const STATE_TTL_S = 600
 
 /** What a sign-out at the provider needs, read before the local session ends. */
 export interface ProviderLogout {
-  readonly provider: ResolvedProvider
+  readonly provider: Extract<ResolvedProvider, { type: "oidc" }>
   readonly idToken: string
 }
 
 /** The OIDC provider this sign-out logs out at: the body's `provider`, else `logout.provider`. */
-function logoutProvider(ctx: RequestContext): ResolvedProvider | undefined {
+function logoutProvider(ctx: RequestContext): ProviderLogout["provider"] | undefined {
   const named = ctx.req.body?.provider
   const id = typeof named === "string" && named !== "" ? named : ctx.config.logout.provider
   if (id === undefined) return undefined
@@ -96,7 +95,7 @@ export async function logoutChoices(ctx: RequestContext): Promise<LogoutChoice[]
   if (!idTokenOf) return choices
   for (const provider of ctx.config.providers.values()) {
     if (provider.type !== "oidc" || !(await idTokenOf(provider.id).catch(() => undefined))) continue
-    const endSession = await discoveredUrl(ctx, provider.config as OAuthConfig, "end_session_endpoint").catch(() => undefined)
+    const endSession = await discoveredUrl(ctx, provider.config, "end_session_endpoint").catch(() => undefined)
     if (endSession) choices.push({ id: provider.id, name: provider.name, origin: endSession.origin })
   }
   return choices
@@ -110,7 +109,7 @@ export async function defaultLogoutOrigin(ctx: RequestContext): Promise<string |
   const id = ctx.config.logout.provider
   const provider = id === undefined ? undefined : ctx.config.providers.get(id)
   if (provider?.type !== "oidc") return undefined
-  return (await discoveredUrl(ctx, provider.config as OAuthConfig, "end_session_endpoint").catch(() => undefined))?.origin
+  return (await discoveredUrl(ctx, provider.config, "end_session_endpoint").catch(() => undefined))?.origin
 }
 
 /** The exact `post_logout_redirect_uri`: configured, else `<authUrl>/signout-callback`. */
@@ -131,7 +130,7 @@ function sealState(ctx: RequestContext, providerId: string, callbackUrl: string)
  * sign-out stays local, logged).
  */
 export async function providerLogoutUrl(ctx: RequestContext, logout: ProviderLogout, callbackUrl: string): Promise<string | undefined> {
-  const provider = logout.provider.config as OAuthConfig
+  const provider = logout.provider.config
   let url: URL | undefined
   try {
     url = await discoveredUrl(ctx, provider, "end_session_endpoint")

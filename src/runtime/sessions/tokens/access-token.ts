@@ -54,7 +54,7 @@ export function tokenProvider(config: ResolvedConfig, providerId: string): OAuth
   if (!provider || (provider.type !== "oauth" && provider.type !== "oidc")) {
     throw new TypeError(`getAccessToken: "${providerId}" is not an OAuth or OIDC provider of this config.`)
   }
-  return provider.config as OAuthConfig
+  return provider.config
 }
 
 /** A port call; its failure is `AccessTokenUnavailable` (the tokens stand). */
