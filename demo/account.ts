@@ -8,7 +8,7 @@
 import type { Request, RequestHandler, Response } from "express"
 import { Auth } from "../src/index.js"
 import type { ExpressAuthConfig } from "../src/integration/express.js"
-import type { LinkedAccount, SessionInfo } from "../src/runtime/sessions/manage.js"
+import type { LinkedAccount, SessionInfo } from "../src/runtime/front/manage.js"
 import type { Session } from "../src/types.js"
 import { escapeHtml, page } from "./pages.js"
 import type { DemoTotp } from "./totp.js"

@@ -9,8 +9,8 @@
  * ```
  * @packageDocumentation
  */
-export { Auth, type AuthOptions } from "./runtime/http/auth.js"
-export { raw, skipCSRFCheck } from "./runtime/config/resolve.js"
+export { Auth, type AuthOptions } from "./runtime/front/auth.js"
+export { raw, skipCSRFCheck } from "./runtime/front/resolve.js"
 export { customFetch } from "./runtime/config/custom-fetch.js"
 export { createActionURL, isAuthAction, setEnvDefaults, type AuthAction } from "./runtime/config/env.js"
 export {
@@ -21,7 +21,7 @@ export {
   type EffectContext,
 } from "./runtime/engine/define-flow.js"
 export type { FlowStore, FlowEnvelope, FlowStoreIO } from "./runtime/engine/store.js"
-export { revokeSessions } from "./runtime/sessions/revoke-sessions.js"
+export { revokeSessions } from "./runtime/front/revoke-sessions.js"
 export {
   listAccounts,
   listSessions,
@@ -32,11 +32,11 @@ export {
   type RevokeOthersResult,
   type SessionInfo,
   type SessionTarget,
-} from "./runtime/sessions/manage.js"
-export { getAccessToken } from "./runtime/sessions/tokens/request.js"
+} from "./runtime/front/manage.js"
+export { getAccessToken } from "./runtime/front/access-token.js"
 export { requireRecentAuth, type RecentAuth, type RecentAuthOptions } from "./runtime/factors/require-recent-auth.js"
 export { stepUpFlow, type StepUpOptions } from "./runtime/factors/step-up.js"
-export { resetRateLimit, type ResetRateLimitOptions } from "./runtime/limits/reset.js"
+export { resetRateLimit, type ResetRateLimitOptions } from "./runtime/front/reset-rate-limit.js"
 export { memoryServerState, type MemoryServerStateOptions } from "./runtime/limits/server-state-memory.js"
 export { stateKey, type ServerState, type WindowCount } from "./runtime/limits/server-state.js"
 export { credentialsFlow, emailFlow, oauthFlow, webauthnFlow } from "./runtime/engine/built-in-flows.js"
@@ -55,7 +55,7 @@ export {
 } from "./runtime/engine/extend-flow.js"
 export { escapeHtml, html, type HtmlValue, type SafeHtml } from "./runtime/http/pages/html.js"
 export type { ResponseInternal } from "./runtime/http/context.js"
-export type { Route } from "./runtime/http/routes.js"
+export type { Route } from "./runtime/front/routes.js"
 export type { InspectionEvent, Inspector, InspectOption } from "./runtime/engine/inspection.js"
 export type {
   Adapter,

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Auth } from "../src/index.js"
 import { toMermaid } from "../src/inspect/index.js"
 import { svgNeeds, svgNeedsMessage } from "../src/inspect/svg.js"
-import { MIN_SECRET_LENGTH } from "../src/runtime/config/resolve.js"
+import { MIN_SECRET_LENGTH } from "../src/runtime/front/resolve.js"
 import { flows as extendedFlows } from "./fixtures/extended-flow.js"
 
 const root = resolve(import.meta.dirname, "..")

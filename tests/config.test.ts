@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest"
 import { createActionURL, isAuthAction, setEnvDefaults } from "../src/index.js"
 import type { AuthConfig } from "../src/index.js"
-import { resolveConfig } from "../src/runtime/config/resolve.js"
+import { resolveConfig } from "../src/runtime/front/resolve.js"
 import { withEnvDefaults } from "../src/runtime/config/env.js"
 import Credentials from "../src/providers/credentials.js"
 import { AuthClient, ORIGIN, SECRET, captureLogger } from "./helpers.js"

@@ -12,7 +12,7 @@ import { SECRET, captureLogger } from "./helpers.js"
 import { expressVersions as versions, servesApps } from "./support/express-apps.js"
 import { withEnv } from "./support/raw-http.js"
 import { requestUrl } from "../src/integration/express-request.js"
-import { resolvedFor } from "../src/runtime/config/resolve.js"
+import { resolvedFor } from "../src/runtime/front/resolve.js"
 
 const USER = { id: "u1", name: "Ada", email: "ada@example.test" }
 

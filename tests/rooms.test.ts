@@ -83,6 +83,30 @@ function breach(from: string, to: string, rooms: ReadonlyMap<string, Room>): str
   return null
 }
 
+/** A loop in the rooms' `May import:` lines (rooms named in order, the first repeated last), or [] when they stand on floors. */
+function roomCycle(all: ReadonlyMap<string, Room>): string[] {
+  const done = new Set<string>()
+  const path: string[] = []
+  const visit = (name: string): string[] => {
+    const at = path.indexOf(name)
+    if (at >= 0) return [...path.slice(at), name]
+    if (done.has(name)) return []
+    path.push(name)
+    for (const next of all.get(name)?.mayImport ?? []) {
+      const loop = visit(next)
+      if (loop.length > 0) return loop
+    }
+    path.pop()
+    done.add(name)
+    return []
+  }
+  for (const name of all.keys()) {
+    const loop = visit(name)
+    if (loop.length > 0) return loop
+  }
+  return []
+}
+
 const roomNames = readdirSync(runtime, { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name)
@@ -99,7 +123,11 @@ describe("the rooms of src/runtime", () => {
   it("are all it holds, each with a README that names its rules", () => {
     expect(readdirSync(runtime).filter((name) => !roomNames.includes(name))).toEqual([])
     expect(unreadable).toEqual([])
-    expect(rooms.size).toBeGreaterThanOrEqual(7)
+    expect(rooms.size).toBeGreaterThanOrEqual(9)
+  })
+
+  it("stand on floors: no room may import, through others, a room that may import it", () => {
+    expect(roomCycle(rooms)).toEqual([])
   })
 
   it("list only rooms that exist, and doors that exist", () => {
@@ -154,6 +182,7 @@ describe("the rooms of src/runtime", () => {
       mayImport: new Set(),
       doors: new Set(["a.ts", "b/c.ts"]),
     })
+    expect(roomCycle(sample)).toEqual(["sessions", "http", "sessions"])
     expect(readRoom("# x\n")).toBe("README.md lacks a `May import:` or `Doors:` line")
   })
 })

@@ -14,7 +14,7 @@ import { ExpressAuth, requireRecentAuth as requireRecentAuthExpress } from "../s
 import { decode } from "../src/jwt.js"
 import { MemoryAdapter } from "../src/adapters/memory.js"
 import Credentials from "../src/providers/credentials.js"
-import { resolvedFor } from "../src/runtime/config/resolve.js"
+import { resolvedFor } from "../src/runtime/front/resolve.js"
 import { setActiveTotpSecret } from "../src/runtime/factors/totp-secrets.js"
 import { totpCode } from "../src/steps/totp.js"
 import { AuthClient, ORIGIN, SECRET, tamperJwe } from "./helpers.js"

@@ -5,7 +5,7 @@
 import type { IncomingHttpHeaders } from "node:http"
 import type { Request as ExpressRequest } from "express"
 import { UnknownAction } from "../errors.js"
-import type { ResolvedConfig } from "../runtime/config/resolve.js"
+import type { ResolvedConfig } from "../runtime/front/resolve.js"
 import type { HeaderReader, IncomingRequest } from "../runtime/http/context.js"
 import { type CookieJar, parseCookies } from "../runtime/http/cookies.js"
 

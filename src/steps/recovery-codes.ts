@@ -19,7 +19,7 @@
 import type { AuthConfig } from "../types.js"
 import type { StepPageContent, StepPageProps } from "../runtime/http/pages/step.js"
 import { type StepArgs, type StepDefinition, type StepVerdict, defineStep } from "../runtime/engine/extend-flow.js"
-import { resolvedFor } from "../runtime/config/resolve.js"
+import { resolvedFor } from "../runtime/front/resolve.js"
 import { escapeHtml } from "../runtime/http/pages/html.js"
 import { english, type Language, text } from "../messages/text.js"
 import * as codes from "../runtime/factors/recovery-codes.js"

@@ -3,7 +3,7 @@
  * real sign-in makes it, for tests of an app's protected routes that should not walk a sign-in first.
  */
 import { encode } from "../jwt.js"
-import { resolvedFor } from "../runtime/config/resolve.js"
+import { resolvedFor } from "../runtime/front/resolve.js"
 import type { RequestContext } from "../runtime/http/context.js"
 import { type OutCookie, parseCookies, writeChunked } from "../runtime/http/cookies.js"
 import { sessionStrategy } from "../runtime/sessions/session.js"

@@ -7,7 +7,6 @@ import type { AuthConfig, LoggerInstance, Provider, ProviderConfig, ProviderLike
 import type { AuthAction } from "../../types/request.js"
 export type { AuthAction }
 import { createLogger } from "./logger.js"
-import { trustFromEnv } from "../http/origin.js"
 
 export type Env = Readonly<Record<string, string | undefined>>
 
@@ -170,4 +169,22 @@ export function createActionURL(
   const root = url.toString().replace(/\/$/, "")
   const path = (basePath ?? "").replace(/(^\/+|\/+$)/g, "")
   return new URL(path ? `${root}/${path}/${action}` : `${root}/${action}`)
+}
+
+const TRUE = /^(true|1|yes|on)$/i
+const FALSE = /^(false|0|no|off)$/i
+
+/**
+ * `AUTH_TRUST_HOST` read as a trust setting: `true`/`1`/`yes`/`on`, `false`/`0`/`no`/`off`, or a
+ * comma-separated allow-list of hosts (`app.example.com,*.example.org`). Empty or unset: undefined.
+ */
+export function trustFromEnv(value: string | undefined): boolean | string[] | undefined {
+  const v = value?.trim()
+  if (!v) return undefined
+  if (TRUE.test(v)) return true
+  if (FALSE.test(v)) return false
+  return v
+    .split(",")
+    .map((h) => h.trim())
+    .filter(Boolean)
 }

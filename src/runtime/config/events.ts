@@ -1,6 +1,6 @@
 import { EventError } from "../../errors.js"
 import type { EventCallbacks } from "../../types.js"
-import type { RequestContext } from "../http/context.js"
+import type { RequestContext } from "../../types/request.js"
 
 /** Fires an event handler; a throw is logged as `EventError` and never breaks the request. */
 export async function fireEvent<K extends keyof EventCallbacks>(

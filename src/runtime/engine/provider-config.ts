@@ -5,7 +5,7 @@
  */
 import { InvalidProvider } from "../../errors.js"
 import type { ProviderConfig, ProviderType } from "../../types.js"
-import type { ResolvedProvider } from "../config/resolve.js"
+import type { ResolvedProvider } from "../../types/resolved.js"
 
 /**
  * The built-in provider shape of each provider `type`.

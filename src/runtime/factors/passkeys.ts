@@ -9,7 +9,7 @@
  * `gone:<credentialID>` keeps it out of the list.
  */
 import type { AdapterAuthenticator } from "../../adapters/types.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../../types/resolved.js"
 import { stateKey } from "../limits/server-state.js"
 import { type SafeAdapter, safeAdapter } from "../sessions/adapter.js"
 import { FACTOR_KEPT_MS } from "./totp-secrets.js"

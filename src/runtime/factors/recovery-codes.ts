@@ -11,7 +11,7 @@
  * new issue is refused by re-reading the set id after its claim.
  */
 import { randomBytes, scrypt } from "node:crypto"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../../types/resolved.js"
 import { stateKey } from "../limits/server-state.js"
 
 /** What the functions of this file need of the resolved config: its server-state port. */

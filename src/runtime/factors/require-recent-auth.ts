@@ -5,8 +5,8 @@
  * request's own URL as the callback, so the user comes back to it.
  */
 import type { AuthConfig, Session } from "../../types.js"
-import { type ResolvedConfig, resolvedFor } from "../config/resolve.js"
-import { fromWebRequest, requestContext } from "../http/auth.js"
+import { type ResolvedConfig, resolvedFor } from "../front/resolve.js"
+import { fromWebRequest, requestContext } from "../http/request.js"
 import type { IncomingRequest } from "../http/context.js"
 import { type OutCookie, serializeCookie } from "../http/cookies.js"
 import { signInHref } from "../http/respond.js"

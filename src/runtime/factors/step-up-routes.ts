@@ -5,7 +5,7 @@
  * the flow state in its own cookie (`<flow cookie>.reauth`).
  */
 import type { Handled, RequestContext } from "../http/context.js"
-import type { Route } from "../http/route-table.js"
+import type { Route } from "../../types/route.js"
 import { runFlow } from "../engine/engine.js"
 import { STEP_UP_ACTION, STEP_UP_FLOW, defaultStepUpFlow } from "./step-up.js"
 

@@ -9,7 +9,7 @@
  * second factors needs a lasting port (`RedisServerState` with persistence, or its own).
  */
 import { decryptJwt, encryptJson, newestSecret } from "../crypto/sealed.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../../types/resolved.js"
 import { stateKey } from "../limits/server-state.js"
 
 /** What the factor stores need of the config: its server-state port and its secrets (to seal). */

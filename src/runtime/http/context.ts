@@ -3,7 +3,7 @@
  * config, and what follows from both (origin, base path, cookie set). Built once per request.
  */
 import { formValue } from "./body.js"
-import type { EffectContext } from "../engine/define-flow.js"
+import type { EffectContext } from "../../types/flow.js"
 import type { HeaderReader, IncomingRequest, RequestContext, ResponseInternal, Handled } from "../../types/request.js"
 export type { HeaderReader, IncomingRequest, RequestContext, ResponseInternal, Handled }
 

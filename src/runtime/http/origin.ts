@@ -7,7 +7,7 @@
  *   `trustHost` is not configured (as Auth.js).
  */
 import { UnknownAction, UntrustedHost } from "../../errors.js"
-import { configMessages } from "../config/assert.js"
+import { configMessages } from "../config/hints.js"
 import type { AuthConfig } from "../../types.js"
 import type { Env } from "../config/env.js"
 import type { OriginPolicy } from "../../types/resolved.js"
@@ -17,24 +17,6 @@ export type { OriginPolicy }
 export type RequestOrigin =
   | { readonly ok: true; readonly origin: string; readonly secure: boolean; readonly pinnedPath: string | undefined }
   | { readonly ok: false; readonly error: UntrustedHost | UnknownAction }
-
-const TRUE = /^(true|1|yes|on)$/i
-const FALSE = /^(false|0|no|off)$/i
-
-/**
- * `AUTH_TRUST_HOST` read as a trust setting: `true`/`1`/`yes`/`on`, `false`/`0`/`no`/`off`, or a
- * comma-separated allow-list of hosts (`app.example.com,*.example.org`). Empty or unset: undefined.
- */
-export function trustFromEnv(value: string | undefined): boolean | string[] | undefined {
-  const v = value?.trim()
-  if (!v) return undefined
-  if (TRUE.test(v)) return true
-  if (FALSE.test(v)) return false
-  return v
-    .split(",")
-    .map((h) => h.trim())
-    .filter(Boolean)
-}
 
 function isHttp(url: URL): boolean {
   return url.protocol === "http:" || url.protocol === "https:"

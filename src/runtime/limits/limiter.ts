@@ -14,7 +14,7 @@ import type { ResolvedRateLimit } from "./rules.js"
 import { refusal } from "./refusal.js"
 import { errorResponse } from "../http/respond.js"
 import { stateKey } from "./server-state.js"
-import { routeLimitOf } from "../engine/declarations.js"
+import { routeLimitOf } from "../config/declarations.js"
 
 /** One rule to count for this request. */
 interface Check {

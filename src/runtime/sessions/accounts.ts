@@ -13,7 +13,7 @@
  */
 import { AccountNotFound, LastSignInMethod, MissingAdapter } from "../../errors.js"
 import type { AdapterAccount, AdapterUser } from "../../adapters/types.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../../types/resolved.js"
 import { type SafeAdapter, safeAdapter } from "./adapter.js"
 import type { Adapter } from "../../adapters/types.js"
 import { fireEvent } from "../config/events.js"

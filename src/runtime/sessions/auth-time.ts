@@ -10,7 +10,7 @@
  *   a memory port restarted) reads as "no recent proof", never as a fresh one.
  */
 import type { JWT } from "../../types.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../../types/resolved.js"
 import { extended } from "../config/plain-object.js"
 import { stateKey } from "../limits/server-state.js"
 import { sessionId } from "./user-index.js"

@@ -10,7 +10,7 @@
  * Failures are logged and the sign-in or sign-out goes on (as the session index does).
  */
 import { SessionTokenError, SignOutError } from "../../errors.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../../types/resolved.js"
 import type { RequestContext } from "../http/context.js"
 import { rememberSidSession } from "./logout/sid-sessions.js"
 import type { SignInSubject } from "./cookie.js"

@@ -17,7 +17,7 @@
  */
 import { randomBytes } from "../crypto/random.js"
 import type { Adapter, CompleteAdapter } from "../../adapters/types.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../../types/resolved.js"
 import type { RequestContext } from "../http/context.js"
 import { safeAdapter } from "./adapter.js"
 import { forgetUserSessions, indexedSessions } from "./user-index.js"

@@ -18,7 +18,7 @@
  */
 import { sha256 } from "../crypto/digest.js"
 import type { AdapterUser } from "../../adapters/types.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../../types/resolved.js"
 import type { RequestContext } from "../http/context.js"
 import type { SafeAdapter } from "./adapter.js"
 import { stateKey } from "../limits/server-state.js"

@@ -7,7 +7,7 @@
  */
 import type { RequestContext } from "../http/context.js"
 import type { OutCookie } from "../http/cookies.js"
-import type { ResolvedConfig } from "../config/resolve.js"
+import type { ResolvedConfig } from "../../types/resolved.js"
 import { adapterOf } from "./adapter.js"
 import { revokeUser } from "./revocation.js"
 import { reissueJwt } from "./session.js"

@@ -23,7 +23,7 @@ import { recordAccount } from "../../sessions/accounts.js"
 import { extended } from "../../config/plain-object.js"
 import { storedAccount } from "./oauth-profile.js"
 import type { BuiltInLinking, IdentityLinker } from "../../../types/flow-declarations.js"
-import { declarationOf } from "../declarations.js"
+import { declarationOf } from "../../config/declarations.js"
 
 /**
  * A new user from the flow's: a fresh id in place of any it carried. Built with `extended`, not a spread

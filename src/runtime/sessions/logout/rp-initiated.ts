@@ -11,7 +11,7 @@
 import { randomBytes } from "../../crypto/random.js"
 import { InvalidCheck, SignOutError } from "../../../errors.js"
 import { redirectTo } from "../../http/callback-url.js"
-import type { ResolvedProvider } from "../../config/resolve.js"
+import type { ResolvedProvider } from "../../../types/resolved.js"
 import type { Handled, RequestContext } from "../../http/context.js"
 import { readChunked } from "../../http/cookies.js"
 import { CLOCK_TOLERANCE, decryptJwt, encryptJwt, newestSecret } from "../../crypto/sealed.js"

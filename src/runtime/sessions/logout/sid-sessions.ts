@@ -5,7 +5,7 @@
  * one field per session (its reference, ./session-ref.ts) holding the user id, kept as long as a
  * session may live.
  */
-import type { ResolvedConfig } from "../../config/resolve.js"
+import type { ResolvedConfig } from "../../../types/resolved.js"
 import { stateKey } from "../../limits/server-state.js"
 
 /** A session the provider's session started. */

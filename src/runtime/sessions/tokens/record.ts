@@ -12,7 +12,7 @@
  * Signing out releases the session's hold; the last live holder's sign-out deletes the token set and
  * the flag, so no refresh token outlives the sessions it was kept for.
  */
-import type { ResolvedConfig } from "../../config/resolve.js"
+import type { ResolvedConfig } from "../../../types/resolved.js"
 import { stateKey } from "../../limits/server-state.js"
 
 /** The token set as stored. `expires_at` is in seconds since the epoch, as on an Auth.js account row. */

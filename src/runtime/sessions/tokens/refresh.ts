@@ -7,7 +7,7 @@
 import * as o from "oauth4webapi"
 import { AccessTokenUnavailable, AuthError, RefreshTokenError } from "../../../errors.js"
 import type { OAuthConfig } from "../../../providers/oauth-types.js"
-import type { ResolvedConfig } from "../../config/resolve.js"
+import type { ResolvedConfig } from "../../../types/resolved.js"
 import { authorizationServer, clientOf, discoveryCache, httpOptions } from "../../oauth/server.js"
 import { type TokenRecord, withoutUndefined } from "./record.js"
 

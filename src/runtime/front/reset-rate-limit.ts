@@ -2,9 +2,9 @@
  * Lifting a lockout by hand (support staff): `resetRateLimit(config, "ada@example.com", { client })`.
  */
 import type { AuthConfig } from "../../types.js"
-import { resolvedFor } from "../config/resolve.js"
-import { accountHash, clientKey } from "./client.js"
-import { stateKey } from "./server-state.js"
+import { resolvedFor } from "./resolve.js"
+import { accountHash, clientKey } from "../limits/client.js"
+import { stateKey } from "../limits/server-state.js"
 
 /** Which counts {@link resetRateLimit} forgets besides the account's own. */
 export interface ResetRateLimitOptions {

@@ -6,9 +6,9 @@
  */
 import { createRequire } from "node:module"
 import { MissingDependency } from "../../errors.js"
-import type { ResolvedProvider } from "./resolve.js"
-import type { FlowDefinition } from "../engine/define-flow.js"
-import { declarationOf } from "../engine/declarations.js"
+import type { ResolvedProvider } from "../../types/resolved.js"
+import type { FlowDefinition } from "../../types/flow.js"
+import { declarationOf } from "../config/declarations.js"
 import { builtInFlows } from "../engine/built-in-flows.js"
 
 /** True when the package can be loaded from authchart's own location (where `import()` looks). */

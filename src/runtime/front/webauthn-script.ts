@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
-import type { Handled, RequestContext } from "./context.js"
-import { WEBAUTHN_CLIENT_SCRIPT } from "./pages/webauthn-client.js"
+import type { Handled, RequestContext } from "../http/context.js"
+import { WEBAUTHN_CLIENT_SCRIPT } from "../http/pages/webauthn-client.js"
 
 let script: string | undefined
 

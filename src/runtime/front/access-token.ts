@@ -3,12 +3,12 @@
  * revocation, the `jwt` callback), and its user's token for the provider comes from `accessTokenOf`.
  * The web form for `Auth()` users is exported from `authchart`; the Express one from `authchart/express`.
  */
-import type { AuthConfig } from "../../../types.js"
-import { fromWebRequest, requestContext } from "../../http/auth.js"
-import { type ResolvedConfig, resolvedFor } from "../../config/resolve.js"
-import type { IncomingRequest } from "../../http/context.js"
-import { sessionStrategy } from "../session.js"
-import { accessTokenOf, tokenProvider } from "./access-token.js"
+import type { AuthConfig } from "../../types.js"
+import { fromWebRequest, requestContext } from "../http/request.js"
+import { type ResolvedConfig, resolvedFor } from "./resolve.js"
+import type { IncomingRequest } from "../http/context.js"
+import { sessionStrategy } from "../sessions/session.js"
+import { accessTokenOf, tokenProvider } from "../sessions/tokens/access-token.js"
 
 /**
  * The access token of the request's signed-in user with `providerId`, or null when nobody is signed in

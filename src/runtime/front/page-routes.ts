@@ -1,11 +1,11 @@
 /**
  * The built-in pages (sign-in, sign-out, verify-request, error), or redirects to the app's own `pages`.
  */
-import { resolveCallbackUrl } from "./callback-url.js"
-import type { Handled, RequestContext } from "./context.js"
-import type { OutCookie } from "./cookies.js"
-import { csrfState } from "./csrf.js"
-import { pageNonce } from "./pages/csp.js"
+import { resolveCallbackUrl } from "../http/callback-url.js"
+import type { Handled, RequestContext } from "../http/context.js"
+import type { OutCookie } from "../http/cookies.js"
+import { csrfState } from "../http/csrf.js"
+import { pageNonce } from "../http/pages/csp.js"
 import {
   type PageProvider,
   imageOrigins,
@@ -14,10 +14,10 @@ import {
   renderSignOut,
   renderVerifyRequest,
   signInPolicyOrigins,
-} from "./pages/index.js"
-import { declarationOf } from "../engine/declarations.js"
-import { formTargets, htmlPage, redirect } from "./respond.js"
-import { chooseLanguage } from "./language.js"
+} from "../http/pages/index.js"
+import { declarationOf } from "../config/declarations.js"
+import { formTargets, htmlPage, redirect } from "../http/respond.js"
+import { chooseLanguage } from "../http/language.js"
 import type { Language } from "../../messages/text.js"
 import { defaultLogoutOrigin, logoutChoices } from "../sessions/logout/rp-initiated.js"
 

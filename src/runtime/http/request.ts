@@ -1,21 +1,36 @@
 /**
- * `Auth(request, config)`: a web `Request` in, a web `Response` out. Resolve the config (once), parse
- * the action off the path, answer configuration errors, route, and serialise.
+ * One request as the runtime reads it: a web `Request` made into the runtime's request shape, and that
+ * shape made into a request context (the action and provider off the path, the one resolved origin, the
+ * cookie set), or the answer when there is none to build. Both `Auth()` and the public functions that
+ * take a request (`getSession`, the session and token helpers) start here.
  */
-import { AuthError, UnknownAction, type UntrustedHost } from "../../errors.js"
-import type { AuthConfig } from "../../types.js"
-import { type ResolvedConfig, reportUntrustedHostOnce, resolvedFor } from "../config/resolve.js"
-import type { Handled, IncomingRequest, RequestContext, ResponseInternal } from "./context.js"
-import { bodyKind, parseBody } from "./body.js"
-import { parseCookies } from "./cookies.js"
+import { UnknownAction, type UntrustedHost } from "../../errors.js"
+import type { RouteTable } from "../../types/route.js"
+import type { ResolvedConfig } from "../../types/resolved.js"
 import { type AuthAction, isAuthAction } from "../config/env.js"
+import { bodyKind, parseBody } from "./body.js"
+import type { Handled, IncomingRequest, RequestContext } from "./context.js"
+import { parseCookies } from "./cookies.js"
 import { resolveOrigin } from "./origin.js"
-import { CONFIG_MESSAGE, configErrorPage, configErrorResponse, json, toOutgoing, toWebResponse, type Outgoing } from "./respond.js"
-import type { RouteTable } from "./route-table.js"
-import { route } from "./routes.js"
+import { CONFIG_MESSAGE, configErrorPage, json } from "./respond.js"
+
+const untrustedUnreported = new WeakSet<ResolvedConfig>()
+
+/** Marks a config that trusts no host: its `UntrustedHost` is logged at its first request, with that request's URL. */
+export function reportUntrustedHostLater(config: ResolvedConfig): void {
+  untrustedUnreported.add(config)
+}
+
+/**
+ * True once for a config that trusts no host and whose `UntrustedHost` is not logged yet: the first
+ * request logs it with its URL (Auth.js' message); every later one answers without a line.
+ */
+export function reportUntrustedHostOnce(config: ResolvedConfig): boolean {
+  return untrustedUnreported.delete(config)
+}
 
 /** The body of every malformed request: 400 with the JSON string "Bad request." (Auth.js). */
-function badRequest(config: ResolvedConfig, reason: string): Handled {
+export function badRequest(config: ResolvedConfig, reason: string): Handled {
   const error = new UnknownAction(reason)
   config.logger.error(error)
   return { response: json("Bad request.", 400), error }
@@ -116,23 +131,6 @@ export function requestContext(req: IncomingRequest, config: ResolvedConfig, bas
   }
 }
 
-/**
- * Handles one parsed request. Integrations call this directly (no web `Request` needed); `basePath`
- * overrides the configured one, e.g. with the Express mount path.
- */
-export function handleRequest(req: IncomingRequest, config: ResolvedConfig, basePath: string = config.basePath): Promise<Handled> {
-  // not an async function: one returning route's promise would wait two more turns to pass it on
-  try {
-    const ctx = requestContext(req, config, basePath)
-    if ("response" in ctx) return Promise.resolve(ctx)
-    config.logger.debug("request", { method: req.method, action: ctx.action, provider: ctx.providerId })
-    if (config.configError) return Promise.resolve({ response: configErrorResponse(ctx), error: config.configError })
-    return route(ctx)
-  } catch (err) {
-    return Promise.reject(err)
-  }
-}
-
 /** Reads a web `Request` into the runtime's request shape. Throws `UnknownAction` on a malformed body. */
 export async function fromWebRequest(request: Request): Promise<IncomingRequest> {
   const url = new URL(request.url)
@@ -147,57 +145,4 @@ export async function fromWebRequest(request: Request): Promise<IncomingRequest>
     body,
     headerEntries: () => headers.entries(),
   }
-}
-
-/** Serialises a handled request the way `Auth` answers it. */
-export function finish(handled: Handled, req: Pick<IncomingRequest, "method" | "headers">): Outgoing {
-  const returnRedirect = req.headers.get("x-auth-return-redirect") !== null
-  return toOutgoing(handled.response, req.method, returnRedirect, handled.error !== undefined)
-}
-
-/** Per-request options of {@link Auth}. */
-export interface AuthOptions {
-  /** The client's IP address, for the per-client rate limits (never taken from `X-Forwarded-For`). */
-  clientIp?: string
-}
-
-/**
- * Handles an auth request: `GET|POST <basePath>/<action>[/<provider>]`.
- *
- * @example
- * ```ts
- * import { Auth } from "authchart"
- * import Credentials from "authchart/providers/credentials"
- * const response = await Auth(request, { providers: [Credentials({ authorize })], secret })
- * ```
- * With `raw` in the config the internal response object is returned instead, and `AuthError`s are
- * thrown (unless the request asked for `X-Auth-Return-Redirect`). Pass `{ clientIp }` (an address your
- * server or proxy vouches for) so the per-client rate limits apply; without it only the per-account ones do.
- */
-export async function Auth(request: Request, config: AuthConfig & { raw: symbol }, options?: AuthOptions): Promise<ResponseInternal>
-export async function Auth(request: Request, config: AuthConfig, options?: AuthOptions): Promise<Response>
-export async function Auth(request: Request, config: AuthConfig, options: AuthOptions = {}): Promise<Response | ResponseInternal> {
-  const resolved = resolvedFor(config)
-  let handled: Handled
-  try {
-    const parsed = await fromWebRequest(request)
-    const incoming = options.clientIp ? { ...parsed, clientIp: options.clientIp } : parsed
-    handled = await handleRequest(incoming, resolved)
-  } catch (err) {
-    handled =
-      err instanceof UnknownAction ? badRequest(resolved, err.message) : { response: json({ message: "Internal error" }, 500), error: err }
-    if (!(err instanceof UnknownAction)) resolved.logger.error(err instanceof Error ? err : new Error(String(err)))
-  }
-  const returnRedirect = request.headers.get("x-auth-return-redirect") !== null
-  // raw: the internal response, AuthErrors thrown (unless the client asked for { url }); configuration
-  // errors and non-AuthError failures still answer with a web Response, as in Auth.js.
-  if (resolved.raw && !resolved.configError) {
-    const { error } = handled
-    if (error === undefined) return handled.response
-    if (error instanceof AuthError) {
-      if (!returnRedirect) throw error
-      return handled.response
-    }
-  }
-  return toWebResponse(toOutgoing(handled.response, request.method, returnRedirect, handled.error !== undefined))
 }

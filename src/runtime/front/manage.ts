@@ -1,17 +1,17 @@
 /**
  * The public functions of session and account management, for app code (an admin page, a "security"
- * page of your own); the signed-in user reaches the same through the routes in ./account-routes.ts.
+ * page of your own); the signed-in user reaches the same through the routes in ../sessions/account-routes.ts.
  */
 import type { AuthConfig } from "../../types.js"
-import { type LinkedAccount, accountsOf, unlinkFor } from "./accounts.js"
-import { requestContext, fromWebRequest } from "../http/auth.js"
-import { type ResolvedConfig, resolvedFor } from "../config/resolve.js"
+import { type LinkedAccount, accountsOf, unlinkFor } from "../sessions/accounts.js"
+import { fromWebRequest, requestContext } from "../http/request.js"
+import { type ResolvedConfig, resolvedFor } from "./resolve.js"
 import type { IncomingRequest } from "../http/context.js"
 import { type OutCookie, serializeCookie } from "../http/cookies.js"
-import { adapterOf } from "./adapter.js"
-import { type SessionInfo, liveSessions, sessionId } from "./user-index.js"
-import { revokeOthers, revokeSessionOf } from "./user-sessions.js"
-import { signedIn } from "./signed-in.js"
+import { adapterOf } from "../sessions/adapter.js"
+import { type SessionInfo, liveSessions, sessionId } from "../sessions/user-index.js"
+import { revokeOthers, revokeSessionOf } from "../sessions/user-sessions.js"
+import { signedIn } from "../sessions/signed-in.js"
 
 export type { LinkedAccount, SessionInfo }
 

@@ -23,46 +23,14 @@ import {
 import type { WebAuthnConfig } from "../../providers/webauthn-types.js"
 import type { AuthConfig } from "../../types.js"
 import { DATABASE_SESSION_METHODS, missingMethods } from "../sessions/adapter.js"
-import { declarationOf } from "../engine/declarations.js"
+import { declarationOf } from "../config/declarations.js"
 import type { FlowRequirements } from "../../types/flow-declarations.js"
 import type { ResolvedConfig, ResolvedProvider } from "./resolve.js"
-import { GENERATE_SECRET, MIN_SECRET_LENGTH } from "./hints.js"
-import { isPlainObject } from "./plain-object.js"
+import { MIN_SECRET_LENGTH, configMessages } from "../config/hints.js"
+import { isPlainObject } from "../config/plain-object.js"
 import { accountFieldOf } from "../limits/account-key.js"
 
-export { MIN_SECRET_LENGTH } from "./hints.js"
-
-/**
- * The text of each configuration error. Where Auth.js has the same check it is Auth.js' message, word for
- * word (apps, tests and log alerts compare it); how to fix it is in `configHint` (./hints.ts).
- */
-export const configMessages = {
-  untrustedHost: (url?: string) => `Host must be trusted.${url ? ` URL was: ${url}` : ""}`,
-  missingSecret: () => "Please define a `secret`",
-  shortSecret: () =>
-    `Please define a \`secret\` of at least ${MIN_SECRET_LENGTH} characters: authchart refuses any secret under that length, old rotation secrets included. ${GENERATE_SECRET}`,
-  invalidEndpoints: (id: string, key: string) =>
-    `Provider "${id}" is missing both \`issuer\` and \`${key}\` endpoint config. At least one of them is required`,
-  invalidEndpointUrl: (id: string, key: string, value: string) =>
-    `Provider "${id}" has an invalid \`${key}\` URL: ${JSON.stringify(value)}. Give an absolute https URL; a preset that builds its URLs from \`issuer\` needs \`issuer\` (or AUTH_${envKey(id)}_ISSUER).`,
-  missingAuthorize: () => "Must define an authorize() handler to use credentials authentication provider",
-  unsupportedStrategy: () => "Signing in with credentials only supported if JWT strategy is enabled",
-  experimentalWebAuthn: () =>
-    "WebAuthn is an experimental feature. To enable it, set `experimental.enableWebAuthn` to `true` in your config",
-  databaseAdapter: () => "Database session requires an adapter",
-  missingAdapterMethods: (missing: readonly string[]) =>
-    `Required adapter methods were missing: ${missing.join(", ")}. The enabled flows call them; add them to the adapter or turn the flow off.`,
-  duplicateConditionalUI: () =>
-    "Multiple webauthn providers have 'enableConditionalUI' set to True. Only one provider can have this option enabled at a time",
-  logoutProvider: (id: string) =>
-    `\`logout.provider\` names "${id}", which is not an OIDC provider of this config. Name the \`id\` of a provider of type "oidc" (logout at the provider needs its end_session_endpoint), or leave it out.`,
-  missingWebAuthnAutocomplete: (id: string) =>
-    `Provider "${id}" has 'enableConditionalUI' set to True, but none of its formFields have 'webauthn' in their autocomplete param`,
-} as const
-
-function envKey(id: string): string {
-  return id.toUpperCase().replace(/-/g, "_")
-}
+export { MIN_SECRET_LENGTH, configMessages } from "../config/hints.js"
 
 type Endpoint = "authorization" | "token" | "userinfo"
 const ENDPOINTS: readonly Endpoint[] = ["authorization", "token", "userinfo"]

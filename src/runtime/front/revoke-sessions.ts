@@ -1,10 +1,10 @@
 /**
- * The public "sign out everywhere": `revokeSessions(userId, config)`. Kept apart from ./revocation.ts,
+ * The public "sign out everywhere": `revokeSessions(userId, config)`. Kept apart from ../sessions/revocation.ts,
  * which session reads import, because it resolves the config (and the config imports every flow).
  */
 import type { AuthConfig } from "../../types.js"
-import { resolvedFor } from "../config/resolve.js"
-import { revokeUser } from "./revocation.js"
+import { resolvedFor } from "./resolve.js"
+import { revokeUser } from "../sessions/revocation.js"
 
 /**
  * Ends every session of a user, on every instance sharing the config's `serverState`: "sign out

@@ -11,14 +11,15 @@ import { assertConfig } from "./assert.js"
 export { MIN_SECRET_LENGTH } from "./assert.js"
 import { defaultCookies, mergeCookies } from "../http/cookies.js"
 import { mergeOptions } from "../../providers/oauth.js"
-import { type Env, withEnvDefaults } from "./env.js"
+import { type Env, withEnvDefaults } from "../config/env.js"
 import { builtInFlows } from "../engine/built-in-flows.js"
 import { inspectorsOf } from "../engine/inspection.js"
-import { routes as runtimeRoutes } from "../http/routes.js"
-import { buildRouteTable } from "../http/route-table.js"
-import { createLogger } from "./logger.js"
+import { routes as runtimeRoutes } from "./routes.js"
+import { buildRouteTable } from "./route-table.js"
+import { createLogger } from "../config/logger.js"
 import { missingOptionalPeers } from "./optional-peers.js"
 import { canServe, originPolicy } from "../http/origin.js"
+import { reportUntrustedHostLater } from "../http/request.js"
 import { cookieFlowStore } from "../engine/store.js"
 import { memoryServerState } from "../limits/server-state-memory.js"
 import { resolveRateLimit } from "../limits/rules.js"
@@ -168,18 +169,8 @@ export function resolveConfig(input: AuthConfig, env: Env): ResolvedConfig {
   if (base.skipCSRFCheck) logger.warn("csrf-disabled")
   if (base.experimental.enableWebAuthn) logger.warn("experimental-webauthn")
   const resolved: ResolvedConfig = Object.freeze({ ...base, configError })
-  if (untrusted) untrustedUnreported.add(resolved)
+  if (untrusted) reportUntrustedHostLater(resolved)
   return resolved
-}
-
-const untrustedUnreported = new WeakSet<ResolvedConfig>()
-
-/**
- * True once for a config that trusts no host and whose `UntrustedHost` is not logged yet: the first
- * request logs it with its URL (Auth.js' message); every later one answers without a line.
- */
-export function reportUntrustedHostOnce(config: ResolvedConfig): boolean {
-  return untrustedUnreported.delete(config)
 }
 
 const cache = new WeakMap<AuthConfig, ResolvedConfig>()

@@ -4,13 +4,13 @@
  * bound to each provider the flow serves; nothing here knows a flow or a provider type by name.
  */
 import { InvalidProvider } from "../../errors.js"
-import type { ResolvedProvider } from "../config/resolve.js"
-import { type Handled, type RequestContext, param } from "./context.js"
+import type { ResolvedProvider } from "./resolve.js"
+import { type Handled, type RequestContext, param } from "../http/context.js"
 import { runFlow } from "../engine/engine.js"
 import { isAuthAction } from "../config/env.js"
 import type { FlowDefinition } from "../engine/define-flow.js"
 import type { Route, Match, RouteTable } from "../../types/route.js"
-import { flowOf } from "../engine/declarations.js"
+import { flowOf } from "../config/declarations.js"
 export type { Route, Match, RouteTable }
 
 /** A flow's row bound to one provider: matched on the request's `step` too. */

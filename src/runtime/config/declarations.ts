@@ -4,8 +4,8 @@
  * bound to a `credentials` provider keeps the credentials form, limits and linking until it declares its own.
  */
 import type { DeclaredProvider, FlowDeclarations } from "../../types/flow-declarations.js"
-import type { FlowDefinition, FlowRoute } from "./define-flow.js"
-import type { ResolvedProvider } from "../config/resolve.js"
+import type { FlowDefinition, FlowRoute } from "../../types/flow.js"
+import type { ResolvedProvider } from "../../types/resolved.js"
 
 type Flows = ReadonlyMap<string, FlowDefinition>
 
