@@ -34,8 +34,8 @@ export {
   type SessionTarget,
 } from "./runtime/front/manage.js"
 export { getAccessToken } from "./runtime/front/access-token.js"
-export { requireRecentAuth, type RecentAuth, type RecentAuthOptions } from "./runtime/factors/require-recent-auth.js"
-export { stepUpFlow, type StepUpOptions } from "./runtime/factors/step-up.js"
+export { requireRecentAuth, type RecentAuth, type RecentAuthOptions } from "./runtime/front/require-recent-auth.js"
+export { stepUpFlow, type StepUpOptions } from "./runtime/engine/step-up.js"
 export { resetRateLimit, type ResetRateLimitOptions } from "./runtime/front/reset-rate-limit.js"
 export { memoryServerState, type MemoryServerStateOptions } from "./runtime/limits/server-state-memory.js"
 export { stateKey, type ServerState, type WindowCount } from "./runtime/limits/server-state.js"

@@ -26,7 +26,7 @@ import { json as jsonResponse, toOutgoing } from "../runtime/http/respond.js"
 import { revokeOtherSessionsFor } from "../runtime/front/manage.js"
 import type { AuthConfig, Session } from "../types.js"
 import { accessTokenForRequest } from "../runtime/front/access-token.js"
-import { type RecentAuth, type RecentAuthOptions, recentAuthFor } from "../runtime/factors/require-recent-auth.js"
+import { type RecentAuth, type RecentAuthOptions, recentAuthFor } from "../runtime/front/require-recent-auth.js"
 import { readBody } from "./body.js"
 import { ExpressIncoming, mountPath, requestUrl, warnIgnoredForwarding } from "./express-request.js"
 import { setCookies, write } from "./express-write.js"
@@ -38,7 +38,7 @@ export { customFetch } from "../runtime/config/custom-fetch.js"
 export { AuthError, CredentialsSignin } from "../errors.js"
 export type { Account, DefaultSession, Profile, Session, User } from "../index.js"
 export type { JWT } from "../jwt.js"
-export type { RecentAuth, RecentAuthOptions } from "../runtime/factors/require-recent-auth.js"
+export type { RecentAuth, RecentAuthOptions } from "../runtime/front/require-recent-auth.js"
 /** The config `ExpressAuth` and `getSession` take: `AuthConfig` without `raw`. */
 export type ExpressAuthConfig = Omit<AuthConfig, "raw">
 

@@ -6,7 +6,7 @@
 import type { RequestContext } from "../http/context.js"
 import type { SignedIn } from "../sessions/signed-in.js"
 import { isRecent, proofOf } from "./recent-auth.js"
-import { STEP_UP_ACTION } from "./step-up.js"
+import { STEP_UP_ACTION } from "./recent-auth.js"
 
 /** Whether the session's last proof is within `factors.freshFor` seconds of now. */
 export async function hasFreshProof(ctx: RequestContext, who: SignedIn): Promise<boolean> {

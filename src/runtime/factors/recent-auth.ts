@@ -40,3 +40,6 @@ export async function lastProofAt(ctx: RequestContext): Promise<number | null> {
 export function isRecent(at: number | null | undefined, maxAge: number, nowMs: number): boolean {
   return typeof at === "number" && Math.floor(nowMs / 1000) - at <= maxAge
 }
+
+/** The action of the re-authentication routes (`<basePath>/reauth`), where a stale proof is sent. */
+export const STEP_UP_ACTION = "reauth"

@@ -19,7 +19,7 @@ import { backchannelLogout } from "../sessions/logout/backchannel.js"
 import { providerLogoutOf, providerLogoutUrl, signOutCallback } from "../sessions/logout/rp-initiated.js"
 import { accountRoutes } from "../sessions/account-routes.js"
 import { factorRoutes } from "../factors/factor-routes.js"
-import { stepUpRoutes } from "../factors/step-up-routes.js"
+import { stepUpRoutes } from "./step-up-routes.js"
 
 export type { Route }
 

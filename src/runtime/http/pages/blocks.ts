@@ -3,7 +3,7 @@
  * an OAuth/OIDC button posting to `/signin/<id>`, the magic-link address form, a credentials form
  * posting to `/callback/<id>`, and the passkey form its script drives.
  */
-import type { CredentialInput } from "../../../index.js"
+import type { CredentialInput } from "../../../types/providers.js"
 import type { DeclaredProvider, SignInBlock, SignInBlockPage, SignInBlockUrls } from "../../../types/flow-declarations.js"
 import { en } from "../../../messages/en.js"
 import { type Language, english, text } from "../../../messages/text.js"

@@ -1,7 +1,7 @@
 /**
  * The step-up flow (src/machines/step-up.ts) as the runtime runs it: its effects, its page, and
  * `stepUpFlow(options)`, declared with `defineFlow` like every other flow. Its requests are
- * `GET|POST <basePath>/reauth` (./step-up-routes.ts); an app changes it by passing its own
+ * `GET|POST <basePath>/reauth` (../front/step-up-routes.ts); an app changes it by passing its own
  * `stepUpFlow({ … })` in `config.flows` (the same id replaces the built-in one).
  *
  * A proof counts only for the user signed in on the request, who must still be the user the run started
@@ -13,9 +13,9 @@ import { type StepUpMethod, type StepUpPending, type StepUpPrepared, type StepUp
 import type { Issued } from "../../machines/types.js"
 import { verifyTotp } from "../../steps/totp.js"
 import type { Awaitable, CredentialInput, CredentialsConfig } from "../../types.js"
-import { type EffectContext, type FlowDefinition, defineFlow } from "../engine/define-flow.js"
-import { effect } from "../engine/effects/effect.js"
-import type { FlowPageProps } from "../engine/extend-flow.js"
+import { type EffectContext, type FlowDefinition, defineFlow } from "./define-flow.js"
+import { effect } from "./effects/effect.js"
+import type { FlowPageProps } from "./extend-flow.js"
 import { userRequestFor } from "../http/context.js"
 import { escapeHtml } from "../http/pages/html.js"
 import { renderStepPage } from "../http/pages/step.js"
@@ -24,7 +24,10 @@ import { stateKey } from "../limits/server-state.js"
 import { noteDatabaseAuthTime, withAuthTime } from "../sessions/auth-time.js"
 import { reissueJwt } from "../sessions/session.js"
 import { signedIn } from "../sessions/signed-in.js"
-import { activeTotpSecret } from "./totp-secrets.js"
+import { STEP_UP_ACTION } from "../factors/recent-auth.js"
+import { activeTotpSecret } from "../factors/totp-secrets.js"
+
+export { STEP_UP_ACTION }
 import { passkeyOptions, passkeyProves } from "./step-up-passkey.js"
 import { english, text } from "../../messages/text.js"
 import { en } from "../../messages/en.js"
@@ -32,8 +35,6 @@ import { requestLanguage } from "../http/language.js"
 
 /** The flow id of step-up (pass your own `stepUpFlow(...)` in `config.flows` to replace the built-in one). */
 export const STEP_UP_FLOW = "step-up"
-/** The action of its requests: `<basePath>/reauth`. */
-export const STEP_UP_ACTION = "reauth"
 
 /**
  * Options of {@link stepUpFlow}.

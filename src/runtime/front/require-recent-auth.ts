@@ -5,15 +5,15 @@
  * request's own URL as the callback, so the user comes back to it.
  */
 import type { AuthConfig, Session } from "../../types.js"
-import { type ResolvedConfig, resolvedFor } from "../front/resolve.js"
+import { type ResolvedConfig, resolvedFor } from "./resolve.js"
 import { fromWebRequest, requestContext } from "../http/request.js"
 import type { IncomingRequest } from "../http/context.js"
 import { type OutCookie, serializeCookie } from "../http/cookies.js"
 import { signInHref } from "../http/respond.js"
 import { sessionStrategy } from "../sessions/session.js"
 import { sessionUserId } from "../sessions/signed-in.js"
-import { isRecent, proofOf } from "./recent-auth.js"
-import { STEP_UP_ACTION } from "./step-up.js"
+import { isRecent, proofOf } from "../factors/recent-auth.js"
+import { STEP_UP_ACTION } from "../engine/step-up.js"
 
 /**
  * Options of `requireRecentAuth`.

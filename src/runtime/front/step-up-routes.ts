@@ -7,7 +7,7 @@
 import type { Handled, RequestContext } from "../http/context.js"
 import type { Route } from "../../types/route.js"
 import { runFlow } from "../engine/engine.js"
-import { STEP_UP_ACTION, STEP_UP_FLOW, defaultStepUpFlow } from "./step-up.js"
+import { STEP_UP_ACTION, STEP_UP_FLOW, defaultStepUpFlow } from "../engine/step-up.js"
 
 /** The request as the step-up flow runs it: named like a provider (`reauth`), for its flow cookie and state. */
 function stepUpContext(ctx: RequestContext): RequestContext {

@@ -4,11 +4,11 @@
  * `authenticate` (`@simplewebauthn/server`): the credential must be the user's, and the challenge the
  * one this run issued.
  */
-import type { ResolvedProvider } from "../config/resolve.js"
-import type { EffectContext } from "../engine/define-flow.js"
-import { authenticate } from "../engine/effects/webauthn-verify.js"
-import { parseResponse } from "../engine/effects/webauthn-response.js"
-import { relyingParty, simpleWebAuthn, toJsonId, transportList } from "../engine/effects/webauthn-support.js"
+import type { ResolvedProvider } from "../../types/resolved.js"
+import type { EffectContext } from "./define-flow.js"
+import { authenticate } from "./effects/webauthn-verify.js"
+import { parseResponse } from "./effects/webauthn-response.js"
+import { relyingParty, simpleWebAuthn, toJsonId, transportList } from "./effects/webauthn-support.js"
 import { adapterOf } from "../sessions/adapter.js"
 
 /** The configured passkey provider, if any. */
