@@ -4,18 +4,9 @@
  */
 import { describe, expect, it } from "vitest"
 import { type AnyStateMachine, assign, createActor, fromPromise, not, setup, type Snapshot } from "xstate"
-import {
-  AWAITING_INPUT,
-  declareEffect,
-  defineFlow,
-  effect,
-  type FlowEvent,
-  type GateResult,
-  flowBase,
-  flowTypes,
-  type Identity,
-  type RequestContext,
-} from "authchart/flow"
+import { AWAITING_INPUT, declareEffect, defineFlow, effect, type FlowEvent, flowBase, flowTypes, type Identity } from "authchart/flow"
+import type { GateResult } from "../src/machines/types.js"
+import type { RequestContext } from "../src/runtime/http/context.js"
 import { CredentialsSignin, defineStep, extendFlow } from "../src/index.js"
 import { credentialsMachine } from "../src/machines/credentials.js"
 import { FlowRun, type RunOptions } from "../src/runtime/engine/actor-run.js"

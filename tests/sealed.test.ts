@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { openClaims, sealClaims } from "../src/flow/index.js"
+import { openClaims, sealClaims } from "../src/runtime/crypto/sealed.js"
 
 const A = "a".repeat(32)
 const B = "b".repeat(32)

@@ -439,7 +439,7 @@ describe("passkey sign-ins verified by @simplewebauthn/server, through Auth()", 
     expect(log.errors.map((e) => e.message)).toEqual(["This challenge was already answered."])
     expect(client.jar.get("authjs.session-token")).toBeUndefined()
     // the claim itself: true the first time, false after (on any instance sharing the port)
-    const ctx = (state: ServerState) => ({ config: { serverState: state } }) as never
+    const ctx = (state: ServerState) => ({ serverState: state }) as never
     expect(await consumeChallenge(ctx(serverState), "c1")).toBe(true)
     expect(await consumeChallenge(ctx(serverState), "c1")).toBe(false)
   })

@@ -1,15 +1,25 @@
 /**
- * The flow kit: everything a sign-in flow is written with, the same pieces the built-in flows
- * (credentials, OAuth/OIDC, email links, passkeys) use. A flow is an xstate machine that spreads in the
- * shared types, the sign-in tail's effects, guards and states; the request rows that drive it; and its
- * effects, written with `effect()` and provided once by the runtime.
+ * The flow kit: the contract a sign-in flow is written against, the one the built-in flows (credentials,
+ * OAuth/OIDC, email links, passkeys) and email codes use too. A flow is
+ *
+ * - a machine: an xstate `setup()` typed with {@link flowTypes}, starting from {@link flowBase} and ending
+ *   in the shared sign-in tail ({@link signInTail}, with {@link tailActors}, {@link tailGuards} and
+ *   {@link tailActions}); it declares its effects by name ({@link declareEffect}) and rests in states
+ *   tagged {@link AWAITING_INPUT};
+ * - the request rows that drive it ({@link FlowRoute}), and pages it rests on ({@link renderStepPage},
+ *   {@link html});
+ * - its effects ({@link effect}), which get the request's {@link FlowServices} (provider, clock, origin,
+ *   server state, adapter, sealing with the app's secrets, the `signIn` callback, logger) and answer the
+ *   flow's {@link Identity} once someone proved who they are.
+ *
+ * {@link defineFlow} puts the three together; bind a provider to the flow with its `flow` field.
  *
  * @example
  * ```ts
  * import { assign, setup } from "xstate"
  * import {
- *   AWAITING_INPUT, declareEffect, defineFlow, effect, flowBase, flowTypes, signInTail, tailActions, tailActors, tailGuards,
- *   type Identity,
+ *   AWAITING_INPUT, declareEffect, defineFlow, effect, flowBase, flowTypes, providerConfig, signInTail, tailActions, tailActors,
+ *   tailGuards, type Identity,
  * } from "authchart/flow"
  *
  * const machine = setup({
@@ -38,19 +48,17 @@
  *   id: "invite",
  *   machine,
  *   routes: [{ method: "POST", action: "callback", event: "SUBMIT", start: true, csrf: true, params: ["code"] }],
- *   actors: { authorize: effect(async (ctx, input: { params: Record<string, unknown> }) => checkInvite(ctx, input.params)) },
+ *   actors: { authorize: effect(async (services, input: { params: Record<string, unknown> }) => checkInvite(services, input.params)) },
  * })
  * ```
  * @module
  */
-export {
-  defineFlow,
-  type EffectContext,
-  type FlowAnswerRoute,
-  type FlowDefinition,
-  type FlowDefinitionInput,
-  type FlowRoute,
-} from "../runtime/engine/define-flow.js"
+
+// defining a flow
+export { defineFlow } from "../runtime/engine/define-flow.js"
+export type { FlowDefinition, FlowDefinitionInput, FlowRoute } from "../types/flow.js"
+
+// what a flow declares for the shared runtime: its sign-in page block, route limits, CSP form targets, linking, requirements
 export type {
   BuiltInLinking,
   DeclaredProvider,
@@ -62,22 +70,15 @@ export type {
   SignInBlockPage,
   SignInBlockUrls,
 } from "../types/flow-declarations.js"
-export { redirect, showSignInPage } from "../runtime/http/respond.js"
-export { newestSecret, openClaims, sealClaims } from "../runtime/crypto/sealed.js"
+
+// effects and the services they receive
 export { effect } from "../runtime/engine/effects/effect.js"
-export { askSignIn } from "../runtime/engine/effects/tail.js"
-export {
-  AWAITING_INPUT,
-  type FlowAccount,
-  type FlowAuthenticator,
-  type FlowInput,
-  type FlowOutput,
-  type FlowUser,
-  type GateResult,
-  type Identity,
-  type Issued,
-  type Reply,
-} from "../machines/types.js"
+export type { FlowServices, RequestServices } from "../types/flow.js"
+export type { RequestContext } from "../types/request.js"
+export { providerConfig } from "../runtime/engine/provider-config.js"
+
+// the machine half: shared types, the start, the sign-in tail
+export { AWAITING_INPUT, type FlowOutput, type Reply } from "../machines/types.js"
 export {
   declareEffect,
   flowBase,
@@ -88,20 +89,19 @@ export {
   tailGuards,
   type FlowContext,
   type FlowEvent,
-  type StepState,
 } from "../machines/setup.js"
-export { renderStepPage, type FlowPageProps, type StepPageContent, type StepPageProps } from "../runtime/http/pages/step.js"
-export { attr, escapeHtml, html, type HtmlValue, type SafeHtml } from "../runtime/http/pages/html.js"
-export { markup } from "../runtime/http/pages/localized.js"
-export { requestLanguage } from "../runtime/http/language.js"
-export { english, plural, text, type Language, type MessageKey, type Messages } from "../messages/index.js"
-export { toUserRequest, userRequestFor, type Handled, type RequestContext } from "../runtime/http/context.js"
-export { flowProviderConfig, providerConfig, type ProviderConfigOf } from "../runtime/engine/provider-config.js"
-export { currentUser } from "../runtime/sessions/session.js"
-export { adapterOf } from "../runtime/sessions/adapter.js"
-export { isPlainObject } from "../runtime/config/plain-object.js"
-export { randomBytes } from "../runtime/crypto/random.js"
-export { constantTimeEqual, type HmacKey, hmac, hmacKey, sha256 } from "../runtime/crypto/digest.js"
-export type { SafeAdapter } from "../runtime/sessions/adapter.js"
-export { credentialsAccount, emailAccount, normalizeAccount, normalizeEmail } from "../runtime/limits/account-key.js"
+
+// identities: who signed in, as an effect answers it
+export type { FlowAccount, FlowUser, Identity } from "../machines/types.js"
 export { stableUserId } from "../runtime/sessions/user-id.js"
+export { credentialsAccount, emailAccount } from "../runtime/limits/account-key.js"
+
+// replies and pages
+export { redirect, showSignInPage } from "../runtime/http/respond.js"
+export { renderStepPage } from "../runtime/http/pages/step.js"
+export type { FlowPageProps } from "../types/flow.js"
+export { attr, escapeHtml, html, type SafeHtml } from "../runtime/http/pages/html.js"
+export { markup } from "../runtime/http/pages/localized.js"
+
+// texts in the request's language (`services.language`, `props.language`)
+export { english, plural, text, type Language, type MessageKey, type Messages } from "../messages/index.js"

@@ -4,7 +4,7 @@
  * identity to an account, and what it requires. Every declaration is optional; a flow without one gets
  * the declaration of the built-in flow that serves its provider's `type`, if any.
  */
-import type { EffectContext } from "./flow.js"
+import type { FlowServices } from "./flow.js"
 import type { RequestContext } from "./request.js"
 import type { ResolvedConfig, ResolvedProvider } from "./resolved.js"
 import type { Identity } from "../machines/types.js"
@@ -90,9 +90,10 @@ export interface RouteLimit {
 /**
  * How a flow links an identity to an account with an adapter: called by the sign-in tail's `linking`
  * state (only when an adapter is configured), it answers the identity to sign in (its `user` as stored).
- * @example const link: IdentityLinker = async (ctx, identity) => identity // no linking: the identity as the flow found it
+ * It gets the request's {@link FlowServices} (`services.adapter` is there).
+ * @example const link: IdentityLinker = async (services, identity) => identity // no linking: the identity as the flow found it
  */
-export type IdentityLinker = (ctx: EffectContext, identity: Identity) => Identity | Promise<Identity>
+export type IdentityLinker = (services: FlowServices, identity: Identity) => Identity | Promise<Identity>
 
 /**
  * Linking as a built-in flow does it: `"oauth"` (an account per provider account, `OAuthAccountNotLinked`),

@@ -3,8 +3,16 @@
  * and effects are told. Types only; `defineFlow` (the runtime) builds a definition from them.
  */
 import type { AnyActorLogic, AnyStateMachine } from "xstate"
+import type { Adapter, AdapterUser } from "../adapters/types.js"
+import type { GateResult } from "../machines/types.js"
+import type { SafeAdapter } from "./adapter.js"
+import type { CallbacksOptions } from "./callbacks.js"
 import type { CookieOption, Theme } from "./cookies.js"
 import type { Language } from "../messages/text.js"
+import type { FlowStore } from "./flow-store.js"
+import type { LoggerInstance } from "./logger.js"
+import type { ResolvedProvider } from "./resolved.js"
+import type { ServerState } from "./server-state.js"
 import type { AuthAction, Handled, RequestContext } from "./request.js"
 import type { FlowDeclarations, RouteLimit } from "./flow-declarations.js"
 
@@ -74,6 +82,89 @@ export interface EffectContext extends RequestContext {
 }
 
 /**
+ * What an effect's request offers it, besides its input: the provider it serves, the request's clock,
+ * origin and URL, and the few services a sign-in step needs (the server-state port, the adapter, the
+ * app's secrets for sealing, the `signIn` callback, the logger). Request hooks (`intercept`,
+ * `cookieOptions`) get it too; effects get {@link FlowServices}, which adds where the flow ends.
+ *
+ * @example
+ * ```ts
+ * import type { RequestServices } from "authchart/flow"
+ * const isCode = (services: RequestServices) => services.provider.config.type === "email"
+ * ```
+ */
+export interface RequestServices {
+  /** The provider the request names: its id, name, type and configuration as resolved. */
+  readonly provider: ResolvedProvider
+  /** Every provider of the configuration by id (a flow serving several may tell them apart). */
+  readonly providers: ReadonlyMap<string, ResolvedProvider>
+  /** Milliseconds since the epoch, read once per request. */
+  readonly now: number
+  /** The origin every generated URL uses (`AUTH_URL`, or the trusted request host). */
+  readonly origin: string
+  /** `origin` and the base path: where the auth routes live (`https://app.example/auth`). */
+  readonly authUrl: string
+  /** The request's URL. */
+  readonly url: URL
+  /** The request's language (`pages.locale`, else its `Accept-Language`, else English), for the texts a flow answers or mails. */
+  readonly language: Language
+  /**
+   * The request as a web `Request` with its body as JSON, for user callbacks that take one
+   * (`authorize(credentials, request)`); built on first use.
+   */
+  readonly request: Request
+  /** Single-use claims, counts in a window and small records, shared by every instance (the config's `serverState`). */
+  readonly serverState: ServerState
+  /** The config's adapter, every call wrapped (a throw becomes an `AdapterError`), or undefined. */
+  readonly adapter: SafeAdapter | undefined
+  /** The adapter exactly as configured, for user callbacks documented to receive it (`getUserInfo`). */
+  readonly configuredAdapter: Adapter | undefined
+  /** The flow store's server-side single-use records (`RedisFlowStore`), when it keeps them. */
+  readonly tokens: FlowStore["tokens"]
+  /** The config's redirect proxy (`redirectProxyUrl` / `AUTH_REDIRECT_PROXY_URL`), if any. */
+  readonly redirectProxyUrl: string | undefined
+  readonly theme: Readonly<Required<Theme>>
+  readonly logger: LoggerInstance
+  /** The app's secrets, newest first (Auth.js hashes its email tokens with the newest). */
+  readonly secrets: readonly [newest: string, ...older: string[]]
+  /**
+   * Seals `claims` for `ttlSeconds` under a key derived from the newest secret for `purpose` (a JWE):
+   * anyone can carry the result, only this app can open it, nobody can change it.
+   */
+  seal(claims: Record<string, unknown>, purpose: string, ttlSeconds: number): Promise<string>
+  /** Opens what {@link RequestServices.seal} made for `purpose` with any of the secrets; null when it cannot (forged, expired, another purpose). */
+  unseal(token: string, purpose: string): Promise<Record<string, unknown> | null>
+  /**
+   * Runs the `signIn` callback before the flow acts (the email flows ask before they send): true goes
+   * on; false or a throw is `AccessDenied`; a string is a redirect (through the `redirect` callback).
+   */
+  askSignIn(attempt: SignInAttempt): Promise<GateResult>
+  /** The user of the request's current session (through the adapter), or null. */
+  currentUser(): Promise<AdapterUser | null>
+}
+
+/**
+ * What an effect receives besides its input: the {@link RequestServices} of its request, and the URL the
+ * flow ends on.
+ *
+ * @example
+ * ```ts
+ * import { effect } from "authchart/flow"
+ * const sendCode = effect(async (services, input: { email: string }) => mailer.send(input.email, services.callbackUrl))
+ * ```
+ */
+export interface FlowServices extends RequestServices {
+  /** Where the sign-in goes once it succeeds (the `callbackUrl` the flow started with, checked). */
+  readonly callbackUrl: string
+}
+
+/**
+ * What the `signIn` callback is asked with (`askSignIn`).
+ * @example const attempt: SignInAttempt = { user: { email }, account: null, email: { verificationRequest: true } }
+ */
+export type SignInAttempt = Parameters<NonNullable<CallbacksOptions["signIn"]>>[0]
+
+/**
  * A flow as the runtime uses it: what {@link defineFlow} returns.
  * @example const config = { flows: [extendFlow(credentialsFlow, [terms])] satisfies FlowDefinition[], providers }
  */
@@ -92,8 +183,8 @@ export interface FlowDefinition extends FlowDeclarations {
   readonly answers?: readonly FlowAnswerRoute[]
   /**
    * Effects the machine invokes by name, provided once per flow. Write them with
-   * `effect((ctx, input) => …)` to receive the request context. The sign-in tail's effects are always
-   * provided.
+   * `effect((services, input) => …)` to receive the request's {@link FlowServices}. The sign-in tail's
+   * effects are always provided.
    */
   readonly actors?: Readonly<Record<string, AnyActorLogic>>
   /** Seconds a resting flow stays resumable. Default 900. */
@@ -102,7 +193,7 @@ export interface FlowDefinition extends FlowDeclarations {
    * Runs before a resumed request restores its flow; an answer here replaces the flow step (the OAuth
    * redirect proxy forwards callbacks this way). A promise only when it must wait.
    */
-  readonly intercept?: (ctx: RequestContext) => Handled | undefined | Promise<Handled | undefined>
+  readonly intercept?: (services: RequestServices) => Handled | undefined | Promise<Handled | undefined>
   /**
    * Renderers of the pages the machine rests on (`{ type: "page", page: <name> }` replies), e.g. the
    * pages of extra steps. They get the CSRF token, the URL their form posts to and the response's CSP
@@ -112,7 +203,7 @@ export interface FlowDefinition extends FlowDeclarations {
    */
   readonly pages?: Readonly<Record<string, (props: FlowPageProps) => string>>
   /** Per-request overrides of the flow cookie's options (e.g. `SameSite=None` for form_post). */
-  readonly cookieOptions?: (ctx: RequestContext) => Partial<CookieOption["options"]>
+  readonly cookieOptions?: (services: RequestServices) => Partial<CookieOption["options"]>
   /** Fingerprint of the machine definition: a snapshot from another version is refused. */
   readonly version: string
 }

@@ -15,7 +15,7 @@
  * no adapter is needed, and with one the address is linked to its user as for magic links. `nodemailer` sends it unless you give `sendCode`.
  */
 import type { Awaitable } from "../../index.js"
-import { defineFlow, emailAccount, type FlowDefinition, isPlainObject, type Language } from "../../flow/index.js"
+import { defineFlow, emailAccount, type FlowDefinition, type Language } from "../../flow/index.js"
 import { DEFAULT_FROM, smtpSender } from "../nodemailer.js"
 import { checkCode, sendCode } from "./effects.js"
 import { emailCodeMachine } from "./machine.js"
@@ -67,7 +67,7 @@ export interface EmailCodeConfig extends EmailCodeUserConfig {
 
 /** An email code provider with its own address normaliser (`normalizeIdentifier`), which the per-address limit applies too. */
 const normalizes = (config: unknown): config is { normalizeIdentifier: (identifier: string) => string } =>
-  isPlainObject(config) && typeof config.normalizeIdentifier === "function"
+  typeof config === "object" && config !== null && "normalizeIdentifier" in config && typeof config.normalizeIdentifier === "function"
 
 /**
  * The flow: the request, then the code. Every `EmailCode()` provider carries it (`flow`); nothing to
@@ -102,7 +102,7 @@ export const emailCodeFlow = defineFlow({
   requires: {
     adapterMethods: ["getUserByEmail", "createUser", "updateUser"],
     // nodemailer sends when the provider has SMTP `server` settings
-    packages: ({ config }) => (isPlainObject(config) && config.server !== undefined ? ["nodemailer"] : []),
+    packages: ({ config }) => ("server" in config && config.server !== undefined ? ["nodemailer"] : []),
   },
 })
 

@@ -87,7 +87,7 @@ export const oauthFlow = defineFlow({
   requires: { adapterMethods: OAUTH_LINKING_METHODS },
   // A form_post callback is a cross-site POST: the flow cookie must be SameSite=None; Secure to arrive.
   cookieOptions: ({ provider }) =>
-    (provider?.type === "oauth" || provider?.type === "oidc") && usesFormPost(provider.config) ? { sameSite: "none", secure: true } : {},
+    (provider.type === "oauth" || provider.type === "oidc") && usesFormPost(provider.config) ? { sameSite: "none", secure: true } : {},
 })
 
 /** Email magic links: the request and the callback each start a run; nothing rests in between. */

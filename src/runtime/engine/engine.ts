@@ -11,6 +11,7 @@ import { parseForm } from "../http/body.js"
 import type { FlowContext } from "../../machines/setup.js"
 import { AWAITING_INPUT, type FlowOutput, type Reply } from "../../machines/types.js"
 import { type Handled, type RequestContext, param, withCallbackUrl } from "../http/context.js"
+import { requestServices } from "./effects/services.js"
 import { FlowRun, type RunOptions } from "./actor-run.js"
 import { linkIdentity } from "./effects/link.js"
 import { issueSession, signInGate } from "./effects/tail.js"
@@ -127,7 +128,7 @@ function withoutSpentReply(persisted: unknown): unknown {
 /** Runs one request through a flow: load, run, persist, respond; any failure is the error page. */
 export async function runFlow(ctx: RequestContext, flow: FlowDefinition, route: FlowRoute): Promise<Handled> {
   if (!route.start && flow.intercept) {
-    const intercepted = await flow.intercept(ctx)
+    const intercepted = await flow.intercept(requestServices(ctx))
     if (intercepted) return intercepted
   }
   const io = storeIO(ctx, flow)

@@ -11,6 +11,7 @@ import { type RequestContext, param } from "../http/context.js"
 import type { FlowDefinition, FlowRoute } from "./define-flow.js"
 import { originOf } from "../http/pages/csp.js"
 import { type FlowEnvelope, type FlowStoreIO, claimEnvelope } from "./store.js"
+import { requestServices } from "./effects/services.js"
 
 /** What `loadFlow` found for a request. */
 export interface Loaded {
@@ -29,7 +30,7 @@ export function storeIO(ctx: RequestContext, flow: FlowDefinition): FlowStoreIO 
   return {
     cookies: ctx.req.cookies,
     cookieName: `${name}.${ctx.providerId}`,
-    cookieOptions: { ...options, ...(flow.cookieOptions?.(ctx) ?? {}) },
+    cookieOptions: { ...options, ...(flow.cookieOptions?.(requestServices(ctx)) ?? {}) },
     secrets: ctx.config.secrets,
     now: ctx.now,
   }

@@ -13,30 +13,35 @@ import type { ResolvedProvider } from "../../types/resolved.js"
  */
 export type ProviderConfigOf<T extends ProviderType> = Extract<ProviderConfig, { type: T }>
 
-function isOfType<T extends ProviderType>(config: ProviderConfig, types: readonly T[]): config is ProviderConfigOf<T> {
-  return types.some((type) => type === config.type)
-}
-
 /**
- * The provider config of `ctx`, when its type is one of `types`.
- * @example const provider = providerConfig(ctx, "oauth", "oidc") // OAuthConfig
+ * The config of the provider a flow serves, checked: when its `type` is one of `types` (typed as that
+ * provider's config), or when `is` accepts it (an application's own provider shape). Another provider
+ * bound to the flow is an `InvalidProvider`, never a crash.
+ *
+ * @example
+ * ```ts
+ * import { effect, providerConfig } from "authchart/flow"
+ * const isInvite = (c: unknown): c is InviteConfig => typeof c === "object" && c !== null && "invites" in c
+ * const redeem = effect(async (services, input: { code: string }) => providerConfig(services, isInvite).invites.redeem(input.code))
+ * const mailer = (services: FlowServices) => providerConfig(services, "email") // EmailConfig
+ * ```
  */
+export function providerConfig<C>(services: { readonly provider: ResolvedProvider | undefined }, is: (config: unknown) => config is C): C
 export function providerConfig<T extends ProviderType>(
-  ctx: { readonly provider: ResolvedProvider | undefined },
+  services: { readonly provider: ResolvedProvider | undefined },
   ...types: readonly T[]
-): ProviderConfigOf<T> {
-  const config = ctx.provider?.config
-  if (config && isOfType(config, types)) return config
-  throw new InvalidProvider(`The provider "${ctx.provider?.id ?? ""}" is not of type ${types.join(" or ")}.`)
-}
-
-/**
- * The provider config of `ctx` in the shape of an application's own flow, as its `is` check accepts it
- * (a provider of another shape bound to the flow is an `InvalidProvider`, never a crash).
- * @example const provider = flowProviderConfig(ctx, (c): c is InviteConfig => isPlainObject(c) && typeof c.invites === "function")
- */
-export function flowProviderConfig<C>(ctx: { readonly provider: ResolvedProvider | undefined }, is: (config: unknown) => config is C): C {
-  const config: unknown = ctx.provider?.config
-  if (is(config)) return config
-  throw new InvalidProvider(`The provider "${ctx.provider?.id ?? ""}" is not one this flow serves.`)
+): ProviderConfigOf<T>
+export function providerConfig(
+  services: { readonly provider: ResolvedProvider | undefined },
+  ...kinds: readonly (ProviderType | ((config: unknown) => boolean))[]
+): unknown {
+  const [first] = kinds
+  const config: unknown = services.provider?.config
+  if (typeof first === "function") {
+    if (first(config)) return config
+    throw new InvalidProvider(`The provider "${services.provider?.id ?? ""}" is not one this flow serves.`)
+  }
+  const provided = services.provider?.config
+  if (provided && kinds.some((type) => type === provided.type)) return provided
+  throw new InvalidProvider(`The provider "${services.provider?.id ?? ""}" is not of type ${kinds.join(" or ")}.`)
 }

@@ -4,7 +4,7 @@
  */
 import type { Identity } from "../../machines/types.js"
 import type { StepState } from "../../machines/setup.js"
-import { effect } from "./effects/effect.js"
+import { contextEffect } from "./effects/effect.js"
 import { stateKey } from "../limits/server-state.js"
 import { fireEvent } from "../config/events.js"
 import { chooseLanguage } from "../http/language.js"
@@ -106,12 +106,12 @@ async function entered(step: StepDefinition, args: StepArgs): Promise<EnterOutpu
 }
 
 export function stepActors(step: StepDefinition) {
-  const enter = effect<EnterOutput, { identity: Identity; state?: StepState }>(async (ctx, input) => {
+  const enter = contextEffect<EnterOutput, { identity: Identity; state?: StepState }>(async (ctx, input) => {
     const args = argsOf(ctx, input.identity, input.state)
     if (step.when && !(await step.when(args))) return SKIPPED
     return entered(step, args)
   })
-  const submit = effect<SubmitOutput, SubmitInput>((ctx, input) => answer(ctx, step, input))
+  const submit = contextEffect<SubmitOutput, SubmitInput>((ctx, input) => answer(ctx, step, input))
   return { [`${step.id}.enter`]: enter, [`${step.id}.submit`]: submit }
 }
 

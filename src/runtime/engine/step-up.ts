@@ -14,7 +14,7 @@ import type { Issued } from "../../machines/types.js"
 import { verifyTotp } from "../../steps/totp.js"
 import type { Awaitable, CredentialInput, CredentialsConfig } from "../../types.js"
 import { type EffectContext, type FlowDefinition, defineFlow } from "./define-flow.js"
-import { effect } from "./effects/effect.js"
+import { contextEffect } from "./effects/effect.js"
 import type { FlowPageProps } from "./extend-flow.js"
 import { userRequestFor } from "../http/context.js"
 import { escapeHtml } from "../http/pages/html.js"
@@ -102,7 +102,7 @@ function passwordFields(provider: PasswordProvider | undefined): Array<{ name: s
 }
 
 function prepare(options: StepUpOptions) {
-  return effect<StepUpPrepared, { params: Record<string, unknown> }>(async (ctx) => {
+  return contextEffect<StepUpPrepared, { params: Record<string, unknown> }>(async (ctx) => {
     const who = await signedIn(ctx)
     // nobody signed in, or no proof to ask: a sign-in (which is a proof) brings the user back
     if (who.userId === undefined) return { ask: false, redirect: signInHref(ctx, ctx.callbackUrl) }
@@ -148,7 +148,7 @@ async function checkTotp(ctx: EffectContext, options: StepUpOptions, userId: str
 function verify(options: StepUpOptions) {
   const max = options.maxAttempts ?? 5
   const windowMs = (options.attemptWindow ?? 900) * 1000
-  return effect<StepUpVerdict, { params: Record<string, unknown>; pending: StepUpPending | null }>(async (ctx, input) => {
+  return contextEffect<StepUpVerdict, { params: Record<string, unknown>; pending: StepUpPending | null }>(async (ctx, input) => {
     const pending = input.pending
     const who = await signedIn(ctx)
     if (!pending || who.userId === undefined || who.userId !== pending.userId) {
@@ -175,7 +175,7 @@ function verify(options: StepUpOptions) {
 }
 
 /** The session's proof time set to now: the same user, the same session (a JWT re-issued with it, a database session's record). */
-const refreshProof = effect<Issued, { userId: string }>(async (ctx, input) => {
+const refreshProof = contextEffect<Issued, { userId: string }>(async (ctx, input) => {
   const who = await signedIn(ctx)
   if (who.userId === undefined || who.userId !== input.userId) {
     throw new AccessDenied("The session changed during the re-authentication.")

@@ -86,7 +86,15 @@ const lazyRequest: ProxyHandler<LazyRequest> = {
  * @example await provider.authorize(input.params, userRequestFor(provider.authorize, 2, ctx.req))
  */
 export function userRequestFor(fn: (...args: never[]) => unknown, position: number, req: IncomingRequest): Request {
-  if (fn.length !== position) return toUserRequest(req)
+  return fn.length !== position ? toUserRequest(req) : lazyUserRequest(req)
+}
+
+/**
+ * A stand-in for the request's web `Request` that builds it on first use: `instanceof Request`, and every
+ * property is the real one's.
+ * @example const request = lazyUserRequest(ctx.req) // nothing built until a property is read
+ */
+export function lazyUserRequest(req: IncomingRequest): Request {
   const stand = Object.create(null) as LazyRequest
   stand[LAZY] = { req }
   return new Proxy(stand, lazyRequest)

@@ -147,10 +147,13 @@ export type DiscoveryCache = Map<string, CacheEntry>
 
 const caches = new WeakMap<object, DiscoveryCache>()
 
-/** The discovery cache of one resolved config. */
-export function discoveryCache(config: object): DiscoveryCache {
-  let cache = caches.get(config)
-  if (!cache) caches.set(config, (cache = new Map()))
+/**
+ * The discovery cache of one resolved config, kept by its providers (one map per config): a config and
+ * the services of its flows' effects reach the same cache.
+ */
+export function discoveryCache(holder: { readonly providers: object }): DiscoveryCache {
+  let cache = caches.get(holder.providers)
+  if (!cache) caches.set(holder.providers, (cache = new Map()))
   return cache
 }
 

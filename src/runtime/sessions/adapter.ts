@@ -4,24 +4,12 @@
  * Also: which methods each enabled feature calls, for `MissingAdapterMethods` at start-up.
  */
 import { AdapterError } from "../../errors.js"
-import type { Adapter, VerificationToken } from "../../adapters/types.js"
+import type { Adapter } from "../../adapters/types.js"
 import type { LoggerInstance } from "../../types.js"
 import type { RequestContext } from "../http/context.js"
 
-type Wrapped = {
-  [K in keyof Adapter]-?: (...args: Parameters<NonNullable<Adapter[K]>>) => Promise<Awaited<ReturnType<NonNullable<Adapter[K]>>>>
-}
-
-/**
- * The adapter with every method guaranteed present (a missing one rejects with AdapterError).
- * `useVerificationToken` is called as Auth.js calls it: a magic link mailed without its `email` param
- * looks its token up with no `identifier` (`undefined`), and the adapter decides; the `Adapter` type
- * adapters implement still declares a string, as Auth.js' does.
- * @example const user = await adapterOf(ctx)?.getUserByEmail("ada@example.com")
- */
-export type SafeAdapter = Omit<Wrapped, "useVerificationToken"> & {
-  useVerificationToken(params: { identifier: string | undefined; token: string }): Promise<VerificationToken | null>
-}
+import type { SafeAdapter } from "../../types/adapter.js"
+export type { SafeAdapter }
 
 const cache = new WeakMap<object, SafeAdapter>()
 

@@ -6,7 +6,6 @@ import { randomUUID } from "node:crypto"
 import { AuthError, CallbackRouteError, CredentialsSignin } from "../../../errors.js"
 import type { Identity } from "../../../machines/types.js"
 import type { CredentialsConfig } from "../../../types.js"
-import { userRequestFor } from "../../http/context.js"
 import { providerConfig } from "../provider-config.js"
 import { credentialsAccount } from "../../limits/account-key.js"
 
@@ -15,8 +14,8 @@ import { credentialsAccount } from "../../limits/account-key.js"
  * `AuthError` (such as a `CredentialsSignin` with its own `code`) is kept; any other throw is a server
  * problem (`CallbackRouteError` → `error=Configuration`), logged with its cause.
  */
-export const authorize = effect<Identity, { params: Record<string, unknown> }>(async (ctx, input) => {
-  const provider = providerConfig(ctx, "credentials")
+export const authorize = effect<Identity, { params: Record<string, unknown> }>(async (services, input) => {
+  const provider = providerConfig(services, "credentials")
   // the account field as the limiter counted it: one that is not a string (a JSON array) is refused here
   try {
     credentialsAccount(provider, input.params)
@@ -25,7 +24,7 @@ export const authorize = effect<Identity, { params: Record<string, unknown> }>(a
   }
   let user: Awaited<ReturnType<CredentialsConfig["authorize"]>>
   try {
-    user = await provider.authorize(input.params, userRequestFor(provider.authorize, 1, ctx.req))
+    user = await provider.authorize(input.params, services.request)
   } catch (err) {
     if (err instanceof AuthError) throw err
     throw new CallbackRouteError("authorize threw an error.", { err, provider: provider.id })

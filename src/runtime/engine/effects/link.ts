@@ -9,7 +9,7 @@
  * registered passkey stored once its user is known; a passkey sign-in's account and user are those the
  * verify step looked up.
  */
-import { effect } from "./effect.js"
+import { contextEffect } from "./effect.js"
 import type { EffectContext } from "../define-flow.js"
 import { randomUUID } from "node:crypto"
 import { AccountNotLinked, AdapterError, FlowStoreUnavailable, OAuthAccountNotLinked, WebAuthnVerificationError } from "../../../errors.js"
@@ -22,8 +22,12 @@ import { currentUser } from "../../sessions/session.js"
 import { recordAccount } from "../../sessions/accounts.js"
 import { extended } from "../../config/plain-object.js"
 import { storedAccount } from "./oauth-profile.js"
-import type { BuiltInLinking, IdentityLinker } from "../../../types/flow-declarations.js"
+import type { BuiltInLinking } from "../../../types/flow-declarations.js"
 import { declarationOf } from "../../config/declarations.js"
+import { flowServices } from "./services.js"
+
+/** Linking as the runtime does it for a built-in flow: with the whole request context. */
+type ContextLinker = (ctx: EffectContext, identity: Identity) => Identity | Promise<Identity>
 
 /**
  * A new user from the flow's: a fresh id in place of any it carried. Built with `extended`, not a spread
@@ -221,7 +225,7 @@ async function linkOAuth(ctx: EffectContext, adapter: SafeAdapter, input: Identi
 }
 
 /** OAuth/OIDC accounts: linked to their user, noted in the user's account index. */
-const linkOAuthIdentity: IdentityLinker = (ctx, input) => {
+const linkOAuthIdentity: ContextLinker = (ctx, input) => {
   const adapter = adapterOf(ctx)
   const { account } = input
   if (!adapter || !account || (account.type !== "oauth" && account.type !== "oidc")) return input
@@ -229,7 +233,7 @@ const linkOAuthIdentity: IdentityLinker = (ctx, input) => {
 }
 
 /** Credentials: under database sessions the user `authorize` returned, created when the adapter lacks it. */
-const linkCredentialsIdentity: IdentityLinker = (ctx, input) => {
+const linkCredentialsIdentity: ContextLinker = (ctx, input) => {
   const adapter = adapterOf(ctx)
   const { account } = input
   if (!adapter || !account || ctx.config.session.strategy !== "database") return input
@@ -237,7 +241,7 @@ const linkCredentialsIdentity: IdentityLinker = (ctx, input) => {
 }
 
 /** Email: the address's user, created when new, `emailVerified` refreshed. */
-const linkEmailIdentity: IdentityLinker = (ctx, input) => {
+const linkEmailIdentity: ContextLinker = (ctx, input) => {
   const adapter = adapterOf(ctx)
   const { account } = input
   if (!adapter || !account) return input
@@ -245,7 +249,7 @@ const linkEmailIdentity: IdentityLinker = (ctx, input) => {
 }
 
 /** WebAuthn: a passkey sign-in's known user, or a registered passkey's account linked and stored. */
-const linkWebAuthnIdentity: IdentityLinker = (ctx, input) => {
+const linkWebAuthnIdentity: ContextLinker = (ctx, input) => {
   const adapter = adapterOf(ctx)
   const { account } = input
   if (!adapter || !account) return input
@@ -254,7 +258,7 @@ const linkWebAuthnIdentity: IdentityLinker = (ctx, input) => {
 }
 
 /** Linking as each built-in flow does it, by the name a flow may declare (`link: "email"`). */
-export const builtInLinking: Readonly<Record<BuiltInLinking, IdentityLinker>> = Object.freeze({
+export const builtInLinking: Readonly<Record<BuiltInLinking, ContextLinker>> = Object.freeze({
   oauth: linkOAuthIdentity,
   credentials: linkCredentialsIdentity,
   email: linkEmailIdentity,
@@ -265,9 +269,10 @@ export const builtInLinking: Readonly<Record<BuiltInLinking, IdentityLinker>> = 
  * The tail's linking step: a no-op without an adapter (answered at once then); otherwise the linking the
  * provider's flow declares (`link`), else the identity as the flow found it.
  */
-export const linkIdentity = effect<Identity, Identity>((ctx, input) => {
+export const linkIdentity = contextEffect<Identity, Identity>((ctx, input) => {
   if (!adapterOf(ctx) || !input.account || !ctx.provider) return input
   const link = declarationOf(ctx.config, ctx.provider, "link")
   if (link === undefined) return input
-  return (typeof link === "string" ? builtInLinking[link] : link)(ctx, input)
+  // a flow's own linker gets the request's services; the built-in ones are the runtime's and get its context
+  return typeof link === "string" ? builtInLinking[link](ctx, input) : link(flowServices(ctx, ctx.callbackUrl), input)
 })

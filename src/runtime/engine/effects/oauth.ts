@@ -10,7 +10,7 @@ import type { Identity } from "../../../flow/index.js"
 import type { AuthorizationStart, OAuthPending } from "../../../machines/oauth.js"
 import type { OAuthConfig } from "../../../providers/oauth-types.js"
 import type { TokenSet } from "../../../types.js"
-import type { EffectContext } from "../define-flow.js"
+import type { FlowServices } from "../../../types/flow.js"
 import { authorizationUrl } from "./oauth-authorize.js"
 import { type DiscoveryCache, authorizationServer, clientOf, discoveryCache, knownServer } from "../../oauth/server.js"
 import { identityOf, readProfile } from "./oauth-profile.js"
@@ -18,28 +18,34 @@ import { effect } from "./effect.js"
 import { asAuthError, redeemCode } from "./oauth-token.js"
 import { proxyOf, sealProxyState } from "./redirect-proxy.js"
 import { providerConfig } from "../provider-config.js"
-import { randomBytes } from "../../crypto/random.js"
-import { constantTimeEqual, sha256 } from "../../crypto/digest.js"
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 
-function providerOf(ctx: EffectContext): OAuthConfig {
-  const config = ctx.provider?.config
+function providerOf(services: FlowServices): OAuthConfig {
+  const config = services.provider?.config
   // the common case checked in place; anything else gets providerConfig's refusal
-  return config?.type === "oidc" || config?.type === "oauth" ? config : providerConfig(ctx, "oauth", "oidc")
+  return config?.type === "oidc" || config?.type === "oauth" ? config : providerConfig(services, "oauth", "oidc")
+}
+
+/** Whether two texts are equal, compared in constant time (their length is not secret). */
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a)
+  const right = Buffer.from(b)
+  return left.length === right.length && timingSafeEqual(left, right)
 }
 
 /** The exact redirect URI registered with the provider: ours, or the redirect proxy's. */
-export function redirectUriOf(ctx: EffectContext, provider: OAuthConfig): string {
-  return redirectUriFor(ctx, provider, ownCallbackOf(ctx, provider))
+export function redirectUriOf(services: FlowServices, provider: OAuthConfig): string {
+  return redirectUriFor(services, provider, ownCallbackOf(services, provider))
 }
 
 /** Our own callback URL for the provider. */
-function ownCallbackOf(ctx: EffectContext, provider: OAuthConfig): string {
-  return `${ctx.authUrl}/callback/${encodeURIComponent(provider.id)}`
+function ownCallbackOf(services: FlowServices, provider: OAuthConfig): string {
+  return `${services.authUrl}/callback/${encodeURIComponent(provider.id)}`
 }
 
-function redirectUriFor(ctx: EffectContext, provider: OAuthConfig, ownCallback: string): string {
-  const proxy = proxyOf(ctx, provider)
-  return proxy && proxy.origin !== ctx.origin
+function redirectUriFor(services: FlowServices, provider: OAuthConfig, ownCallback: string): string {
+  const proxy = proxyOf(services, provider)
+  return proxy && proxy.origin !== services.origin
     ? `${proxy.href.replace(/\/+$/, "")}/callback/${encodeURIComponent(provider.id)}`
     : ownCallback
 }
@@ -58,7 +64,7 @@ function randomToken(random: Buffer, index: number): string {
 /** RFC 7636 §4.2 S256: BASE64URL(SHA256(ASCII(code_verifier))), synchronous (WebCrypto's digest is a job of its own). */
 export function pkceChallenge(codeVerifier: string): string {
   // a code verifier is ASCII (RFC 7636 §4.1: unreserved characters), so its UTF-8 is its ASCII
-  return sha256(codeVerifier, "base64url")
+  return createHash("sha256").update(codeVerifier).digest("base64url")
 }
 
 /** The server to start a sign-in with, described (discovery) when it is not known yet. */
@@ -72,18 +78,18 @@ async function describedServer(provider: OAuthConfig, cache: DiscoveryCache, now
 }
 
 async function authorizationStart(
-  ctx: EffectContext,
+  services: FlowServices,
   input: { params: Record<string, unknown> },
   provider: OAuthConfig,
   server: o.AuthorizationServer,
 ) {
   const endpointUrl = server.authorization_endpoint
   if (!endpointUrl) throw new OAuthSignInError(`The provider "${provider.id}" has no authorization endpoint.`)
-  const ownCallback = ownCallbackOf(ctx, provider)
-  const redirectUri = redirectUriFor(ctx, provider, ownCallback)
+  const ownCallback = ownCallbackOf(services, provider)
+  const redirectUri = redirectUriFor(services, provider, ownCallback)
   // one draw from the batched pool for state, code verifier and nonce, 32 bytes each
   const random = randomBytes(96)
-  const state = redirectUri === ownCallback ? randomToken(random, 0) : await sealProxyState(ctx, ownCallback)
+  const state = redirectUri === ownCallback ? randomToken(random, 0) : await sealProxyState(services, ownCallback)
   const codeVerifier = randomToken(random, 1)
   const nonce = usesNonce(provider) ? randomToken(random, 2) : null
   const url = authorizationUrl(provider, server, endpointUrl, input.params, {
@@ -96,12 +102,12 @@ async function authorizationStart(
 }
 
 /** Builds the authorization request: at once when the provider's server is known, after its discovery otherwise. */
-export const startAuthorization = effect<AuthorizationStart, { params: Record<string, unknown> }>((ctx, input) => {
-  const cache = discoveryCache(ctx.config)
-  const provider = providerOf(ctx)
-  const known = knownServer(provider, cache, ctx.now)
-  if (known) return authorizationStart(ctx, input, provider, known)
-  return describedServer(provider, cache, ctx.now).then((server) => authorizationStart(ctx, input, provider, server))
+export const startAuthorization = effect<AuthorizationStart, { params: Record<string, unknown> }>((services, input) => {
+  const cache = discoveryCache(services)
+  const provider = providerOf(services)
+  const known = knownServer(provider, cache, services.now)
+  if (known) return authorizationStart(services, input, provider, known)
+  return describedServer(provider, cache, services.now).then((server) => authorizationStart(services, input, provider, server))
 })
 
 /** A callback parameter as a `URLSearchParams` of the callback's string values holds it: undefined when absent. */
@@ -119,9 +125,9 @@ function callbackParams(input: Record<string, unknown>, provider: OAuthConfig): 
 }
 
 export const finishAuthorization = effect<Identity, { params: Record<string, unknown>; pending: OAuthPending | null }>(
-  async (ctx, input) => {
-    const cache = discoveryCache(ctx.config)
-    const provider = providerOf(ctx)
+  async (services, input) => {
+    const cache = discoveryCache(services)
+    const provider = providerOf(services)
     const { pending } = input
     if (!pending) throw new FlowStateError("No OAuth sign-in is pending.")
     const error = param(input.params, "error")
@@ -133,9 +139,9 @@ export const finishAuthorization = effect<Identity, { params: Record<string, unk
       })
     }
     const state = param(input.params, "state")
-    if (!state || !constantTimeEqual(state, pending.state)) throw new InvalidCheck("The state does not match this sign-in.")
+    if (!state || !sameText(state, pending.state)) throw new InvalidCheck("The state does not match this sign-in.")
     try {
-      const server = knownServer(provider, cache, ctx.now) ?? (await authorizationServer(provider, cache, ctx.now))
+      const server = knownServer(provider, cache, services.now) ?? (await authorizationServer(provider, cache, services.now))
       if (server.issuer !== pending.issuer) throw new InvalidCheck("The provider's issuer changed during sign-in.")
       const { client } = clientOf(provider)
       const callback = o.validateAuthResponse(server, client, callbackParams(input.params, provider), pending.state)
@@ -143,7 +149,7 @@ export const finishAuthorization = effect<Identity, { params: Record<string, unk
       const { redirectUri, codeVerifier, nonce } = pending
       const { tokens, claims } = await redeemCode({ provider, server, callback, redirectUri, codeVerifier, nonce })
       const tokenSet: TokenSet = { ...tokens }
-      if (typeof tokens.expires_in === "number") tokenSet.expires_at = Math.floor(ctx.now / 1000) + tokens.expires_in
+      if (typeof tokens.expires_in === "number") tokenSet.expires_at = Math.floor(services.now / 1000) + tokens.expires_in
       const read = readProfile(provider, server, tokens, claims)
       const profile = read instanceof Promise ? await read : read
       const appleUser = input.params.user

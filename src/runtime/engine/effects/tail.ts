@@ -1,12 +1,12 @@
 /**
  * Effects of the sign-in tail every flow ends in: the `signIn` gate and session issuance.
  */
-import { effect } from "./effect.js"
+import { contextEffect } from "./effect.js"
 import type { EffectContext } from "../define-flow.js"
-import { AccessDenied, AuthError } from "../../../errors.js"
+import type { SignInAttempt } from "../../../types/flow.js"
 import type { FlowAccount, GateResult, Identity, Issued } from "../../../machines/types.js"
 import type { Account, Profile, User } from "../../../types.js"
-import { redirectTo } from "../../http/callback-url.js"
+import { askSignIn } from "./ask-sign-in.js"
 import { fireEvent } from "../../config/events.js"
 import { adapterOf } from "../../sessions/adapter.js"
 import { sessionStrategy } from "../../sessions/session.js"
@@ -14,7 +14,7 @@ import { keepProviderTokens } from "../../sessions/tokens/record.js"
 import { notePasskeyUse } from "../../factors/passkeys.js"
 import { storedAccount } from "./oauth-profile.js"
 
-type SignInParams = Parameters<EffectContext["config"]["callbacks"]["signIn"]>[0]
+type SignInParams = SignInAttempt
 
 /**
  * The user, account and profile of a sign-in. Keys are added to a literal, not spread after one: a spread
@@ -30,7 +30,7 @@ function subjectOf(identity: Identity): { user: User; account: Account | null; p
 }
 
 /** The `signIn` callback: true goes on; false or a throw is AccessDenied; a string redirects. */
-export const signInGate = effect<GateResult, Identity>(async (ctx, input) => {
+export const signInGate = contextEffect<GateResult, Identity>(async (ctx, input) => {
   const params: SignInParams = subjectOf(input)
   const adapter = adapterOf(ctx)
   const account = input.account
@@ -43,31 +43,8 @@ export const signInGate = effect<GateResult, Identity>(async (ctx, input) => {
   return askSignIn(ctx, params)
 })
 
-/**
- * Runs the `signIn` callback: true goes on; false or a throw is AccessDenied (an AuthError is kept);
- * a string is a redirect, through the `redirect` callback. For flows that ask before they act (the
- * email flows ask before sending).
- *
- * @example
- * ```ts
- * const verdict = await askSignIn(ctx, { user: { email }, account: null, email: { verificationRequest: true } })
- * if (!verdict.allow) return { redirect: verdict.redirect }
- * ```
- */
-export async function askSignIn(ctx: EffectContext, params: SignInParams): Promise<GateResult> {
-  let verdict: boolean | string
-  try {
-    verdict = await ctx.config.callbacks.signIn(params)
-  } catch (err) {
-    throw err instanceof AuthError ? err : new AccessDenied("The signIn callback threw.", { err })
-  }
-  if (typeof verdict === "string") return { allow: false, redirect: await redirectTo(ctx, verdict) }
-  if (!verdict) throw new AccessDenied("The signIn callback refused the sign-in.")
-  return { allow: true }
-}
-
 /** Issues the session, fires `signIn`, and says where to go (`pages.newUser` for new users). */
-export const issueSession = effect<Issued, Identity>(async (ctx, input) => {
+export const issueSession = contextEffect<Issued, Identity>(async (ctx, input) => {
   const subject = subjectOf(input)
   if (input.isNewUser !== undefined) subject.isNewUser = input.isNewUser
   if (ctx.config.providerTokens) await keepProviderTokens(ctx.config, subject.user.id, keptAccount(ctx, input.account))
@@ -104,3 +81,5 @@ function issued(ctx: EffectContext, input: Identity, cookies: Issued["cookies"])
   }
   return { redirect: ctx.callbackUrl, cookies }
 }
+
+export { askSignIn }

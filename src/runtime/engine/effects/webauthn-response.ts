@@ -4,7 +4,11 @@
  */
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server"
 import { AuthError, WebAuthnVerificationError } from "../../../errors.js"
-import { isPlainObject } from "../../config/plain-object.js"
+
+/** Whether parsed JSON is an object (not an array, not null): JSON makes no other kind of object. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+}
 
 /** The browser's response as JSON, with a string `id`. */
 export type ResponseData = Record<string, unknown> & { id: string }

@@ -5,10 +5,11 @@
  */
 import { AuthError, MissingAdapter, MissingDependency } from "../../../errors.js"
 import type { RelayingParty, WebAuthnConfig } from "../../../providers/webauthn-types.js"
-import type { SafeAdapter } from "../../sessions/adapter.js"
-import type { RequestContext } from "../../http/context.js"
-import { adapterOf } from "../../sessions/adapter.js"
+import type { RequestServices } from "../../../types/flow.js"
 import { stateKey } from "../../limits/server-state.js"
+
+/** The adapter as the services hand it: every call wrapped. */
+type ServicesAdapter = NonNullable<RequestServices["adapter"]>
 
 type SimpleWebAuthnServer = typeof import("@simplewebauthn/server")
 
@@ -34,14 +35,14 @@ export function simpleWebAuthn(): Promise<SimpleWebAuthnServer> {
   return loading
 }
 
-export function providerOf(ctx: RequestContext): WebAuthnConfig {
-  const config = ctx.provider?.config
+export function providerOf(services: RequestServices): WebAuthnConfig {
+  const config = services.provider?.config
   if (config?.type !== "webauthn") throw new AuthError("Provider must be WebAuthn.")
   return config
 }
 
-export function requireAdapter(ctx: RequestContext): SafeAdapter {
-  const adapter = adapterOf(ctx)
+export function requireAdapter(services: RequestServices): ServicesAdapter {
+  const adapter = services.adapter
   if (!adapter) throw new MissingAdapter("WebAuthn needs an adapter to keep users and passkeys.")
   return adapter
 }
@@ -52,13 +53,13 @@ const first = (value: string | string[] | undefined): string | undefined => (Arr
 const relyingParties = new WeakMap<WebAuthnConfig, { authUrl: string; rp: Readonly<RelayingParty> }>()
 
 /** The provider's relying party; by default the auth URL's hostname (RP ID), host (name) and origin. */
-export function relyingParty(ctx: RequestContext, provider: WebAuthnConfig): Readonly<RelayingParty> {
+export function relyingParty(services: RequestServices, provider: WebAuthnConfig): Readonly<RelayingParty> {
   const known = relyingParties.get(provider)
-  if (known?.authUrl === ctx.authUrl) return known.rp
-  const url = new URL(ctx.authUrl)
+  if (known?.authUrl === services.authUrl) return known.rp
+  const url = new URL(services.authUrl)
   const given = provider.relayingParty
   const rp = { id: first(given?.id) ?? url.hostname, name: first(given?.name) ?? url.host, origin: first(given?.origin) ?? url.origin }
-  relyingParties.set(provider, { authUrl: ctx.authUrl, rp })
+  relyingParties.set(provider, { authUrl: services.authUrl, rp })
   return rp
 }
 
@@ -83,6 +84,6 @@ export function requireUserVerification(explicit: boolean | undefined, requested
  * keeps each challenge single use on its own too, for authenticators whose signature counter stays 0.
  * The claim lives as long as a challenge can be answered.
  */
-export function consumeChallenge(ctx: RequestContext, challenge: string): Promise<boolean> {
-  return ctx.config.serverState.claim(stateKey("webauthn", challenge), CHALLENGE_TTL_S * 1000)
+export function consumeChallenge(services: RequestServices, challenge: string): Promise<boolean> {
+  return services.serverState.claim(stateKey("webauthn", challenge), CHALLENGE_TTL_S * 1000)
 }

@@ -7,7 +7,7 @@
  */
 import { AuthError, WebAuthnVerificationError } from "../../../errors.js"
 import type { FlowUser, Identity } from "../../../machines/types.js"
-import type { EffectContext } from "../define-flow.js"
+import type { FlowServices } from "../../../types/flow.js"
 import { assertShape, isAuthenticationResponse, isRegistrationResponse, type ResponseData } from "./webauthn-response.js"
 import {
   providerOf,
@@ -25,20 +25,20 @@ import {
  * (`allowCredentials`, WebAuthn §7.2 step 5), null when they listed none (a discoverable credential).
  */
 export async function authenticate(
-  ctx: EffectContext,
+  services: FlowServices,
   response: ResponseData,
   challenge: string,
   allowedUser: FlowUser | null,
 ): Promise<Identity> {
-  const provider = providerOf(ctx)
-  const adapter = requireAdapter(ctx)
+  const provider = providerOf(services)
+  const adapter = requireAdapter(services)
   const credentialID = toStoredId(response.id)
   const authenticator = await adapter.getAuthenticator(credentialID)
   if (!authenticator) throw new AuthError("WebAuthn authenticator not found.", { credentialID })
   if (allowedUser?.id !== undefined && authenticator.userId !== allowedUser.id) {
     throw new WebAuthnVerificationError("The passkey is not one the sign-in options listed.", { credentialID })
   }
-  const rp = relyingParty(ctx, provider)
+  const rp = relyingParty(services, provider)
   const reply = assertShape(response, isAuthenticationResponse)
   const lib = await simpleWebAuthn()
   let verification: { verified: boolean; newCounter: number }
@@ -74,11 +74,16 @@ export async function authenticate(
 }
 
 /** Checks a registration response for `user` (the user the options were issued for). */
-export async function register(ctx: EffectContext, response: ResponseData, challenge: string, user: FlowUser | null): Promise<Identity> {
-  const provider = providerOf(ctx)
-  const adapter = requireAdapter(ctx)
+export async function register(
+  services: FlowServices,
+  response: ResponseData,
+  challenge: string,
+  user: FlowUser | null,
+): Promise<Identity> {
+  const provider = providerOf(services)
+  const adapter = requireAdapter(services)
   if (!user?.email) throw new AuthError("Missing user registration data.")
-  const rp = relyingParty(ctx, provider)
+  const rp = relyingParty(services, provider)
   const reply = assertShape(response, isRegistrationResponse)
   const lib = await simpleWebAuthn()
   let checked: Awaited<ReturnType<typeof lib.verifyRegistrationResponse>>

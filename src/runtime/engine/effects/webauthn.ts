@@ -19,16 +19,16 @@ import { AccountNotLinked, AuthError, FlowStateError, WebAuthnVerificationError 
 import type { FlowUser, Identity } from "../../../machines/types.js"
 import type { WebAuthnOptionsResult, WebAuthnPending } from "../../../machines/webauthn.js"
 import type { WebAuthnUserInfo } from "../../../providers/webauthn-types.js"
-import type { SafeAdapter } from "../../sessions/adapter.js"
-import type { EffectContext } from "../define-flow.js"
+import type { FlowServices, RequestServices } from "../../../types/flow.js"
 import { effect } from "./effect.js"
-import { text } from "../../../messages/index.js"
-import { requestLanguage } from "../../http/language.js"
-import { normalizeEmail } from "./email.js"
-import { currentUser } from "../../sessions/session.js"
+import { text } from "../../../flow/index.js"
+import { emailAccount } from "../../limits/account-key.js"
 import { consumeChallenge, providerOf, relyingParty, requireAdapter, simpleWebAuthn, toJsonId, transportList } from "./webauthn-support.js"
 import { parseResponse } from "./webauthn-response.js"
 import { authenticate, register } from "./webauthn-verify.js"
+
+/** The adapter as the services hand it: every call wrapped. */
+type ServicesAdapter = NonNullable<RequestServices["adapter"]>
 
 export type WebAuthnAction = "register" | "authenticate"
 
@@ -49,10 +49,10 @@ export function decideCeremony(
 }
 
 /** The default `getUserInfo`: the `email` field (normalised like email sign-in), looked up by email. */
-async function defaultUserInfo(adapter: SafeAdapter, given: string | undefined): Promise<WebAuthnUserInfo | null> {
+async function defaultUserInfo(adapter: ServicesAdapter, given: string | undefined): Promise<WebAuthnUserInfo | null> {
   let email: string
   try {
-    email = normalizeEmail(given ?? "")
+    email = emailAccount({}, { email: given })
   } catch {
     return null
   }
@@ -61,10 +61,8 @@ async function defaultUserInfo(adapter: SafeAdapter, given: string | undefined):
 }
 
 /** The options request as a web `Request` for `getUserInfo` (its headers and URL; a GET has no body). */
-function userRequest(ctx: EffectContext): Request {
-  const headers = new Headers()
-  for (const [name, value] of ctx.req.headerEntries()) headers.append(name, value)
-  return new Request(ctx.req.url, { method: "GET", headers })
+function userRequest(services: FlowServices): Request {
+  return new Request(services.url, { method: "GET", headers: services.request.headers })
 }
 
 /** The user a registration is for, as the flow keeps it until the response arrives. */
@@ -75,39 +73,39 @@ function stringParams(params: Record<string, unknown>): Record<string, string> {
 }
 
 /** Issues the options of the decided ceremony (with a fresh challenge), or refuses the request. */
-export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<string, unknown> }>(async (ctx, input) => {
-  const provider = providerOf(ctx)
-  const adapter = requireAdapter(ctx)
+export const webauthnOptions = effect<WebAuthnOptionsResult, { params: Record<string, unknown> }>(async (services, input) => {
+  const provider = providerOf(services)
+  const adapter = requireAdapter(services)
   const action = input.params.action
   if (action !== undefined && action !== "register" && action !== "authenticate") return { refused: "Invalid action" }
-  const signedIn = await currentUser(ctx, adapter)
+  const signedIn = await services.currentUser()
   const givenEmail = typeof input.params.email === "string" ? input.params.email : undefined
   const custom = provider.getUserInfo
-  const appAdapter = ctx.config.adapter
+  const appAdapter = services.configuredAdapter
   const info: WebAuthnUserInfo | null = signedIn
     ? { user: signedIn, exists: true }
     : custom && appAdapter
-      ? await custom({ params: stringParams(input.params), adapter: appAdapter, request: userRequest(ctx) })
+      ? await custom({ params: stringParams(input.params), adapter: appAdapter, request: userRequest(services) })
       : await defaultUserInfo(adapter, givenEmail)
   const decision = decideCeremony(action, signedIn !== null, info)
   const email = info?.user.email
   if (action === "register" && !email) return { refused: givenEmail ? "Invalid email" : "Missing email" }
   if (!decision && action === "register" && !signedIn && info?.exists) {
-    ctx.config.logger.error(
+    services.logger.error(
       new AccountNotLinked("A signed-out passkey registration named the email of an existing account.", { provider: provider.id }),
     )
     // what happened and what to do, in the request's language
-    return { refused: "Invalid request", message: text(requestLanguage(ctx), "webauthn.accountExists") }
+    return { refused: "Invalid request", message: text(services.language, "webauthn.accountExists") }
   }
   if (!decision) return { refused: "Invalid request" }
 
   const lib = await simpleWebAuthn()
-  const rp = relyingParty(ctx, provider)
+  const rp = relyingParty(services, provider)
   const userId = info && "id" in info.user ? info.user.id : undefined
   const known = userId ? await adapter.listAuthenticatorsByUserId(userId) : []
   // an email typed for sign-in that has no passkey: say so rather than let the browser find none
   if (decision === "authenticate" && !signedIn && givenEmail && known.length === 0) {
-    return { refused: "Invalid request", message: text(requestLanguage(ctx), "webauthn.noPasskey") }
+    return { refused: "Invalid request", message: text(services.language, "webauthn.noPasskey") }
   }
   // ids as stored (standard base64) in base64url, as the options want them
   const credentials = known.map((a) => ({ id: toJsonId(a.credentialID), transports: transportList(a.transports) }))
@@ -143,7 +141,7 @@ interface VerifyInput {
 }
 
 /** Verifies the browser's response against the issued options; answers who signed in or registered. */
-export const webauthnVerify = effect<Identity, VerifyInput>(async (ctx, input) => {
+export const webauthnVerify = effect<Identity, VerifyInput>(async (services, input) => {
   const action = input.params.action
   if (action !== "register" && action !== "authenticate") throw new AuthError("Invalid action parameter.")
   const issued = input.pending
@@ -152,8 +150,8 @@ export const webauthnVerify = effect<Identity, VerifyInput>(async (ctx, input) =
   if (action !== issued.action) {
     throw new WebAuthnVerificationError(`A "${action}" response does not answer the "${issued.action}" options issued.`)
   }
-  if (!(await consumeChallenge(ctx, issued.challenge))) throw new WebAuthnVerificationError("This challenge was already answered.")
+  if (!(await consumeChallenge(services, issued.challenge))) throw new WebAuthnVerificationError("This challenge was already answered.")
   return action === "authenticate"
-    ? authenticate(ctx, response, issued.challenge, issued.user)
-    : register(ctx, response, issued.challenge, issued.user)
+    ? authenticate(services, response, issued.challenge, issued.user)
+    : register(services, response, issued.challenge, issued.user)
 })
