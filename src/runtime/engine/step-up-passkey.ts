@@ -10,6 +10,8 @@ import { authenticate } from "./effects/webauthn-verify.js"
 import { parseResponse } from "./effects/webauthn-response.js"
 import { relyingParty, simpleWebAuthn, toJsonId, transportList } from "./effects/webauthn-support.js"
 import { adapterOf } from "../sessions/adapter.js"
+import { flowServices } from "./effects/services.js"
+import type { FlowServices } from "../../types/flow.js"
 
 /** The configured passkey provider, if any. */
 export function passkeyProvider(ctx: EffectContext): ResolvedProvider | undefined {
@@ -17,8 +19,13 @@ export function passkeyProvider(ctx: EffectContext): ResolvedProvider | undefine
   return undefined
 }
 
-/** The request as the passkey provider's effects see it (its relying party, its options). */
-function asProvider(ctx: EffectContext, provider: ResolvedProvider): EffectContext {
+/** The request's services as the passkey provider's effects see them (its relying party, its options). */
+function asProvider(ctx: EffectContext, provider: ResolvedProvider): FlowServices {
+  return flowServices(withProvider(ctx, provider), ctx.callbackUrl)
+}
+
+/** The request's context with the passkey provider as its provider. */
+function withProvider(ctx: EffectContext, provider: ResolvedProvider): EffectContext {
   return {
     config: ctx.config,
     req: ctx.req,
