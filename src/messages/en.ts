@@ -178,11 +178,15 @@ export const en = {
   "factors.done.passkey-deleted": "The passkey is deleted. It can no longer sign in.",
 } as const
 
-/** Every key of the catalogue. */
+/**
+ * Every key of the catalogue.
+ * @example const key: MessageKey = "emailCode.wrong"
+ */
 export type MessageKey = keyof typeof en
 
 /**
  * A whole language: a text for every key. A catalogue of your own is typed `Messages`, so a missing
  * key (or a misspelt one) is a type error.
+ * @example const german: Messages = { ...english.messages, "emailCode.wrong": "Der Code stimmt nicht." }
  */
 export type Messages = { readonly [K in MessageKey]: string }

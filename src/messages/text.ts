@@ -4,14 +4,20 @@
  */
 import { en, type MessageKey, type Messages } from "./en.js"
 
-/** The language a page or email is drawn in: its BCP 47 tag (the page's `lang`) and its catalogue. */
+/**
+ * The language a page or email is drawn in: its BCP 47 tag (the page's `lang`) and its catalogue.
+ * @example const subject = (language: Language) => text(language, "magicLink.subject", { host: "app.example" })
+ */
 export interface Language {
   /** E.g. `"en"`, `"de"`, `"pt-BR"`. */
   readonly locale: string
   readonly messages: Messages
 }
 
-/** English, the built-in catalogue: what every page is drawn in unless a language is chosen. */
+/**
+ * English, the built-in catalogue: what every page is drawn in unless a language is chosen.
+ * @example text(english, "emailCode.wrong", { count: 2 })
+ */
 export const english: Language = Object.freeze({ locale: "en", messages: en })
 
 type English = typeof en

@@ -12,10 +12,16 @@ import type { Language } from "../messages/text.js"
 import type { SafeHtml } from "./html.js"
 import type { RateLimitRuleName } from "./rate-limit.js"
 
-/** A configured provider as a flow's declarations see it: id, name, `type` and its options as configured. */
+/**
+ * A configured provider as a flow's declarations see it: id, name, `type` and its options as configured.
+ * @example const label = (provider: DeclaredProvider) => `Sign in with ${provider.name}`
+ */
 export type DeclaredProvider = ResolvedProvider
 
-/** Where a provider's sign-in block posts: absolute URLs of the provider's routes. */
+/**
+ * Where a provider's sign-in block posts: absolute URLs of the provider's routes.
+ * @example const form = (urls: SignInBlockUrls) => html`<form method="POST" action="${urls.callback}">…</form>`
+ */
 export interface SignInBlockUrls {
   /** `{origin}{basePath}`, where the auth routes live. */
   readonly authUrl: string
@@ -25,7 +31,10 @@ export interface SignInBlockUrls {
   readonly callbackUrl: string
 }
 
-/** What a block is drawn with, once the whole page is known. */
+/**
+ * What a block is drawn with, once the whole page is known.
+ * @example const draw = (page: SignInBlockPage) => html`<input type="hidden" name="csrfToken" value="${page.csrfToken}">`
+ */
 export interface SignInBlockPage {
   /** The hidden `csrfToken` (and `callbackUrl`) fields every form on the page carries. */
   readonly hidden: SafeHtml
@@ -99,10 +108,14 @@ export type IdentityLinker = (services: FlowServices, identity: Identity) => Ide
  * Linking as a built-in flow does it: `"oauth"` (an account per provider account, `OAuthAccountNotLinked`),
  * `"email"` (the user of the address, created when new, `emailVerified` refreshed), `"credentials"` (the
  * user `authorize` returned, created under database sessions), `"webauthn"` (a passkey's account).
+ * @example const inviteFlow = defineFlow({ id: "invite", machine, routes, link: "email" satisfies BuiltInLinking })
  */
 export type BuiltInLinking = "oauth" | "email" | "credentials" | "webauthn"
 
-/** What a flow requires, checked at start-up: a missing requirement is the configuration error every request answers with. */
+/**
+ * What a flow requires, checked at start-up: a missing requirement is the configuration error every request answers with.
+ * @example const requires: FlowRequirements = { adapterMethods: ["getUserByEmail", "createUser"], packages: () => ["nodemailer"] }
+ */
 export interface FlowRequirements {
   /**
    * An adapter: the message of the `MissingAdapter` error when none is configured, or a function that
@@ -117,7 +130,10 @@ export interface FlowRequirements {
   readonly experimental?: "enableWebAuthn"
 }
 
-/** The optional declarations of a flow (see each). */
+/**
+ * The optional declarations of a flow (see each): what the shared runtime asks a flow instead of switching on its provider's type.
+ * @example const declared: FlowDeclarations = { link: "email", requires: { adapterMethods: ["getUserByEmail"] } }
+ */
 export interface FlowDeclarations {
   /** Its block on the built-in sign-in page, per provider, in the page's language; null: no block. */
   readonly signInBlock?: (provider: DeclaredProvider, urls: SignInBlockUrls, language: Language) => SignInBlock | null
