@@ -150,7 +150,7 @@ describe("npm pack", () => {
     }
     expect(reachable["adapters/redis-codec"]).toBe(false)
     expect(reachable["providers/oauth-types"]).toBe(false)
-    expect(reachable["runtime/config/resolve"]).toBe(false)
+    expect(reachable["runtime/front/resolve"]).toBe(false)
     expect(Object.entries(imported).filter(([, ok]) => ok !== true)).toEqual([])
   })
 

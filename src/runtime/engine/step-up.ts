@@ -11,7 +11,6 @@
 import { AccessDenied, AuthError, CallbackRouteError } from "../../errors.js"
 import { type StepUpMethod, type StepUpPending, type StepUpPrepared, type StepUpVerdict, stepUpMachine } from "../../machines/step-up.js"
 import type { Issued } from "../../machines/types.js"
-import { verifyTotp } from "../../steps/totp.js"
 import type { Awaitable, CredentialInput, CredentialsConfig } from "../../types.js"
 import { type EffectContext, type FlowDefinition, defineFlow } from "./define-flow.js"
 import { contextEffect } from "./effects/effect.js"
@@ -138,6 +137,8 @@ async function checkPassword(ctx: EffectContext, userId: string, params: Record<
 
 async function checkTotp(ctx: EffectContext, options: StepUpOptions, userId: string, code: unknown): Promise<StepUpVerdict> {
   const secret = await totpSecret(ctx, options, userId)
+  // the TOTP module is loaded by the first step-up that answers with a code, not by every app that imports authchart
+  const { verifyTotp } = await import("../../steps/totp.js")
   const step = secret && typeof code === "string" ? verifyTotp(secret, code.trim(), ctx.now) : null
   if (step === null) return retry(ctx, "totp.invalid")
   // the same claim as the TOTP sign-in step: a code used once (to sign in or to step up) is not taken again

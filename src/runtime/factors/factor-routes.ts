@@ -19,7 +19,7 @@
  */
 import { MissingDependency } from "../../errors.js"
 import { text } from "../../messages/text.js"
-import { type TotpEnrollment, createTotpEnrollment, verifyTotp } from "../../steps/totp.js"
+import type { TotpEnrollment } from "../../steps/totp.js"
 import { type Handled, type RequestContext, param } from "../http/context.js"
 import { csrfState } from "../http/csrf.js"
 import { pageNonce } from "../http/pages/csp.js"
@@ -118,6 +118,8 @@ async function enrolPage(ctx: RequestContext, who: SignedIn, enrolment: TotpEnro
 /** The enrolment of `secret` (a new one when left out) for the signed-in user. */
 async function enrolmentOf(ctx: RequestContext, who: SignedIn, secret?: string): Promise<TotpEnrollment> {
   const issuer = ctx.config.factors.issuer ?? new URL(ctx.origin).host
+  // the TOTP module is loaded when a user first enrols or confirms, not by every app that imports authchart
+  const { createTotpEnrollment } = await import("../../steps/totp.js")
   return createTotpEnrollment({ accountName: await accountName(ctx, who), issuer, ...(secret ? { secret } : {}) })
 }
 
@@ -160,6 +162,7 @@ async function confirmTotp(ctx: RequestContext): Promise<Handled> {
   const pending = await pendingTotpSecret(ctx.config, who.userId)
   if (pending === null) return refuse(ctx, who, "NoEnrolment")
   const code = (param(ctx.req, "code") ?? "").trim()
+  const { verifyTotp } = await import("../../steps/totp.js")
   const step = verifyTotp(pending, code, ctx.now)
   // the code's time step is used up, as at sign-in (the same key as totpStep's): it cannot sign in next
   const fresh = step !== null && (await ctx.config.serverState.claim(stateKey("totp", who.userId, step), (step + 2) * 30_000 - ctx.now))
