@@ -2,6 +2,7 @@
  * `Auth(request, config)` as a web handler: every action of the route table, with statuses, headers,
  * JSON shapes and cookies as in Auth.js v5 (and authchart's deliberate differences).
  */
+import { types } from "node:util"
 import { describe, expect, it, vi } from "vitest"
 import { Auth, CredentialsSignin, raw, skipCSRFCheck } from "../src/index.js"
 import type { AuthConfig } from "../src/index.js"
@@ -317,6 +318,10 @@ describe("authorize's request", () => {
 
   it("is a web Request with the form fields as JSON when authorize declares it", async () => {
     expect(await seen((_c, request) => read(request))).toEqual(expected)
+  })
+
+  it("is a Request of its own, not a stand-in, when authorize declares it (fetch() refuses a stand-in)", async () => {
+    expect(await seen(async (_c, request) => ({ proxy: types.isProxy(request) }))).toEqual({ proxy: false })
   })
 
   it("is the same Request, built on first use, when authorize declares only the credentials", async () => {

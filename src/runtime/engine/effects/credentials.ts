@@ -24,7 +24,10 @@ export const authorize = effect<Identity, { params: Record<string, unknown> }>(a
   }
   let user: Awaited<ReturnType<CredentialsConfig["authorize"]>>
   try {
-    user = await provider.authorize(input.params, services.request)
+    // an authorize that declares its request gets a web Request of its own (fetch takes it as Auth.js' does);
+    // one that does not gets the stand-in, built only if read
+    const request = provider.authorize.length === 1 ? services.request : new Request(services.request)
+    user = await provider.authorize(input.params, request)
   } catch (err) {
     if (err instanceof AuthError) throw err
     throw new CallbackRouteError("authorize threw an error.", { err, provider: provider.id })
