@@ -100,8 +100,8 @@ async function integrationRoute(): Promise<express.RequestHandler> {
     authchart("integration/body.js"),
     authchart("integration/express-request.js"),
     authchart("integration/express-write.js"),
-    authchart("runtime/http/auth.js"),
-    authchart("runtime/config/resolve.js"),
+    authchart("runtime/front/auth.js"),
+    authchart("runtime/front/resolve.js"),
   ])
   const resolved = resolvedFor({ secret: BENCH_SECRET, trustHost: true, providers: [] })
   const options = { path: "/", httpOnly: true, sameSite: "lax" }

@@ -39,8 +39,8 @@ async function floorParts(load: Load) {
     load("integration/body.js"),
     load("integration/express-request.js"),
     load("integration/express-write.js"),
-    load("runtime/http/auth.js"),
-    load("runtime/config/resolve.js"),
+    load("runtime/front/auth.js"),
+    load("runtime/front/resolve.js"),
     load("runtime/crypto/sealed.js"),
     load("runtime/crypto/digest.js"),
   ])
