@@ -22,7 +22,10 @@ import { flowTypes, initialContext } from "../src/machines/setup.js"
 import { AWAITING_INPUT, type FlowOutput, type GateResult, type Identity, type Issued } from "../src/machines/types.js"
 import { FlowRun } from "../src/runtime/engine/actor-run.js"
 import { effect } from "../src/runtime/engine/effects/effect.js"
-import type { EffectContext } from "../src/runtime/engine/define-flow.js"
+import Credentials from "../src/providers/credentials.js"
+import { resolvedFor } from "../src/runtime/front/resolve.js"
+import { withCallbackUrl } from "../src/runtime/http/context.js"
+import { requestContext } from "../src/runtime/http/request.js"
 import { COLD, request, takeColdUs } from "./cold.js"
 import { cpuRounds } from "./loop-rounds.js"
 
@@ -57,8 +60,27 @@ const providedCredentials = credentialsMachine.provide({
     issueSession: effect((_ctx, input: Identity) => issueSession(input)),
   },
 })
-// the effects here read nothing from the request context
-const EFFECT_CONTEXT = {} as EffectContext
+/** The request context a credentials callback runs with (the effects make their services from it, as in the runtime). */
+function effectContext() {
+  const config = resolvedFor({
+    secret: "bench-secret-bench-secret-bench-secret",
+    trustHost: true,
+    providers: [Credentials({ credentials: { username: {} }, authorize: async () => null })],
+  })
+  const headers = new Headers({ host: "127.0.0.1" })
+  const incoming = {
+    method: "POST",
+    url: new URL("http://127.0.0.1/auth/callback/credentials"),
+    headers,
+    cookies: {},
+    body: EVENT.params,
+    headerEntries: () => headers.entries(),
+  }
+  const ctx = requestContext(incoming, config)
+  if ("response" in ctx) throw new Error("the bench's request has no context")
+  return withCallbackUrl(ctx, "http://127.0.0.1/dashboard")
+}
+const EFFECT_CONTEXT = effectContext()
 
 /** A flow that rests: `idle` → `step` (rests); each SUBMIT at `step` runs `check` and rests again, counting. */
 const restingMachine = setup({
